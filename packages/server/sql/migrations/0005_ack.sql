@@ -1,0 +1,248 @@
+-- 0005_ack: settle delivered messages and manage leases (API.md 6.3, 6.5).
+
+-- ack_messages: apply a batch of acks.
+--   Parameters: item i is (p_transaction_id[i], p_partition_id[i] (null when not a UUID), p_status[i],
+--     p_group[i] (effective group), p_lease_id[i] (null when absent), p_error[i]).
+--   Result: one row per item, in item order: (item, success, error, queue_name, partition_name,
+--     lease_released, dlq).
+--   Rules: every item is checked against the state of its (partition, group) as it was when the call started
+--     (C1-C6 of API.md 6.3); items that pass are applied per pair in ascending offset order. The cursor is
+--     cumulative, never moves back and never passes a message this call failed or retried.
+--   Locks: cursor rows FOR UPDATE, in (partition id, group) order.
+--   Notifies: queen_wake for the queue of every released lease (parked pops may claim again).
+CREATE OR REPLACE FUNCTION queen.ack_messages(
+  p_origin text,
+  p_transaction_id text[],
+  p_partition_id uuid[],
+  p_status text[],
+  p_group text[],
+  p_lease_id text[],
+  p_error text[]
+) RETURNS TABLE (item integer, success boolean, error text, queue_name text, partition_name text,
+                 lease_released boolean, dlq boolean)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  v_now timestamptz := now();
+  v_count integer := cardinality(p_transaction_id);
+  v_offset bigint[];
+  v_queue_name text[];
+  v_partition_name text[];
+  v_success boolean[];
+  v_error text[];
+  v_released boolean[];
+  v_dlq boolean[];
+  v_pair record;
+  v_cursor queen.cursors;
+  v_live boolean;
+  v_i integer;
+  v_k bigint;
+  v_status text;
+  v_blocked boolean;
+  v_committed bigint;
+  v_retries integer;
+  v_not_before timestamptz;
+  v_lease_open boolean;
+  v_any_released boolean;
+BEGIN
+  IF v_count IS NULL OR v_count = 0 THEN
+    RETURN;
+  END IF;
+  v_success := array_fill(false, ARRAY[v_count]);
+  v_error := array_fill(NULL::text, ARRAY[v_count]);
+  v_released := array_fill(false, ARRAY[v_count]);
+  v_dlq := array_fill(false, ARRAY[v_count]);
+
+  -- C2: resolve each transactionId to its offset in the named partition.
+  SELECT array_agg(k.message_offset ORDER BY t.i), array_agg(q.name ORDER BY t.i),
+         array_agg(p.name ORDER BY t.i)
+  INTO v_offset, v_queue_name, v_partition_name
+  FROM unnest(p_transaction_id, p_partition_id) WITH ORDINALITY AS t (txn, pid, i)
+  LEFT JOIN queen.message_keys k ON k.partition_id = t.pid AND k.transaction_id = t.txn
+  LEFT JOIN queen.partitions p ON p.id = k.partition_id
+  LEFT JOIN queen.queues q ON q.id = p.queue_id;
+
+  FOR v_i IN 1 .. v_count LOOP
+    IF p_status[v_i] NOT IN ('completed', 'success', 'failed', 'dlq', 'retry') THEN
+      v_error[v_i] := 'Invalid status: ' || coalesce(p_status[v_i], '');
+      v_queue_name[v_i] := NULL;
+      v_partition_name[v_i] := NULL;
+      v_offset[v_i] := NULL;
+    ELSIF v_offset[v_i] IS NULL THEN
+      v_error[v_i] := 'Message not found';
+    END IF;
+  END LOOP;
+
+  FOR v_pair IN
+    SELECT t.pid, t.grp, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.retry_limit, q.retry_delay,
+           p.name AS pname,
+           array_agg(t.i ORDER BY v_offset[t.i], t.i) AS items
+    FROM unnest(p_partition_id, p_group) WITH ORDINALITY AS t (pid, grp, i)
+    JOIN queen.partitions p ON p.id = t.pid
+    JOIN queen.queues q ON q.id = p.queue_id
+    WHERE v_offset[t.i] IS NOT NULL
+    GROUP BY t.pid, t.grp, q.id, q.name, q.namespace, q.task, q.retry_limit, q.retry_delay, p.name
+    ORDER BY t.pid, t.grp
+  LOOP
+    SELECT * INTO v_cursor FROM queen.cursors c
+    WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO queen.cursors (partition_id, consumer_group, committed)
+      VALUES (v_pair.pid, v_pair.grp, queen.cursor_seed(v_pair.queue_id, v_pair.pid, v_pair.pname, v_pair.grp))
+      ON CONFLICT DO NOTHING;
+      SELECT * INTO STRICT v_cursor FROM queen.cursors c
+      WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp FOR UPDATE;
+    END IF;
+    v_live := v_cursor.lease_expires_at > v_now;
+
+    -- Checks C3-C6 against the state at the start of the call. v_error stays NULL for items to apply.
+    FOREACH v_i IN ARRAY v_pair.items LOOP
+      v_k := v_offset[v_i];
+      IF v_k <= v_cursor.committed THEN
+        v_success[v_i] := true;            -- C3: already settled, idempotent
+        v_offset[v_i] := NULL;             -- nothing to apply
+      ELSIF p_lease_id[v_i] IS NOT NULL THEN
+        IF NOT v_live OR v_cursor.lease_id::text <> lower(p_lease_id[v_i]) THEN
+          v_error[v_i] := 'Invalid or expired lease';
+        ELSIF v_k > v_cursor.lease_span_end THEN
+          v_error[v_i] := 'Message is outside the leased span';
+        END IF;
+      ELSIF v_live THEN
+        v_error[v_i] := 'leaseId required: partition is leased';
+      END IF;
+    END LOOP;
+
+    -- Effects, in offset order.
+    v_committed := v_cursor.committed;
+    v_retries := v_cursor.retry_count;
+    v_not_before := v_cursor.not_before;
+    v_lease_open := v_live;
+    v_blocked := false;
+    v_any_released := false;
+    FOREACH v_i IN ARRAY v_pair.items LOOP
+      CONTINUE WHEN v_offset[v_i] IS NULL OR v_error[v_i] IS NOT NULL;
+      v_k := v_offset[v_i];
+      v_status := p_status[v_i];
+      IF v_blocked THEN
+        v_error[v_i] := 'Not applied: an earlier message of this partition failed in this request';
+        CONTINUE;
+      END IF;
+      v_success[v_i] := true;
+      IF v_k <= v_committed THEN
+        CONTINUE;                          -- settled by an earlier item of this call
+      END IF;
+      IF v_status IN ('completed', 'success') THEN
+        v_committed := v_k;
+        v_retries := 0;
+        v_not_before := NULL;
+      ELSIF v_status = 'retry' OR (v_status = 'failed' AND v_retries < v_pair.retry_limit) THEN
+        IF v_status = 'failed' THEN
+          v_retries := v_retries + 1;
+          v_not_before := CASE WHEN v_pair.retry_delay > 0
+                               THEN v_now + make_interval(secs => v_pair.retry_delay / 1000.0) END;
+        END IF;
+        v_released[v_i] := true;
+        v_lease_open := false;
+        v_any_released := true;
+        v_blocked := true;
+        CONTINUE;
+      ELSE                                 -- 'dlq', or 'failed' with the retry budget spent
+        INSERT INTO queen.dead_letters (partition_id, consumer_group, message_offset, message_id,
+                                        transaction_id, error_message, retry_count)
+        SELECT v_pair.pid, v_pair.grp, v_k, s.message_ids[v_k - s.first_offset + 1], p_transaction_id[v_i],
+               coalesce(p_error[v_i], CASE WHEN v_status = 'dlq' THEN 'Moved to DLQ by consumer'
+                                           ELSE 'Retries exhausted' END),
+               v_retries
+        FROM queen.segments s
+        WHERE s.partition_id = v_pair.pid AND s.last_offset >= v_k AND s.first_offset <= v_k;
+        v_dlq[v_i] := true;
+        v_committed := v_k;
+        v_retries := 0;
+        v_not_before := NULL;
+      END IF;
+      IF v_lease_open AND v_committed >= v_cursor.lease_span_end THEN
+        v_released[v_i] := true;
+        v_lease_open := false;
+        v_any_released := true;
+      END IF;
+    END LOOP;
+
+    UPDATE queen.cursors c
+    SET committed = v_committed,
+        retry_count = v_retries,
+        not_before = v_not_before,
+        lease_id = CASE WHEN v_live AND NOT v_lease_open THEN NULL ELSE c.lease_id END,
+        lease_span_end = CASE WHEN v_live AND NOT v_lease_open THEN NULL ELSE c.lease_span_end END,
+        lease_expires_at = CASE WHEN v_live AND NOT v_lease_open THEN NULL ELSE c.lease_expires_at END,
+        claims_since_advance = CASE WHEN v_committed > v_cursor.committed THEN 0 ELSE c.claims_since_advance END,
+        total_consumed = c.total_consumed + (v_committed - v_cursor.committed),
+        last_consumed_at = CASE WHEN v_committed > v_cursor.committed THEN v_now ELSE c.last_consumed_at END,
+        last_activity_at = v_now
+    WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp;
+
+    IF v_any_released THEN
+      PERFORM pg_notify('queen_wake', json_build_object(
+        'origin', p_origin, 'queue', v_pair.queue_name, 'namespace', v_pair.namespace, 'task', v_pair.task)::text);
+    END IF;
+  END LOOP;
+
+  RETURN QUERY
+  SELECT t.i::integer, v_success[t.i], v_error[t.i], v_queue_name[t.i], v_partition_name[t.i],
+         v_released[t.i], v_dlq[t.i]
+  FROM generate_series(1, v_count) AS t (i);
+END
+$$;
+
+-- lease_extend: push back every live lease record carrying p_lease_id to max(expiry, now + p_seconds).
+--   Result: one row (outcome 'extended' | 'expired' | 'not_found', expires_at: the earliest new expiry in
+--   milliseconds with a Z, or null). An expired lease is never revived; a lease is never shortened.
+CREATE OR REPLACE FUNCTION queen.lease_extend(p_lease_id uuid, p_seconds integer)
+RETURNS TABLE (outcome text, expires_at text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  v_earliest timestamptz;
+BEGIN
+  WITH extended AS (
+    UPDATE queen.cursors c
+    SET lease_expires_at = greatest(c.lease_expires_at, now() + make_interval(secs => p_seconds))
+    WHERE c.lease_id = p_lease_id AND c.lease_expires_at > now()
+    RETURNING c.lease_expires_at
+  )
+  SELECT min(e.lease_expires_at) INTO v_earliest FROM extended e;
+  IF v_earliest IS NOT NULL THEN
+    RETURN QUERY SELECT 'extended'::text, queen.format_millis(v_earliest);
+  ELSIF EXISTS (SELECT 1 FROM queen.cursors c WHERE c.lease_id = p_lease_id) THEN
+    RETURN QUERY SELECT 'expired'::text, NULL::text;
+  ELSE
+    RETURN QUERY SELECT 'not_found'::text, NULL::text;
+  END IF;
+END
+$$;
+
+-- lease_release: end every live lease carrying p_lease_id without moving any cursor (the pop that took it
+-- could not deliver its response). The span is redelivered at once.
+--   Notifies: queen_wake for each affected queue.
+CREATE OR REPLACE FUNCTION queen.lease_release(p_lease_id uuid, p_origin text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_released integer;
+  v_queue record;
+BEGIN
+  FOR v_queue IN
+    WITH released AS (
+      UPDATE queen.cursors c
+      SET lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL
+      WHERE c.lease_id = p_lease_id AND c.lease_expires_at > now()
+      RETURNING c.partition_id
+    )
+    SELECT DISTINCT q.name, q.namespace, q.task
+    FROM released r JOIN queen.partitions p ON p.id = r.partition_id JOIN queen.queues q ON q.id = p.queue_id
+  LOOP
+    PERFORM pg_notify('queen_wake', json_build_object(
+      'origin', p_origin, 'queue', v_queue.name, 'namespace', v_queue.namespace, 'task', v_queue.task)::text);
+  END LOOP;
+  GET DIAGNOSTICS v_released = ROW_COUNT;
+  RETURN v_released;
+END
+$$;

@@ -1,0 +1,188 @@
+/**
+ * The broker process: connects to (or starts) PostgreSQL, migrates, wires the services to the HTTP routes,
+ * listens, and shuts down in order (API.md 9.8).
+ */
+import fs from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Config } from './config.js';
+import { AckService } from './core/ack.js';
+import { PopService } from './core/pop.js';
+import { PushService } from './core/push.js';
+import { WakeBus } from './core/wake-bus.js';
+import { HttpError } from './errors.js';
+import { createHttpServer, errorReply } from './http/server.js';
+import type { Reply, Route } from './http/route.js';
+import { ackRoutes } from './http/routes/ack.js';
+import { healthRoutes } from './http/routes/health.js';
+import { popRoutes } from './http/routes/pop.js';
+import { pushRoutes } from './http/routes/push.js';
+import { queueRoutes } from './http/routes/queues.js';
+import { createLogger, type Logger } from './logger.js';
+import type { Services } from './services.js';
+import { cursorAck, cursorClaim, leaseExtend, leaseRelease } from './store/cursors.js';
+import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
+import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
+import { migrate } from './store/migrations.js';
+import { queueConfigure, queueDelete, queueDescribe } from './store/queues.js';
+import { segmentAppend } from './store/segments.js';
+import { WakeListener } from './store/wake-listener.js';
+
+const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
+
+/** Concurrent push transactions: enough to overlap commits, few enough that batches grow under load. */
+const PUSH_MAX_IN_FLIGHT = 4;
+/** Items per coalesced push transaction. */
+const PUSH_MAX_ITEMS = 10_000;
+const SHUTDOWN_GRACE_MS = 30_000;
+
+/** A running broker. */
+export class Broker {
+  private constructor(
+    readonly config: Config,
+    readonly log: Logger,
+    private readonly server: http.Server,
+    private readonly pool: pg.Pool,
+    private readonly listener: WakeListener,
+    private readonly pop: PopService,
+    private readonly embedded: EmbeddedServer | null,
+    private readonly lifecycle: { draining: boolean },
+  ) {}
+
+  /** The port the HTTP server listens on. */
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Starts a broker: database, migrations, wake-ups, HTTP. */
+  static async start(config: Config): Promise<Broker> {
+    const log = createLogger(config.logLevel, config.serverId);
+    if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
+
+    let embedded: EmbeddedServer | null = null;
+    let settings: Omit<ConnectionSettings, 'poolSize' | 'acquireTimeoutMs' | 'statementTimeoutMs' | 'lockTimeoutMs' | 'applicationName'>;
+    if (config.database.kind === 'embedded') {
+      log.info({ dataDir: config.database.dataDir, port: config.database.port }, 'starting embedded PostgreSQL');
+      const pgLog = log.child({ component: 'postgres' });
+      embedded = await startEmbeddedPostgres(config.database.dataDir, config.database.port, (line) => pgLog.debug(line.trim()));
+      settings = { host: embedded.host, port: embedded.port, user: embedded.user, password: embedded.password, database: embedded.database };
+    } else {
+      settings = config.database;
+    }
+    const connection: ConnectionSettings = {
+      ...settings,
+      poolSize: config.poolSize,
+      acquireTimeoutMs: config.poolAcquireTimeoutMs,
+      statementTimeoutMs: config.statementTimeoutMs,
+      lockTimeoutMs: config.lockTimeoutMs,
+      applicationName: `queen:${config.serverId}`.slice(0, 63),
+    };
+    const pool = createPool(connection, (error) => log.warn({ err: error }, 'idle database connection failed'));
+    const applied = await migrate(pool);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+
+    const bus = new WakeBus();
+    const listener = new WakeListener(
+      () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
+      config.serverId,
+      (signal) => bus.signal(signal),
+      (error) => log.warn({ err: error }, 'wake listener'),
+    );
+    await listener.start();
+
+    const isProcedureError = (error: unknown): boolean =>
+      error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error);
+    const push = new PushService((items) => segmentAppend(pool, { origin: config.serverId, items }), (signal) => bus.signal(signal), {
+      maxInFlight: PUSH_MAX_IN_FLIGHT,
+      maxItems: PUSH_MAX_ITEMS,
+      isolateOnError: isProcedureError,
+    });
+    const pop = new PopService(
+      (params) => cursorClaim(pool, params),
+      bus,
+      config.pop,
+      Math.max(1, Math.floor(config.poolSize / 2)),
+      (error) => log.error({ err: error }, 'pop procedure failed'),
+      isProcedureError,
+    );
+    const ack = new AckService((items) => cursorAck(pool, { origin: '', items }));
+
+    const lifecycle = { draining: false };
+    const services: Services = {
+      config,
+      log,
+      version: VERSION,
+      serverId: config.serverId,
+      encryptionConfigured: false,
+      push,
+      pop,
+      ack,
+      queues: {
+        configure: (params) => queueConfigure(pool, params),
+        describe: (params) => queueDescribe(pool, params),
+        delete: (params) => queueDelete(pool, params),
+      },
+      extendLease: (leaseId, seconds) => leaseExtend(pool, { leaseId, seconds }),
+      releaseLease: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+      health: {
+        databaseReachable: () => databaseReachable(pool),
+        draining: () => lifecycle.draining,
+      },
+    };
+
+    const routes: Route[] = [
+      ...healthRoutes(services),
+      ...queueRoutes(services),
+      ...pushRoutes(services),
+      ...popRoutes(services),
+      ...ackRoutes(services),
+    ];
+    const toReply = (error: unknown, route: Route): Reply => {
+      const mapped = toWireError(error, route.popShape === true);
+      if (mapped instanceof HttpError) return errorReply(mapped);
+      log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
+      return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
+    };
+    const server = createHttpServer(routes, { maxPayloadBytes: config.maxPayloadBytes, log, toReply });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const broker = new Broker(config, log, server, pool, listener, pop, embedded, lifecycle);
+    log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
+    return broker;
+  }
+
+  /** Stops in order: no new connections, parked pops answered, in-flight requests finished, pool, database. */
+  async stop(): Promise<void> {
+    this.lifecycle.draining = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.pop.shutdown();
+    this.server.closeIdleConnections();
+    const grace = setTimeout(() => this.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await closed;
+    clearTimeout(grace);
+    await this.listener.stop();
+    await this.pool.end();
+    if (this.embedded !== null) await this.embedded.stop();
+    this.log.info('Queen broker stopped');
+  }
+}
+
+async function databaseReachable(pool: pg.Pool): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 2000);
+  });
+  try {
+    return await Promise.race([pool.query('SELECT 1').then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The broker's configuration: the only module that reads `process.env` (API.md 10).
+ *
+ * Integers are decimal; an unset, empty or unparsable value takes the default. Values that parse but fall
+ * outside their range stop the start-up with an error naming the variable and the allowed range.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+/** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */
+export type DatabaseTarget =
+  | { kind: 'external'; connectionString?: string; host: string; port: number; user: string; password: string; database: string }
+  | { kind: 'embedded'; dataDir: string; port: number };
+
+/** Every setting the broker reads, typed and defaulted. */
+export interface Config {
+  port: number;
+  host: string;
+  serverId: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  maxPayloadBytes: number;
+  dataDir: string;
+  database: DatabaseTarget;
+  poolSize: number;
+  poolAcquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  pop: {
+    defaultTimeoutMs: number;
+    defaultBatchSize: number;
+    maxBatchSize: number;
+    waitInitialIntervalMs: number;
+    waitBackoffThreshold: number;
+    waitBackoffMultiplier: number;
+    waitMaxIntervalMs: number;
+    defaultSubscriptionMode: 'all' | 'new';
+  };
+  /** Upstream tuning variables that were set: accepted, ignored, logged once. */
+  ignoredVariables: string[];
+}
+
+/** Thrown when a variable is set to a value outside its allowed range. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined || !/^[+-]?\d+$/.test(raw.trim())) return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got ${raw})`);
+  }
+  return value;
+}
+
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  const value = raw === undefined ? NaN : Number(raw);
+  if (!Number.isFinite(value)) return fallback;
+  if (value < min || value > max) {
+    throw new ConfigError(`${name} must be a number between ${min} and ${max} (got ${raw})`);
+  }
+  return value;
+}
+
+/** A timeout variable that counts as unset unless it is a non-negative integer (API.md 5.2). */
+function optionalTimeout(env: Env, name: string): number | undefined {
+  const raw = text(env, name);
+  return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
+const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
+  /^QUEEN_SYNC_/, /^SIDECAR_/, /^LIBQUEEN_/, /^WEBAPP_ROOT$/];
+
+/** Reads the configuration from an environment (default: the process environment). */
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(text(env, 'QUEEN_DATA_DIR') ?? './.queen');
+  const external = DATABASE_VARIABLES.some((name) => text(env, name) !== undefined);
+  const pgPort = integer(env, 'PG_PORT', 5432, 1, 65535);
+  const database: DatabaseTarget = external
+    ? {
+        kind: 'external',
+        ...(text(env, 'DATABASE_URL') !== undefined ? { connectionString: text(env, 'DATABASE_URL') } : {}),
+        host: text(env, 'PG_HOST') ?? 'localhost',
+        port: pgPort,
+        user: text(env, 'PG_USER') ?? 'postgres',
+        password: text(env, 'PG_PASSWORD') ?? 'postgres',
+        database: text(env, 'PG_DB') ?? 'postgres',
+      }
+    : { kind: 'embedded', dataDir: path.join(dataDir, 'pgdata'), port: integer(env, 'QUEEN_EMBEDDED_PG_PORT', 6633, 1, 65535) };
+
+  const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${logLevel})`);
+  }
+  const subscriptionMode = (text(env, 'DEFAULT_SUBSCRIPTION_MODE') ?? 'all').toLowerCase();
+
+  return {
+    port: integer(env, 'PORT', 6632, 0, 65535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    serverId: text(env, 'SERVER_ID') ?? `${os.hostname()}:${process.pid}`,
+    logLevel: logLevel as Config['logLevel'],
+    maxPayloadBytes: integer(env, 'MAX_PAYLOAD_BYTES', 10_485_760, 1, 2 ** 31),
+    dataDir,
+    database,
+    poolSize: integer(env, 'DB_POOL_SIZE', 20, 2, 10_000),
+    poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
+    statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
+    lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
+    pop: {
+      defaultTimeoutMs: optionalTimeout(env, 'DEFAULT_TIMEOUT') ?? optionalTimeout(env, 'POP_DEFAULT_TIMEOUT_MS') ?? 30_000,
+      defaultBatchSize: integer(env, 'DEFAULT_BATCH_SIZE', 1, 1, 1_000_000),
+      maxBatchSize: integer(env, 'POP_MAX_BATCH_SIZE', 10_000, 1, 1_000_000),
+      waitInitialIntervalMs: integer(env, 'POP_WAIT_INITIAL_INTERVAL_MS', 100, 1, 600_000),
+      waitBackoffThreshold: integer(env, 'POP_WAIT_BACKOFF_THRESHOLD', 3, 0, 1_000_000),
+      waitBackoffMultiplier: decimal(env, 'POP_WAIT_BACKOFF_MULTIPLIER', 2.0, 1, 1000),
+      waitMaxIntervalMs: integer(env, 'POP_WAIT_MAX_INTERVAL_MS', 1000, 1, 600_000),
+      defaultSubscriptionMode: subscriptionMode === 'new' || subscriptionMode === 'new-only' ? 'new' : 'all',
+    },
+    ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Ack (API.md 6.1-6.3): normalises the items; the rules themselves run in `queen.ack_messages`, per
+ * (partition, group) under the cursor row lock.
+ */
+import { isUuid } from '../ids.js';
+import type { AckItem, AckResult } from '../store/cursors.js';
+import { effectiveGroup } from './names.js';
+
+/** One ack as the client sent it (type-checked by the HTTP layer). */
+export interface AckRequestItem {
+  transactionId: string;
+  partitionId: string;
+  status: string | null;
+  consumerGroup: string | null;
+  leaseId: string | null;
+  error: string | null;
+}
+
+/** Builds the store's ack items: default status, effective group, ids that are not UUIDs never match. */
+export function toAckItems(items: AckRequestItem[]): AckItem[] {
+  return items.map((item) => ({
+    transactionId: item.transactionId,
+    partitionId: isUuid(item.partitionId) ? item.partitionId.toLowerCase() : null,
+    status: item.status ?? 'completed',
+    group: effectiveGroup(item.consumerGroup),
+    leaseId: item.leaseId === null || item.leaseId === '' ? null : item.leaseId,
+    error: item.error,
+  }));
+}
+
+/** Applies acks; results in item order. */
+export class AckService {
+  constructor(private readonly apply: (items: AckItem[]) => Promise<AckResult[]>) {}
+
+  /** Acks a batch of items in one transaction. */
+  ack(items: AckRequestItem[]): Promise<AckResult[]> {
+    return items.length === 0 ? Promise.resolve([]) : this.apply(toAckItems(items));
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Pop (API.md 5, the seed document): attempts, long polling and the minPopWaitTime hold.
+ *
+ * One attempt is one call of the pop function: a short transaction that claims and returns. Between attempts
+ * a waiting pop holds no connection: it parks on the wake bus until a matching commit wakes it or its
+ * backoff interval elapses (100, 100, 100, 200, 400, 800, 1000, ... ms with the defaults). Re-attempts run
+ * with bounded concurrency so that a wake aimed at many parked pops cannot take the whole pool.
+ */
+import { uuidv7 } from '../ids.js';
+import type { ClaimOutcome, ClaimParams, ClaimedMessage } from '../store/cursors.js';
+import { QUEUE_MODE } from './names.js';
+import { Semaphore } from './semaphore.js';
+import { parseTimestamp } from './timestamps.js';
+import type { WakeBus, WakeTarget } from './wake-bus.js';
+
+/** A validated pop request. */
+export interface PopRequest {
+  scope: 'partition' | 'queue' | 'discovery';
+  queue: string | null;
+  partition: string | null;
+  namespace: string | null;
+  task: string | null;
+  group: string;
+  batch: number;
+  maxPartitions: number;
+  wait: boolean;
+  timeoutMs: number;
+  leaseSeconds: number;
+  autoAck: boolean;
+  subscriptionMode: string | null;
+  subscriptionFrom: string | null;
+  /** When the request arrived (ms since the epoch): the long-poll deadline counts from here. */
+  arrivedAt: number;
+}
+
+/** Why a pop delivered nothing (the X-Queen-Empty-Reason header). */
+export type EmptyReason = 'none' | 'leased' | 'no_partition' | 'window_buffer' | 'delayed' | 'retry_delay' | 'timeout' | 'paused' | 'error' | 'shutdown';
+
+/** The result of a pop request. */
+export type PopResult =
+  | { kind: 'messages'; leaseId: string; messages: ClaimedMessage[] }
+  | { kind: 'empty'; reason: EmptyReason };
+
+/** Long-poll tuning (API.md 10). */
+export interface PollSettings {
+  waitInitialIntervalMs: number;
+  waitBackoffThreshold: number;
+  waitBackoffMultiplier: number;
+  waitMaxIntervalMs: number;
+  defaultSubscriptionMode: 'all' | 'new';
+}
+
+/** A named group's seeding intent (API.md 5.7 rule 3); null means `all`. */
+export function subscriptionIntent(
+  group: string,
+  mode: string | null,
+  from: string | null,
+  defaultMode: 'all' | 'new',
+): { mode: 'new' | 'timestamp'; from: string | null } | null {
+  if (group === QUEUE_MODE) return null;
+  if (from !== null) {
+    if (from.toLowerCase() === 'now') return { mode: 'new', from: null };
+    const parsed = parseTimestamp(from);
+    if (parsed !== null) return { mode: 'timestamp', from: parsed };
+  }
+  const effective = mode ?? defaultMode;
+  return effective === 'new' || effective === 'new-only' ? { mode: 'new', from: null } : null;
+}
+
+const ROTATION_LIMIT = 10_000;
+
+/** Runs pop requests against the store, parking the waiting ones on the wake bus. */
+export class PopService {
+  private readonly reattempts: Semaphore;
+  /** Where the next wildcard/discovery walk starts, per (scope, group): the last partition claimed. */
+  private readonly rotation = new Map<string, string>();
+  private closing = false;
+
+  constructor(
+    private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>,
+    private readonly bus: WakeBus,
+    private readonly settings: PollSettings,
+    maxConcurrentReattempts: number,
+    private readonly onProcedureError: (error: unknown) => void,
+    private readonly isProcedureError: (error: unknown) => boolean,
+  ) {
+    this.reattempts = new Semaphore(maxConcurrentReattempts);
+  }
+
+  /** Answers parked pops with `shutdown` and refuses to park new ones. */
+  shutdown(): void {
+    this.closing = true;
+    this.bus.wakeAll();
+  }
+
+  /** Serves one pop request. `signal` aborts when the client goes away. */
+  async pop(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
+    const leaseId = uuidv7();
+    const deadline = request.arrivedAt + (request.wait ? request.timeoutMs : 0);
+    const rotationKey = `${request.scope}\u0000${request.queue ?? ''}\u0000${request.namespace ?? ''}\u0000${request.task ?? ''}\u0000${request.group}`;
+    const intent = subscriptionIntent(request.group, request.subscriptionMode, request.subscriptionFrom, this.settings.defaultSubscriptionMode);
+    const holdEligible = request.scope === 'queue' && request.wait && request.batch > 1;
+    let holdUntil: number | null = null;
+    let firstAttempt = true;
+    let waits = 0;
+    let interval = this.settings.waitInitialIntervalMs;
+
+    for (;;) {
+      const holding = holdEligible && (holdUntil === null || Date.now() < holdUntil);
+      const params: ClaimParams = {
+        scope: request.scope,
+        queue: request.queue,
+        partition: request.partition,
+        namespace: request.namespace,
+        task: request.task,
+        group: request.group,
+        batch: request.batch,
+        maxPartitions: request.maxPartitions,
+        leaseId,
+        leaseSeconds: request.leaseSeconds,
+        autoAck: request.autoAck,
+        subscribeMode: intent?.mode ?? null,
+        subscribeFrom: intent?.from ?? null,
+        firstAttempt,
+        rotateAfter: this.rotation.get(rotationKey) ?? null,
+        holdUnder: holding ? request.batch : 0,
+      };
+      let outcome: ClaimOutcome;
+      try {
+        outcome = firstAttempt ? await this.claim(params) : await this.reattempts.run(() => this.claim(params));
+      } catch (error) {
+        if (!this.isProcedureError(error)) throw error;
+        this.onProcedureError(error);
+        return { kind: 'empty', reason: 'error' };
+      }
+      firstAttempt = false;
+
+      if (outcome.kind === 'messages') {
+        this.remember(rotationKey, outcome.messages[outcome.messages.length - 1]!.partition_id);
+        return { kind: 'messages', leaseId: request.autoAck ? '' : leaseId, messages: outcome.messages };
+      }
+      if (outcome.kind === 'hold') {
+        holdUntil ??= Date.now() + outcome.holdMs;
+      } else if (!request.wait) {
+        return { kind: 'empty', reason: outcome.reason as EmptyReason };
+      }
+
+      const now = Date.now();
+      if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+      if (now >= deadline) {
+        if (outcome.kind === 'hold') {
+          holdUntil = now; // the deadline ends the hold: claim what is there
+          continue;
+        }
+        return { kind: 'empty', reason: 'timeout' };
+      }
+      waits += 1;
+      if (waits > this.settings.waitBackoffThreshold) {
+        interval = Math.min(interval * this.settings.waitBackoffMultiplier, this.settings.waitMaxIntervalMs);
+      }
+      let wakeAt = Math.min(now + interval, deadline);
+      if (outcome.kind === 'hold' && holdUntil !== null) wakeAt = Math.min(wakeAt, holdUntil);
+      const woken = await this.park(request, wakeAt - now, signal);
+      if (signal.aborted) return { kind: 'empty', reason: 'none' };
+      if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+      if (woken) {
+        waits = 0;
+        interval = this.settings.waitInitialIntervalMs;
+      }
+    }
+  }
+
+  private remember(key: string, partitionId: string): void {
+    if (this.rotation.size >= ROTATION_LIMIT && !this.rotation.has(key)) {
+      const oldest = this.rotation.keys().next().value;
+      if (oldest !== undefined) this.rotation.delete(oldest);
+    }
+    this.rotation.set(key, partitionId);
+  }
+
+  /** Waits for a matching wake, the timer, or the client going away. True when a wake ended the wait. */
+  private park(request: PopRequest, ms: number, signal: AbortSignal): Promise<boolean> {
+    const target: WakeTarget =
+      request.scope === 'discovery'
+        ? { kind: 'discovery', namespace: request.namespace, task: request.task }
+        : { kind: 'queue', queue: request.queue! };
+    return new Promise<boolean>((resolve) => {
+      let settled = false;
+      const finish = (woken: boolean): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unregister();
+        signal.removeEventListener('abort', onAbort);
+        resolve(woken);
+      };
+      const onAbort = (): void => finish(false);
+      const timer = setTimeout(() => finish(false), Math.max(0, ms));
+      const unregister = this.bus.register(target, () => finish(true));
+      signal.addEventListener('abort', onAbort);
+      if (signal.aborted) finish(false);
+    });
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Message counts of the queue detail view (API.md 7.2), derived from per-partition facts.
+ *
+ * The reference cursor of a partition is the queue-mode cursor if queue mode contacted it, else the lowest
+ * named-group cursor, else 0. Retained offsets form the range [first retained, tail] (retention removes
+ * whole segments from the front), so counts over offset ranges are interval arithmetic.
+ */
+import type { PartitionFacts } from '../store/queues.js';
+import { QUEUE_MODE } from './names.js';
+
+/** The six counts of one partition or of a whole queue. */
+export interface MessageCounts {
+  total: number;
+  pending: number;
+  processing: number;
+  completed: number;
+  failed: number;
+  deadLetter: number;
+}
+
+/** Counts for one partition. */
+export function partitionCounts(facts: PartitionFacts): MessageCounts {
+  const total = Number(facts.total);
+  const tail = Number(facts.tail);
+  const first = facts.first_retained === null ? tail + 1 : Number(facts.first_retained);
+  // Retained messages with offset in (low, high].
+  const retainedIn = (low: number, high: number): number => Math.max(0, Math.min(high, tail) - Math.max(low, first - 1));
+
+  const queueMode = facts.cursors.find((c) => c.group === QUEUE_MODE);
+  const named = facts.cursors.filter((c) => c.group !== QUEUE_MODE).map((c) => Number(c.committed));
+  const reference = queueMode ? Number(queueMode.committed) : named.length > 0 ? Math.min(...named) : 0;
+
+  // Live lease spans (committed, spanEnd] of every group, merged so overlapping spans count once.
+  const spans = facts.cursors
+    .filter((c) => c.live && c.span_end !== null)
+    .map((c) => [Number(c.committed), Number(c.span_end)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let processing = 0;
+  let coveredTo = -Infinity;
+  for (const [low, high] of spans) {
+    const from = Math.max(low, coveredTo);
+    if (high > from) processing += retainedIn(from, high);
+    coveredTo = Math.max(coveredTo, high);
+  }
+  const completed = retainedIn(0, reference);
+  return {
+    total,
+    pending: Math.max(0, total - completed - processing),
+    processing,
+    completed,
+    failed: facts.cursors.filter((c) => c.retry_count > 0).length,
+    deadLetter: Number(facts.dead_letters),
+  };
+}
+
+/** Sums partition counts. */
+export function sumCounts(counts: MessageCounts[]): MessageCounts {
+  const sum: MessageCounts = { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 };
+  for (const c of counts) {
+    for (const key of Object.keys(sum) as Array<keyof MessageCounts>) sum[key] += c[key];
+  }
+  return sum;
+}

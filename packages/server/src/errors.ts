@@ -1,0 +1,33 @@
+/**
+ * The one error type of the broker: an HTTP status plus the exact wire body (API.md 1.4, 1.5).
+ * Core code throws these; the HTTP layer writes them verbatim.
+ */
+
+/** An error that knows its HTTP status and its JSON body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.error === 'string' ? body.error : `HTTP ${status}`);
+  }
+}
+
+/** 400 `{"error": text}`. */
+export const badRequest = (text: string): HttpError => new HttpError(400, { error: text });
+
+/** 400 in the pop routes' shape: `{"success":false,"error":text,"messages":[]}`. */
+export const popBadRequest = (text: string): HttpError =>
+  new HttpError(400, { success: false, error: text, messages: [] });
+
+/** 500 `{"error":"pool"}`: no database connection could be had. */
+export const poolUnavailable = (): HttpError => new HttpError(500, { error: 'pool' });
+
+/** 500 for a cancelled statement; the pop routes say `pop failed`, everything else `statement timeout`. */
+export const statementTimeout = (onPop: boolean): HttpError =>
+  new HttpError(500, { error: onPop ? 'pop failed' : 'statement timeout' });
+
+/** 200 with `X-Queen-Status: 404`: an admin look-up that missed (API.md 1.4). */
+export const adminNotFound = (body: Record<string, unknown>): HttpError =>
+  new HttpError(200, body, { 'X-Queen-Status': '404' });

@@ -1,0 +1,66 @@
+/**
+ * Request bodies (API.md 1.2): read up to MAX_PAYLOAD_BYTES, then parsed as a JSON object with the exact
+ * error texts of the spec. A body over the limit is never applied: the broker answers 413 and stops reading.
+ */
+import type { IncomingMessage } from 'node:http';
+import { HttpError, badRequest } from '../errors.js';
+
+/** How a route reads its body: required (empty is a 400), optional (empty means `{}`). */
+export type BodyMode = 'required' | 'optional';
+
+/** Raised when the body exceeds the limit. */
+export const payloadTooLarge = (): HttpError => new HttpError(413, { error: 'Payload too large' }, { Connection: 'close' });
+
+/** Reads the raw body, failing with 413 as soon as it exceeds `limit` bytes. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(payloadTooLarge());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(payloadTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/** Parses a body as a JSON object. */
+export function parseJsonObject(raw: Buffer, mode: BodyMode): Record<string, unknown> {
+  const text = raw.toString('utf8');
+  if (text.trim().length === 0) {
+    if (mode === 'optional') return {};
+    throw badRequest('Empty request body');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`Invalid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('Request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,70 @@
+/**
+ * Query strings (API.md 1.6): form-urlencoded, first occurrence of a key wins, an empty value counts as
+ * absent, a malformed escape is an error the caller turns into its route's 400.
+ */
+
+/** Raised for a malformed percent-escape in the path or the query. */
+export class MalformedEncoding extends Error {
+  constructor() {
+    super('Malformed URL encoding');
+  }
+}
+
+/** Decodes one path segment: percent-escapes as UTF-8, `+` stays a plus. */
+export function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new MalformedEncoding();
+  }
+}
+
+/** The parsed query of one request, with typed accessors. */
+export class Query {
+  private constructor(private readonly values: Map<string, string>) {}
+
+  /** Parses the part of a URL after `?`. */
+  static parse(search: string): Query {
+    const values = new Map<string, string>();
+    if (search.length === 0) return new Query(values);
+    for (const pair of search.split('&')) {
+      if (pair.length === 0) continue;
+      const eq = pair.indexOf('=');
+      const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+      const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+      const key = decodeFormComponent(rawKey);
+      const value = decodeFormComponent(rawValue);
+      if (!values.has(key)) values.set(key, value);
+    }
+    return new Query(values);
+  }
+
+  /** The value of a key, or null when absent or empty. */
+  string(key: string): string | null {
+    const value = this.values.get(key);
+    return value === undefined || value === '' ? null : value;
+  }
+
+  /** An integer (optional sign, decimal digits, magnitude below 2^53), or null when absent or not one. */
+  integer(key: string): number | null {
+    const value = this.string(key);
+    if (value === null || !/^[+-]?\d+$/.test(value)) return null;
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : null;
+  }
+
+  /** `true`/`1` are true, any other non-empty value false; null when absent. */
+  boolean(key: string): boolean | null {
+    const value = this.string(key);
+    if (value === null) return null;
+    return value === 'true' || value === '1';
+  }
+}
+
+function decodeFormComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    throw new MalformedEncoding();
+  }
+}

@@ -1,0 +1,38 @@
+/** The shape every route module exports: method, path, access level, how it reads its body, its handler. */
+import type { Query } from './query.js';
+import type { BodyMode } from './body.js';
+
+/** Access levels of the route table (API.md 3); READ_ONLY < READ_WRITE < ADMIN. */
+export type AccessLevel = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
+
+/** What a handler receives. */
+export interface RequestContext {
+  params: Record<string, string>;
+  query: Query;
+  body: Record<string, unknown>;
+  /** Aborted when the client goes away before the response is written. */
+  signal: AbortSignal;
+  /** When the request arrived (ms since the epoch). */
+  arrivedAt: number;
+  /** The caller's JWT subject when auth is on, else null. */
+  subject: string | null;
+}
+
+/** What a handler answers. `body` is JSON text (written verbatim) or a value to serialise; absent for 204. */
+export interface Reply {
+  status: number;
+  body?: string | unknown;
+  headers?: Record<string, string>;
+}
+
+/** One row of the route table. */
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  access: AccessLevel;
+  /** How the body is read; absent: the route reads no body. */
+  body?: BodyMode;
+  /** 400s on this route use the pop shape `{"success":false,"error":...,"messages":[]}`. */
+  popShape?: boolean;
+  handle(ctx: RequestContext): Promise<Reply>;
+}

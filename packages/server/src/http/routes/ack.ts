@@ -1,0 +1,82 @@
+/** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (API.md 6). */
+import { badRequest } from '../../errors.js';
+import type { AckRequestItem } from '../../core/ack.js';
+import { isUuid } from '../../ids.js';
+import type { AckResult } from '../../store/cursors.js';
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+
+/** Ten years: longer extensions are clamped (an interval must stay representable). */
+const MAX_LEASE_SECONDS = 315_360_000;
+
+const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestItem {
+  return {
+    transactionId: fields.transactionId as string,
+    partitionId: fields.partitionId as string,
+    status: optionalString(fields.status),
+    consumerGroup: optionalString(group),
+    leaseId: optionalString(fields.leaseId),
+    error: optionalString(fields.error),
+  };
+}
+
+function ackWire(result: AckResult, index: number, transactionId: string): Record<string, unknown> {
+  return { index, transactionId, success: result.success, error: result.error, queueName: result.queueName,
+    partitionName: result.partitionName, leaseReleased: result.leaseReleased, dlq: result.dlq };
+}
+
+/** The ack and lease routes. */
+export function ackRoutes(services: Services): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/ack',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ body }) {
+        if (typeof body.transactionId !== 'string') throw badRequest('transactionId is required');
+        if (typeof body.partitionId !== 'string') throw badRequest('partitionId is required to ensure message uniqueness');
+        const item = ackItem(body, body.consumerGroup);
+        const [result] = await services.ack.ack([item]);
+        return { status: 200, body: [ackWire(result!, 0, item.transactionId)] };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/ack/batch',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ body }) {
+        const list = body.acknowledgments;
+        if (!Array.isArray(list)) throw badRequest('acknowledgments array is required');
+        const topGroup = typeof body.consumerGroup === 'string' && body.consumerGroup !== '' ? body.consumerGroup : null;
+        const items = list.map((raw: unknown) => {
+          const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+          if (typeof fields.transactionId !== 'string') throw badRequest('Each acknowledgment must have a valid transactionId string');
+          if (typeof fields.partitionId !== 'string') throw badRequest('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
+          return ackItem(fields, topGroup ?? fields.consumerGroup);
+        });
+        const results = await services.ack.ack(items);
+        return { status: 200, body: results.map((r, i) => ackWire(r, i, items[i]!.transactionId)) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/lease/:leaseId/extend',
+      access: 'READ_WRITE',
+      body: 'optional',
+      async handle({ params, body }) {
+        const leaseId = params.leaseId ?? '';
+        const seconds = typeof body.seconds === 'number' && Number.isInteger(body.seconds) && body.seconds > 0 ? Math.min(body.seconds, MAX_LEASE_SECONDS) : 60;
+        const result = isUuid(leaseId) ? await services.extendLease(leaseId.toLowerCase(), seconds) : { outcome: 'not_found' as const, expiresAt: null };
+        const error = result.outcome === 'extended' ? null : result.outcome === 'expired' ? 'Lease already expired' : 'Lease not found';
+        return {
+          status: 200,
+          body: [{ index: 0, leaseId, success: error === null, error, expiresAt: result.expiresAt, newExpiresAt: result.expiresAt }],
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,39 @@
+/** `GET /health` (API.md 4.1). */
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+
+/** The health route. */
+export function healthRoutes(services: Services): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/health',
+      access: 'PUBLIC',
+      async handle() {
+        const connected = await services.health.databaseReachable();
+        const healthy = connected && !services.health.draining();
+        return {
+          status: healthy ? 200 : 503,
+          body: {
+            status: healthy ? 'healthy' : 'unhealthy',
+            database: connected ? 'connected' : 'disconnected',
+            server: 'Queen TS Broker',
+            worker_id: 0,
+            version: services.version,
+            shared_state: {
+              enabled: true,
+              running: true,
+              server_id: services.serverId,
+              transport: 'pg-notify',
+              queue_config_cache: { size: 0, hits: 0, misses: 0, hit_rate: 0 },
+              server_health: { servers_tracked: 0, servers_alive: 0, servers_dead: 0, heartbeats_received: 0, restarts_detected: 0 },
+              maintenance_mode: false,
+              pop_maintenance_mode: false,
+            },
+            queen: { worker_id: 0, status: healthy ? 'active' : 'draining' },
+          },
+        };
+      },
+    },
+  ];
+}

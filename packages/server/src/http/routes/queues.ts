@@ -1,0 +1,84 @@
+/** `/configure`, queue detail and queue deletion (API.md 4.2, 4.3, 7.2). */
+import { adminNotFound, badRequest } from '../../errors.js';
+import { deriveScope, isValidName } from '../../core/names.js';
+import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
+import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+
+const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
+
+/** The queue administration routes of wave 1. */
+export function queueRoutes(services: Services): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/configure',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ body }) {
+        if (typeof body.queue !== 'string') throw badRequest('queue is required');
+        if (!isValidName(body.queue)) throw badRequest('Invalid queue name');
+        const options = parseConfigureOptions(body.options);
+        const derived = deriveScope(body.queue);
+        const { queue, defaultPartitionId } = await services.queues.configure({
+          name: body.queue,
+          namespace: typeof body.namespace === 'string' ? body.namespace : derived.namespace,
+          task: typeof body.task === 'string' ? body.task : derived.task,
+          options: { ...options },
+        });
+        const reply: Record<string, unknown> = {
+          configured: true,
+          queueId: queue.id,
+          partitionId: defaultPartitionId,
+          queue: queue.name,
+          namespace: queue.namespace,
+          task: queue.task,
+          options: optionsOf(queue),
+        };
+        if (options.encryptionEnabled && !services.encryptionConfigured) {
+          services.log.warn({ queue: queue.name }, ENCRYPTION_WARNING);
+          reply.warning = ENCRYPTION_WARNING;
+        }
+        return { status: 200, body: reply };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/resources/queues/:queue',
+      access: 'READ_ONLY',
+      async handle({ params }) {
+        const found = await services.queues.describe({ name: params.queue ?? '' });
+        if (found === null) throw adminNotFound({ error: 'Queue not found' });
+        const partitions = found.partitions.map((p) => {
+          const stats = partitionCounts(p);
+          return { id: p.id, name: p.name, createdAt: p.created_at, stats, oldestMessage: p.oldest_message, newestMessage: p.newest_message };
+        });
+        const { queue } = found;
+        return {
+          status: 200,
+          body: {
+            id: queue.id,
+            name: queue.name,
+            namespace: queue.namespace,
+            task: queue.task,
+            createdAt: queue.created_at,
+            config: optionsOf(queue),
+            partitions,
+            totals: sumCounts(partitions.map((p) => p.stats)),
+          },
+        };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/resources/queues/:queue',
+      access: 'ADMIN',
+      async handle({ params }) {
+        const name = params.queue ?? '';
+        const existed = await services.queues.delete({ name });
+        return { status: 200, body: { deleted: true, queue: name, existed } };
+      },
+    },
+  ];
+}

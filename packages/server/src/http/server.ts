@@ -1,0 +1,102 @@
+/**
+ * The HTTP server: node:http, one dispatcher. It answers every request (never drops a connection instead),
+ * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
+ * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { HttpError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { parseJsonObject, readBody } from './body.js';
+import { MalformedEncoding, Query, decodeSegment } from './query.js';
+import type { Reply, Route } from './route.js';
+import { Router } from './router.js';
+
+const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+  'Access-Control-Expose-Headers': 'X-Queen-Empty-Reason, X-Queen-Status',
+};
+const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
+
+/** What the server needs besides its routes. */
+export interface ServerOptions {
+  maxPayloadBytes: number;
+  log: Logger;
+  /** Maps a thrown error to a reply (database failures become `pool`, `pop failed`, ...). */
+  toReply: (error: unknown, route: Route) => Reply;
+}
+
+/** Writes a reply with the CORS headers. */
+function send(res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string | number> = { ...CORS_HEADERS, ...reply.headers };
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  headers['Content-Type'] ??= 'application/json';
+  headers['Content-Length'] = Buffer.byteLength(text);
+  res.writeHead(reply.status, headers);
+  res.end(text);
+}
+
+/** Turns an HttpError into a reply. */
+export function errorReply(error: HttpError): Reply {
+  return { status: error.status, body: error.body, headers: error.headers };
+}
+
+/** Creates the server for a route table. */
+export function createHttpServer(routes: Route[], options: ServerOptions): http.Server {
+  const router = new Router(routes);
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    void dispatch(req, res).catch((error: unknown) => {
+      options.log.error({ err: error }, 'request failed outside its handler');
+      if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });
+      else res.destroy();
+    });
+  });
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
+    if (req.method === 'OPTIONS') {
+      send(res, { status: 204, headers: { 'Access-Control-Max-Age': '86400' } });
+      return;
+    }
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const rawPath = q === -1 ? url : url.slice(0, q);
+    const match = router.match(req.method ?? 'GET', rawPath);
+    if (match === null) {
+      send(res, { status: 404, body: NOT_FOUND });
+      return;
+    }
+    const { route } = match;
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    try {
+      const params: Record<string, string> = {};
+      for (const [name, raw] of Object.entries(match.rawParams)) params[name] = decodeSegment(raw);
+      const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
+      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body);
+      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: null });
+      if (!controller.signal.aborted) send(res, reply);
+    } catch (error) {
+      const reply = error instanceof MalformedEncoding
+        ? errorReply(new HttpError(400, route.popShape ? { success: false, error: error.message, messages: [] } : { error: error.message }))
+        : options.toReply(error, route);
+      if (res.headersSent) return;
+      send(res, reply);
+      if (reply.status === 413) {
+        // Stop reading: let the client see the answer, then close whatever it is still sending.
+        req.resume();
+        setTimeout(() => req.socket.destroy(), 2000).unref();
+      }
+    }
+  }
+
+  return server;
+}

@@ -1,0 +1,69 @@
+/**
+ * The connection pool and the classification of PostgreSQL failures into the broker's wire errors.
+ *
+ * Every session is pinned to UTC (timestamps are rendered by PostgreSQL with a literal Z), and carries the
+ * statement and lock timeouts of the configuration.
+ */
+import pg from 'pg';
+import { HttpError, poolUnavailable, statementTimeout } from '../errors.js';
+
+/** Connection settings for the pool. */
+export interface ConnectionSettings {
+  connectionString?: string;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolSize: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  applicationName: string;
+}
+
+/** Creates the pool. Idle-client errors (a restarted server) are reported, never thrown. */
+export function createPool(settings: ConnectionSettings, onIdleError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({
+    ...(settings.connectionString !== undefined
+      ? { connectionString: settings.connectionString }
+      : { host: settings.host, port: settings.port, user: settings.user, password: settings.password, database: settings.database }),
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.acquireTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: settings.statementTimeoutMs || undefined,
+    lock_timeout: settings.lockTimeoutMs || undefined,
+    application_name: settings.applicationName,
+    options: '-c TimeZone=UTC',
+  } as pg.PoolConfig);
+  pool.on('error', onIdleError);
+  return pool;
+}
+
+const CONNECTIVITY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** True when the error means PostgreSQL is unreachable or went away (not a statement failure). */
+export function isConnectivityError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code;
+  if (code !== undefined && CONNECTIVITY_CODES.has(code)) return true;
+  // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions.
+  if (code !== undefined && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
+}
+
+/** True when a statement was cancelled by statement_timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: string }).code === '57014';
+}
+
+/**
+ * Maps a database failure to the broker's wire error: no connection -> 500 pool, cancelled statement ->
+ * 500 pop failed / statement timeout. Anything else is returned unchanged (an unexpected 500).
+ */
+export function toWireError(error: unknown, onPop: boolean): unknown {
+  if (error instanceof HttpError) return error;
+  if (isStatementTimeout(error)) return statementTimeout(onPop);
+  if (isConnectivityError(error)) return poolUnavailable();
+  return error;
+}

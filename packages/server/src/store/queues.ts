@@ -1,0 +1,94 @@
+/**
+ * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`) and the detail view
+ * of `GET /api/v1/resources/queues/:queue`.
+ */
+import type pg from 'pg';
+
+/** A queue row as stored. */
+export interface QueueRow {
+  id: string;
+  name: string;
+  namespace: string;
+  task: string;
+  lease_time: number;
+  retry_limit: number;
+  retry_delay: number;
+  max_size: number;
+  ttl: number;
+  priority: number;
+  delayed_processing: number;
+  window_buffer: number;
+  min_pop_wait_time: number;
+  retention_seconds: number;
+  completed_retention_seconds: number;
+  retention_enabled: boolean;
+  encryption_enabled: boolean;
+  max_wait_time_seconds: number;
+  dead_letter_queue: boolean;
+  dlq_after_max_retries: boolean;
+  created_at: string;
+}
+
+/** Creates or fully replaces a queue's configuration; returns the row and the Default partition's id. */
+export async function queueConfigure(
+  db: pg.Pool,
+  params: { name: string; namespace: string; task: string; options: Record<string, number | boolean> },
+): Promise<{ queue: QueueRow; defaultPartitionId: string }> {
+  const result = await db.query<QueueRow & { default_partition_id: string }>(
+    `SELECT (c.queue).*, c.default_partition_id FROM queen.queue_configure($1, $2, $3, $4::jsonb) c`,
+    [params.name, params.namespace, params.task, JSON.stringify(params.options)],
+  );
+  const row = result.rows[0]!;
+  return { queue: row, defaultPartitionId: row.default_partition_id };
+}
+
+/** Deletes a queue and everything under it; true when it existed. */
+export async function queueDelete(db: pg.Pool, params: { name: string }): Promise<boolean> {
+  const result = await db.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
+  return result.rows[0]?.existed ?? false;
+}
+
+/** Per-partition facts from which the detail counts are derived. */
+export interface PartitionFacts {
+  id: string;
+  name: string;
+  created_at: string;
+  tail: string;
+  /** Lowest retained offset, or null when nothing is retained. */
+  first_retained: string | null;
+  total: string;
+  oldest_message: string | null;
+  newest_message: string | null;
+  dead_letters: string;
+  cursors: Array<{ group: string; committed: number; span_end: number | null; live: boolean; retry_count: number }>;
+}
+
+/** Loads a queue with its partition facts, or null when the queue does not exist. */
+export async function queueDescribe(db: pg.Pool, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
+  const queue = await db.query<QueueRow>(
+    `SELECT q.*, queen.format_millis(q.created_at) AS created_at FROM queen.queues q WHERE q.name = $1`,
+    [params.name],
+  );
+  const row = queue.rows[0];
+  if (row === undefined) return null;
+  const partitions = await db.query<PartitionFacts>(
+    `SELECT p.id, p.name, queen.format_millis(p.created_at) AS created_at, p.tail,
+            seg.first_retained, coalesce(seg.total, 0) AS total,
+            queen.format_millis(seg.oldest) AS oldest_message, queen.format_millis(seg.newest) AS newest_message,
+            (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id) AS dead_letters,
+            coalesce((SELECT json_agg(json_build_object(
+                        'group', c.consumer_group, 'committed', c.committed, 'span_end', c.lease_span_end,
+                        'live', coalesce(c.lease_expires_at > now(), false), 'retry_count', c.retry_count))
+                      FROM queen.cursors c WHERE c.partition_id = p.id), '[]') AS cursors
+     FROM queen.partitions p
+     LEFT JOIN LATERAL (
+       SELECT min(s.first_offset) AS first_retained, sum(s.last_offset - s.first_offset + 1) AS total,
+              min(s.created_at) AS oldest, max(s.created_at) AS newest
+       FROM queen.segments s WHERE s.partition_id = p.id
+     ) seg ON true
+     WHERE p.queue_id = $1
+     ORDER BY p.created_at, p.id`,
+    [row.id],
+  );
+  return { queue: row, partitions: partitions.rows };
+}

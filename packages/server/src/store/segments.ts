@@ -1,0 +1,70 @@
+/**
+ * Writes to the log: one call of `queen.push_messages` per coalesced batch (sql/migrations/0003_push.sql).
+ */
+import type pg from 'pg';
+
+/** One message to append, already validated, with its ids minted. */
+export interface AppendItem {
+  queue: string;
+  partition: string;
+  messageId: string;
+  transactionId: string;
+  traceId: string | null;
+  /** The payload as JSON text, stored verbatim. */
+  payload: string;
+  producerSub: string | null;
+}
+
+/** What happened to one item. */
+export interface AppendResult {
+  status: 'queued' | 'duplicate' | 'failed';
+  messageId: string | null;
+  partitionId: string;
+  error: string | null;
+  namespace: string;
+  task: string;
+}
+
+const SQL = `SELECT item, status, message_id, partition_id, error, queue_namespace, queue_task
+  FROM queen.push_messages($1, $2::text[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[])`;
+
+interface Row {
+  item: number;
+  status: AppendResult['status'];
+  message_id: string | null;
+  partition_id: string;
+  error: string | null;
+  queue_namespace: string;
+  queue_task: string;
+}
+
+/** Appends the items in one transaction; results come back in item order. */
+export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { origin: string; items: AppendItem[] }): Promise<AppendResult[]> {
+  const { items } = params;
+  const result = await db.query<Row>({
+    name: 'queen.push_messages',
+    text: SQL,
+    values: [
+      params.origin,
+      items.map((i) => i.queue),
+      items.map((i) => i.partition),
+      items.map((i) => i.messageId),
+      items.map((i) => i.transactionId),
+      items.map((i) => i.traceId),
+      items.map((i) => i.payload),
+      items.map((i) => i.producerSub),
+    ],
+  });
+  const ordered = new Array<AppendResult>(items.length);
+  for (const row of result.rows) {
+    ordered[row.item - 1] = {
+      status: row.status,
+      messageId: row.message_id,
+      partitionId: row.partition_id,
+      error: row.error,
+      namespace: row.queue_namespace,
+      task: row.queue_task,
+    };
+  }
+  return ordered;
+}
