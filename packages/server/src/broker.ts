@@ -80,7 +80,10 @@ export class Broker {
       lockTimeoutMs: config.lockTimeoutMs,
       applicationName: `queen:${config.serverId}`.slice(0, 63),
     };
-    const pool = createPool(connection, (error) => log.warn({ err: error }, 'idle database connection failed'));
+    const lifecycle = { draining: false };
+    // While draining, a terminal's Ctrl-C has also reached the embedded PostgreSQL: lost connections are expected.
+    const warn = (error: Error, msg: string): void => (lifecycle.draining ? log.debug({ err: error }, msg) : log.warn({ err: error }, msg));
+    const pool = createPool(connection, (error) => warn(error, 'idle database connection failed'));
     const applied = await migrate(pool);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
@@ -89,7 +92,7 @@ export class Broker {
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
       (signal) => bus.signal(signal),
-      (error) => log.warn({ err: error }, 'wake listener'),
+      (error) => warn(error, 'wake listener connection failed'),
     );
     await listener.start();
 
@@ -110,7 +113,6 @@ export class Broker {
     );
     const ack = new AckService((items) => cursorAck(pool, { origin: '', items }));
 
-    const lifecycle = { draining: false };
     const services: Services = {
       config,
       log,

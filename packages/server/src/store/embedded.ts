@@ -50,6 +50,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     user: USER,
     password: PASSWORD,
     database: 'postgres',
-    stop: () => server.stop(),
+    // A terminal's Ctrl-C reaches PostgreSQL too and it may already be gone: never wait for it forever.
+    stop: () => Promise.race([server.stop(), new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref())]),
   };
 }

@@ -1,0 +1,186 @@
+/**
+ * Test harness: real PostgreSQL, real broker processes, real HTTP.
+ *
+ * The test runner (scripts/run-tests.mjs) exports PG_* for a PostgreSQL server (embedded, or the one the
+ * environment named). Each test file creates fresh databases on it with `createDatabase()` and starts
+ * broker processes on them with `startBroker()`: the built broker (`packages/server/dist/main.js`), exactly
+ * what `npm start` runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const SERVER_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MAIN = path.join(SERVER_ROOT, 'dist', 'main.js');
+
+/** How to reach the test PostgreSQL server. */
+export function serverConnection(database = process.env.PG_DB ?? 'postgres'): pg.ClientConfig {
+  if (process.env.DATABASE_URL) {
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${database}`;
+    return { connectionString: url.toString() };
+  }
+  if (!process.env.PG_HOST) throw new Error('PG_HOST or DATABASE_URL must be set: run the tests with `npm test`');
+  return {
+    host: process.env.PG_HOST,
+    port: Number(process.env.PG_PORT ?? 5432),
+    user: process.env.PG_USER ?? 'postgres',
+    password: process.env.PG_PASSWORD ?? 'postgres',
+    database,
+  };
+}
+
+/** A fresh, empty database on the test server. */
+export interface TestDatabase {
+  name: string;
+  /** Environment variables that point a broker at this database. */
+  env: Record<string, string>;
+  /** Runs SQL against the database (for assertions on stored state). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Closes the pool (the database itself is left for the runner's cleanup). */
+  close(): Promise<void>;
+}
+
+/** Creates a new database with a unique name. */
+export async function createDatabase(): Promise<TestDatabase> {
+  const name = `queen_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = new pg.Client(serverConnection());
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const connection = serverConnection(name);
+  const pool = new pg.Pool({ ...connection, max: 4 } as pg.PoolConfig);
+  let env: Record<string, string>;
+  if ('connectionString' in connection && connection.connectionString) {
+    env = { DATABASE_URL: connection.connectionString };
+  } else {
+    env = {
+      PG_HOST: String(connection.host),
+      PG_PORT: String(connection.port),
+      PG_USER: String(connection.user),
+      PG_PASSWORD: String(connection.password),
+      PG_DB: name,
+    };
+  }
+  return { name, env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
+}
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A broker process started by a test. */
+export interface BrokerProcess {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  /** Everything the process wrote so far. */
+  output(): string;
+  /** SIGTERM, then waits for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, then waits for the exit. */
+  kill(): Promise<void>;
+}
+
+/** Starts a broker on `database` with extra environment; resolves once /health answers 200. */
+export async function startBroker(database: TestDatabase, env: Record<string, string> = {}): Promise<BrokerProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: SERVER_ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...database.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`broker exited during start-up:\n${output}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`broker did not become healthy in 30 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    port,
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A parsed HTTP response. */
+export interface TestResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when empty. */
+  json: T;
+}
+
+/** Sends one request; `body` is serialised as JSON unless it is already a string. */
+export async function request<T = any>(
+  baseUrl: string,
+  method: string,
+  pathAndQuery: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<TestResponse<T>> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${pathAndQuery}`, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: (text.length > 0 ? JSON.parse(text) : undefined) as T };
+}
+
+/** A client bound to one broker. */
+export function client(baseUrl: string) {
+  return {
+    get: <T = any>(p: string, headers?: Record<string, string>) => request<T>(baseUrl, 'GET', p, undefined, headers),
+    post: <T = any>(p: string, body?: unknown, headers?: Record<string, string>) => request<T>(baseUrl, 'POST', p, body, headers),
+    del: <T = any>(p: string, headers?: Record<string, string>) => request<T>(baseUrl, 'DELETE', p, undefined, headers),
+    /** POST /api/v1/push with the given items. */
+    push: <T = any>(items: unknown[]) => request<T>(baseUrl, 'POST', '/api/v1/push', { items }),
+  };
+}
+
+/** A unique queue name for a test. */
+export function uniqueQueue(prefix = 'q'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}

