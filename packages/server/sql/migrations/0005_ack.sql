@@ -93,7 +93,7 @@ BEGIN
       SELECT * INTO STRICT v_cursor FROM queen.cursors c
       WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp FOR UPDATE;
     END IF;
-    v_live := v_cursor.lease_expires_at > v_now;
+    v_live := coalesce(v_cursor.lease_expires_at > v_now, false);
 
     -- Checks C3-C6 against the state at the start of the call. v_error stays NULL for items to apply.
     FOREACH v_i IN ARRAY v_pair.items LOOP
@@ -102,7 +102,7 @@ BEGIN
         v_success[v_i] := true;            -- C3: already settled, idempotent
         v_offset[v_i] := NULL;             -- nothing to apply
       ELSIF p_lease_id[v_i] IS NOT NULL THEN
-        IF NOT v_live OR v_cursor.lease_id::text <> lower(p_lease_id[v_i]) THEN
+        IF NOT v_live OR v_cursor.lease_id::text IS DISTINCT FROM lower(p_lease_id[v_i]) THEN
           v_error[v_i] := 'Invalid or expired lease';
         ELSIF v_k > v_cursor.lease_span_end THEN
           v_error[v_i] := 'Message is outside the leased span';

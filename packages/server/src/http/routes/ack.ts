@@ -15,7 +15,8 @@ function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestIte
   return {
     transactionId: fields.transactionId as string,
     partitionId: fields.partitionId as string,
-    status: optionalString(fields.status),
+    // A status of another type is still a status the client meant: C1 reports it rather than defaulting it.
+    status: fields.status === undefined || fields.status === null ? null : typeof fields.status === 'string' ? fields.status : JSON.stringify(fields.status),
     consumerGroup: optionalString(group),
     leaseId: optionalString(fields.leaseId),
     error: optionalString(fields.error),
