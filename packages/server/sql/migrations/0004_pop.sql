@@ -14,6 +14,12 @@ LANGUAGE sql AS $$
   ON CONFLICT DO NOTHING
 $$;
 
+-- cursor_lock_key: the advisory-lock key under which a (partition, group) cursor row is first created.
+CREATE OR REPLACE FUNCTION queen.cursor_lock_key(p_partition_id uuid, p_group text) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hashtextextended(p_partition_id::text || '/' || p_group, 0)
+$$;
+
 -- pop_messages: one pop attempt.
 --   Parameters: p_scope 'partition' (single-partition route), 'queue' (wildcard) or 'discovery';
 --     p_queue / p_partition name the target (queue-scoped routes); p_namespace / p_task filter discovery
@@ -172,6 +178,12 @@ BEGIN
       IF v_candidate.has_cursor
          OR EXISTS (SELECT 1 FROM queen.cursors c
                     WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group) THEN
+        v_reason := 'leased';
+        CONTINUE;
+      END IF;
+      -- First contact. A concurrent pop creating the same row would make our INSERT wait for its commit:
+      -- the advisory lock turns that wait into a skip, like SKIP LOCKED does for existing rows.
+      IF NOT pg_try_advisory_xact_lock(queen.cursor_lock_key(v_candidate.id, p_group)) THEN
         v_reason := 'leased';
         CONTINUE;
       END IF;

@@ -87,6 +87,7 @@ BEGIN
     SELECT * INTO v_cursor FROM queen.cursors c
     WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp FOR UPDATE;
     IF NOT FOUND THEN
+      PERFORM pg_advisory_xact_lock(queen.cursor_lock_key(v_pair.pid, v_pair.grp));
       INSERT INTO queen.cursors (partition_id, consumer_group, committed)
       VALUES (v_pair.pid, v_pair.grp, queen.cursor_seed(v_pair.queue_id, v_pair.pid, v_pair.pname, v_pair.grp))
       ON CONFLICT DO NOTHING;

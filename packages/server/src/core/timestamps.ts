@@ -20,6 +20,9 @@ export function parseTimestamp(text: string): string | null {
   ) {
     return null;
   }
+  const zoneMatch = /^[+-](\d{2}):?(\d{2})?$/.exec(m[8] ?? '');
+  // PostgreSQL accepts offsets up to 15:59.
+  if (zoneMatch !== null && (Number(zoneMatch[1]) > 15 || Number(zoneMatch[2] ?? 0) > 59)) return null;
   const fraction = (m[7] ?? '').slice(0, 6).padEnd(6, '0');
   let zone = m[8] ?? 'Z';
   if (zone === 'Z' || zone === 'z') zone = '+00:00';
