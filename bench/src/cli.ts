@@ -1,0 +1,86 @@
+/**
+ * Command-line parsing for the benchmark tool.
+ *
+ * Design: node:util parseArgs with strict option checking; positionals are scenario names, validated
+ * against the registry. Every numeric flag is checked here so the scenarios can trust their context.
+ */
+import { parseArgs } from 'node:util';
+
+/** The parsed command line. */
+export interface CliOptions {
+  scenarios: string[];
+  url: string | undefined;
+  durationS: number;
+  runs: number;
+  messages: number;
+  jsonOnly: boolean;
+  group: string | undefined;
+  popPartitions: number;
+  spread: 'request' | 'item';
+  help: boolean;
+}
+
+/** The usage text. */
+export function usage(scenarioNames: readonly string[]): string {
+  return [
+    'usage: node bench/dist/main.js [scenario ...] [options]',
+    '',
+    `scenarios: ${scenarioNames.join(' ')} (default: all, in this order)`,
+    '',
+    'options:',
+    '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',
+    '  --duration S          seconds of load for push-* and e2e (default 10)',
+    '  --runs N              repeat each scenario N times and also report the median (default 1)',
+    '  --messages N          messages pre-filled by drain (default 200000)',
+    '  --pop-partitions N    partitions claimed per wildcard pop in drain/e2e, 0 = no cap (default 0)',
+    '  --group NAME          consume as consumer group NAME (default: queue mode)',
+    '  --spread request|item rotate partitions per push request (default) or per item',
+    '  --json-only           print only the JSON lines on stdout, no progress or summaries',
+    '  -h, --help            this text',
+  ].join('\n');
+}
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be an integer >= ${min} (got ${raw})`);
+  return Number(raw);
+}
+
+/** Parses argv (without node and script); throws with a readable message on bad input. */
+export function parseCli(argv: readonly string[], scenarioNames: readonly string[]): CliOptions {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      duration: { type: 'string' },
+      runs: { type: 'string' },
+      messages: { type: 'string' },
+      'json-only': { type: 'boolean', default: false },
+      group: { type: 'string' },
+      'pop-partitions': { type: 'string' },
+      spread: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const unknown = positionals.filter((name) => !scenarioNames.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (known: ${scenarioNames.join(', ')})`);
+  const duration = values.duration === undefined ? 10 : Number(values.duration);
+  if (!Number.isFinite(duration) || duration <= 0) throw new Error(`--duration must be a positive number (got ${values.duration})`);
+  const spread = values.spread ?? 'request';
+  if (spread !== 'request' && spread !== 'item') throw new Error(`--spread must be request or item (got ${spread})`);
+  if (values.url !== undefined) new URL(values.url);
+  return {
+    scenarios: positionals.length > 0 ? positionals : [...scenarioNames],
+    url: values.url,
+    durationS: duration,
+    runs: positiveInteger('runs', values.runs, 1, 1),
+    messages: positiveInteger('messages', values.messages, 200_000, 1),
+    jsonOnly: values['json-only'] === true,
+    group: values.group,
+    popPartitions: positiveInteger('pop-partitions', values['pop-partitions'], 0, 0),
+    spread,
+    help: values.help === true,
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * HTTP access to a Queen broker (the Queen HTTP API) over undici.
+ *
+ * Design: one undici Pool (keep-alive, no pipelining) with enough connections for every concurrent worker of
+ * a scenario, long-polls included. Each method issues one request, always reads the whole body, and narrows
+ * the JSON into typed values without `any`. Non-2xx answers are returned as status codes, not thrown, so the
+ * load loops can count them; only transport errors (refused, reset, timeout) throw.
+ */
+import { Pool } from 'undici';
+
+/** One item of a push request. */
+export interface PushItem {
+  queue: string;
+  partition: string;
+  payload: unknown;
+  transactionId: string;
+}
+
+/** The broker's answer for one pushed item. */
+export interface PushItemResult {
+  index: number;
+  transactionId: string;
+  /** "queued" | "duplicate" | "failed" | "buffered" (kept as a string: the broker may add states). */
+  status: string;
+  messageId: string | null;
+  partitionId: string | null;
+  error: string | null;
+}
+
+/** A push answer: the HTTP status and, for 2xx, one result per item. */
+export interface PushResponse {
+  statusCode: number;
+  results: PushItemResult[];
+}
+
+/** Query parameters of a wildcard pop. */
+export interface PopOptions {
+  batch: number;
+  wait: boolean;
+  timeoutMs: number;
+  autoAck: boolean;
+  /** Consumer group; omitted means queue mode. */
+  consumerGroup?: string;
+  /** Maximum partitions claimed per call (0 = no cap); omitted means the broker default (1). */
+  partitions?: number;
+}
+
+/** One popped message. */
+export interface PopMessage {
+  id: string;
+  transactionId: string;
+  data: unknown;
+  partition: string;
+  partitionId: string;
+  leaseId: string | null;
+}
+
+/** A pop answer: 200 with messages, or 204 (empty `messages`). */
+export interface PopResponse {
+  statusCode: number;
+  messages: PopMessage[];
+  leaseId: string | null;
+  partitionsClaimed: number;
+}
+
+/** One acknowledgement of an /ack/batch request. */
+export interface AckItem {
+  transactionId: string;
+  partitionId: string;
+  leaseId: string | null;
+  status: 'completed' | 'failed';
+}
+
+/** An /ack/batch answer: per-item success, in request order. */
+export interface AckResponse {
+  statusCode: number;
+  results: { index: number; transactionId: string; success: boolean; error: string | null }[];
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function parsePushResults(body: unknown): PushItemResult[] {
+  const list = Array.isArray(body) ? body : isRecord(body) && Array.isArray(body['results']) ? body['results'] : [];
+  return list.filter(isRecord).map((item, position) => ({
+    index: typeof item['index'] === 'number' ? item['index'] : position,
+    transactionId: str(item['transaction_id'] ?? item['transactionId']) ?? '',
+    status: str(item['status']) ?? 'unknown',
+    messageId: str(item['message_id'] ?? item['messageId']),
+    partitionId: str(item['partition_id'] ?? item['partitionId']),
+    error: str(item['error']),
+  }));
+}
+
+function parsePopMessages(body: Json): PopMessage[] {
+  const list = Array.isArray(body['messages']) ? body['messages'] : [];
+  const partition = str(body['partition']) ?? '';
+  const partitionId = str(body['partitionId']) ?? '';
+  const leaseId = str(body['leaseId']);
+  return list.filter(isRecord).map((m) => ({
+    id: str(m['id']) ?? '',
+    transactionId: str(m['transactionId']) ?? '',
+    data: m['data'],
+    partition: str(m['partition']) ?? partition,
+    partitionId: str(m['partitionId']) ?? partitionId,
+    leaseId: str(m['leaseId']) ?? leaseId,
+  }));
+}
+
+/** A client for one broker; create one per process and `close()` it at the end. */
+export class QueenClient {
+  private readonly pool: Pool;
+  private readonly prefix: string;
+
+  /** `baseUrl` is the broker's root URL, e.g. http://127.0.0.1:6632. */
+  constructor(readonly baseUrl: string, connections = 64) {
+    const url = new URL(baseUrl);
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, { connections, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  }
+
+  /** POST /api/v1/push. */
+  async push(items: readonly PushItem[]): Promise<PushResponse> {
+    const { statusCode, body } = await this.call('POST', '/api/v1/push', { items });
+    return { statusCode, results: statusCode >= 200 && statusCode < 300 ? parsePushResults(body) : [] };
+  }
+
+  /** GET /api/v1/pop/queue/:queue (wildcard over the queue's partitions). */
+  async pop(queue: string, options: PopOptions): Promise<PopResponse> {
+    const query = new URLSearchParams({
+      batch: String(options.batch),
+      wait: String(options.wait),
+      timeout: String(options.timeoutMs),
+      autoAck: String(options.autoAck),
+    });
+    if (options.consumerGroup !== undefined) query.set('consumerGroup', options.consumerGroup);
+    if (options.partitions !== undefined) query.set('partitions', String(options.partitions));
+    const { statusCode, body } = await this.call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query}`);
+    if (statusCode !== 200 || !isRecord(body)) return { statusCode, messages: [], leaseId: null, partitionsClaimed: 0 };
+    return {
+      statusCode,
+      messages: parsePopMessages(body),
+      leaseId: str(body['leaseId']),
+      partitionsClaimed: typeof body['partitionsClaimed'] === 'number' ? body['partitionsClaimed'] : 1,
+    };
+  }
+
+  /** POST /api/v1/ack/batch. */
+  async ack(acknowledgments: readonly AckItem[], consumerGroup?: string): Promise<AckResponse> {
+    const payload = consumerGroup === undefined ? { acknowledgments } : { acknowledgments, consumerGroup };
+    const { statusCode, body } = await this.call('POST', '/api/v1/ack/batch', payload);
+    const list = statusCode >= 200 && statusCode < 300 && Array.isArray(body) ? body : [];
+    const results = list.filter(isRecord).map((item, position) => ({
+      index: typeof item['index'] === 'number' ? item['index'] : position,
+      transactionId: str(item['transactionId']) ?? '',
+      success: item['success'] === true,
+      error: str(item['error']),
+    }));
+    return { statusCode, results };
+  }
+
+  /** POST /api/v1/configure; throws unless 2xx. */
+  async configure(queue: string, options: Record<string, unknown>): Promise<void> {
+    const { statusCode, text } = await this.call('POST', '/api/v1/configure', { queue, options });
+    if (statusCode < 200 || statusCode >= 300) throw new Error(`configure ${queue}: HTTP ${statusCode} ${text.slice(0, 200)}`);
+  }
+
+  /** DELETE /api/v1/resources/queues/:queue; returns the HTTP status. */
+  async deleteQueue(queue: string): Promise<number> {
+    const { statusCode } = await this.call('DELETE', `/api/v1/resources/queues/${encodeURIComponent(queue)}`);
+    return statusCode;
+  }
+
+  /** GET /health; true on 200, false on any other answer or transport error. */
+  async health(): Promise<boolean> {
+    try {
+      return (await this.call('GET', '/health')).statusCode === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Closes the pool's connections (waits for requests in flight). */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown):
+    Promise<{ statusCode: number; body: unknown; text: string }> {
+    const response = await this.pool.request({
+      method,
+      path: this.prefix + path,
+      ...(payload === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
+    });
+    const text = await response.body.text();
+    return { statusCode: response.statusCode, body: parseJson(text), text };
+  }
+}
