@@ -148,7 +148,7 @@ export class Broker {
       log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
       return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
     };
-    const server = createHttpServer(routes, { maxPayloadBytes: config.maxPayloadBytes, log, toReply });
+    const server = createHttpServer(routes, { maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

@@ -25,11 +25,14 @@ export interface ServerOptions {
   log: Logger;
   /** Maps a thrown error to a reply (database failures become `pool`, `pop failed`, ...). */
   toReply: (error: unknown, route: Route) => Reply;
+  /** True while the broker shuts down: responses then close their keep-alive connection. */
+  draining: () => boolean;
 }
 
 /** Writes a reply with the CORS headers. */
-function send(res: ServerResponse, reply: Reply): void {
+function send(res: ServerResponse, reply: Reply, closeConnection = false): void {
   const headers: Record<string, string | number> = { ...CORS_HEADERS, ...reply.headers };
+  if (closeConnection) headers.Connection = 'close';
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
@@ -83,13 +86,13 @@ export function createHttpServer(routes: Route[], options: ServerOptions): http.
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
       const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body);
       const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: null });
-      if (!controller.signal.aborted) send(res, reply);
+      if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof MalformedEncoding
         ? errorReply(new HttpError(400, route.popShape ? { success: false, error: error.message, messages: [] } : { error: error.message }))
         : options.toReply(error, route);
       if (res.headersSent) return;
-      send(res, reply);
+      send(res, reply, options.draining());
       if (reply.status === 413) {
         // Stop reading: let the client see the answer, then close whatever it is still sending.
         req.resume();
