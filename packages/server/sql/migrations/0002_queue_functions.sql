@@ -91,25 +91,30 @@ BEGIN
 END
 $$;
 
+-- subscription_from: the timestamp of the subscription record that applies to (queue, partition, group),
+-- or null: the partition-scoped record wins over the queue-wide one (API.md 5.7 rule 4). Queue mode has none.
+CREATE OR REPLACE FUNCTION queen.subscription_from(p_queue_id uuid, p_partition_name text, p_group text)
+RETURNS timestamptz
+LANGUAGE sql STABLE AS $$
+  SELECT s.subscribed_from
+  FROM queen.subscriptions s
+  WHERE p_group <> '__QUEUE_MODE__'
+    AND s.queue_id = p_queue_id AND s.consumer_group = p_group AND s.partition_name IN (p_partition_name, '')
+  ORDER BY s.partition_name DESC
+  LIMIT 1
+$$;
+
 -- cursor_seed: the committed offset a never-contacted (partition, group) starts from (API.md 5.7).
 --   Queue mode and groups without an applicable subscription record start below the oldest retained
 --   message (0: reads skip what retention removed). A record with timestamp T starts after the newest
---   segment created before T. The partition-scoped record wins over the queue-wide one.
+--   segment created before T.
 CREATE OR REPLACE FUNCTION queen.cursor_seed(p_queue_id uuid, p_partition_id uuid, p_partition_name text,
                                              p_group text) RETURNS bigint
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_from timestamptz;
+  v_from timestamptz := queen.subscription_from(p_queue_id, p_partition_name, p_group);
 BEGIN
-  IF p_group = '__QUEUE_MODE__' THEN
-    RETURN 0;
-  END IF;
-  SELECT s.subscribed_from INTO v_from
-  FROM queen.subscriptions s
-  WHERE s.queue_id = p_queue_id AND s.consumer_group = p_group AND s.partition_name IN (p_partition_name, '')
-  ORDER BY s.partition_name DESC
-  LIMIT 1;
-  IF NOT FOUND THEN
+  IF v_from IS NULL THEN
     RETURN 0;
   END IF;
   RETURN coalesce((

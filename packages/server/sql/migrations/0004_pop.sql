@@ -97,17 +97,34 @@ BEGIN
 
   -- minPopWaitTime probe: count what the claim would take without claiming it.
   IF p_scope = 'queue' AND p_hold_under > 0 AND v_queue.min_pop_wait_time > 0 THEN
+    -- Deliverable = retained, above the cursor the claim would start from (the seed on first contact),
+    -- old enough for delayedProcessing; at most p_batch per partition, over at most p_max_partitions.
+    v_visible_before := CASE WHEN v_queue.delayed_processing > 0
+                             THEN v_now - make_interval(secs => v_queue.delayed_processing)
+                             ELSE 'infinity'::timestamptz END;
     SELECT coalesce(sum(ready.n), 0) INTO v_deliverable
     FROM (
-      SELECT least(p.tail - coalesce(c.committed, 0), p_batch) AS n
+      SELECT deliverable.n
       FROM queen.partitions p
       LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+      CROSS JOIN LATERAL (
+        SELECT coalesce(c.committed,
+                        CASE WHEN queen.subscription_from(v_queue.id, p.name, p_group) > v_now THEN p.tail
+                             ELSE queen.cursor_seed(v_queue.id, p.id, p.name, p_group) END) AS committed
+      ) base
+      CROSS JOIN LATERAL (
+        SELECT coalesce(sum(seg.last_offset - greatest(seg.first_offset, base.committed + 1) + 1), 0) AS n
+        FROM (SELECT s.first_offset, s.last_offset FROM queen.segments s
+              WHERE s.partition_id = p.id AND s.last_offset > base.committed AND s.created_at <= v_visible_before
+              ORDER BY s.last_offset LIMIT p_batch) seg
+      ) deliverable
       WHERE p.queue_id = v_queue.id
         AND p.tail > coalesce(c.committed, 0)
         AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
         AND (c.not_before IS NULL OR c.not_before <= v_now)
         AND (v_queue.window_buffer = 0
              OR p.last_push_at <= v_now - make_interval(secs => v_queue.window_buffer))
+        AND deliverable.n > 0
       LIMIT CASE WHEN p_max_partitions > 0 THEN p_max_partitions END
     ) ready;
     IF v_deliverable > 0 AND v_deliverable < p_hold_under THEN
@@ -179,6 +196,11 @@ BEGIN
          OR EXISTS (SELECT 1 FROM queen.cursors c
                     WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group) THEN
         v_reason := 'leased';
+        CONTINUE;
+      END IF;
+      -- A subscription starting in the future: the pair is not contacted (nor seeded) before then, so
+      -- nothing written before that instant can end up above its cursor.
+      IF queen.subscription_from(v_candidate.queue_id, v_candidate.name, p_group) > v_now THEN
         CONTINUE;
       END IF;
       -- First contact. A concurrent pop creating the same row would make our INSERT wait for its commit:
