@@ -5,7 +5,9 @@
  * fresh world-writable data directory (the embedded PostgreSQL may run as another user) and its own free
  * embedded-PostgreSQL port. Its stdout/stderr go to our stderr so they never mix with the JSON on stdout.
  * If PG_HOST or DATABASE_URL is set, the PostgreSQL variables are passed through and the broker uses that
- * database; otherwise they are removed so the broker starts its embedded one.
+ * database; otherwise they are removed so the broker starts its embedded one. A second broker on the same
+ * database (the wake scenario's two-process mode) is started with `database` = the first one's embedded
+ * PostgreSQL, which it then uses as an external database (PG_HOST/PG_PORT/PG_USER/PG_PASSWORD/PG_DB).
  * Readiness is GET /health == 200 (polled up to 120 s); stopping is SIGTERM, then SIGKILL after 30 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,6 +27,8 @@ export interface BrokerHandle {
   url: string;
   /** The child's process id. */
   pid: number;
+  /** The port of the embedded PostgreSQL it owns; undefined when it uses an external database. */
+  embeddedPgPort: number | undefined;
   /** Stops it (SIGTERM, then SIGKILL) and removes its data directory. Safe to call twice. */
   stop(): Promise<void>;
   /** Synchronous best-effort SIGTERM for signal handlers. */
@@ -44,10 +48,38 @@ export function freePort(): Promise<number> {
   });
 }
 
-function brokerEnv(httpPort: number, pgPort: number, dataDir: string): NodeJS.ProcessEnv {
+/** An external PostgreSQL for a broker, e.g. another broker's embedded one. */
+export interface DatabaseAddress {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/** How to start a broker. */
+export interface StartOptions {
+  /** Name used in progress lines (default "broker"). */
+  label?: string;
+  /** Connect to this database instead of the environment's or an embedded one. */
+  database?: DatabaseAddress;
+}
+
+/** True when the environment names an external PostgreSQL, which every broker we start then uses. */
+export function environmentHasDatabase(): boolean {
+  return Boolean(process.env['PG_HOST']) || Boolean(process.env['DATABASE_URL']);
+}
+
+function brokerEnv(httpPort: number, pgPort: number, dataDir: string, database: DatabaseAddress | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const external = Boolean(process.env['PG_HOST']) || Boolean(process.env['DATABASE_URL']);
-  if (!external) for (const name of PG_VARIABLES) delete env[name];
+  if (database !== undefined || !environmentHasDatabase()) for (const name of PG_VARIABLES) delete env[name];
+  if (database !== undefined) {
+    env['PG_HOST'] = database.host;
+    env['PG_PORT'] = String(database.port);
+    env['PG_USER'] = database.user;
+    env['PG_PASSWORD'] = database.password;
+    env['PG_DB'] = database.database;
+  }
   env['PORT'] = String(httpPort);
   env['QUEEN_DATA_DIR'] = dataDir;
   env['LOG_LEVEL'] = 'warn';
@@ -70,7 +102,8 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * Spawns the broker found under `repoRoot` and resolves once /health answers 200.
  * Rejects (after cleaning up) if it exits early or is not ready within 120 s.
  */
-export async function startBroker(repoRoot: string, log: (line: string) => void): Promise<BrokerHandle> {
+export async function startBroker(repoRoot: string, log: (line: string) => void, options: StartOptions = {}): Promise<BrokerHandle> {
+  const label = options.label ?? 'broker';
   const entry = path.join(repoRoot, 'packages', 'server', 'dist', 'main.js');
   if (!fs.existsSync(entry)) throw new Error(`broker not built: ${entry} does not exist (run npm run build)`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-bench-'));
@@ -79,12 +112,15 @@ export async function startBroker(repoRoot: string, log: (line: string) => void)
   let pgPort = await freePort();
   while (pgPort === httpPort) pgPort = await freePort();
   const url = `http://127.0.0.1:${httpPort}`;
-  const external = Boolean(process.env['PG_HOST']) || Boolean(process.env['DATABASE_URL']);
-  log(`starting broker ${entry} on ${url} (data ${dataDir}, ${external ? 'external PostgreSQL' : `embedded PostgreSQL on port ${pgPort}`})`);
+  const database = options.database;
+  const embedded = database === undefined && !environmentHasDatabase();
+  const where = database !== undefined ? `PostgreSQL at ${database.host}:${database.port} as an external database`
+    : embedded ? `embedded PostgreSQL on port ${pgPort}` : 'external PostgreSQL';
+  log(`starting ${label} ${entry} on ${url} (data ${dataDir}, ${where})`);
 
   const child = spawn(process.execPath, [entry], {
     cwd: repoRoot,
-    env: brokerEnv(httpPort, pgPort, dataDir),
+    env: brokerEnv(httpPort, pgPort, dataDir, database),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(process.stderr, { end: false });
@@ -101,7 +137,7 @@ export async function startBroker(repoRoot: string, log: (line: string) => void)
     if (!exited) {
       child.kill('SIGTERM');
       if (!(await waitForExit(child, STOP_TIMEOUT_MS))) {
-        log(`broker ${child.pid ?? '?'} did not stop within ${STOP_TIMEOUT_MS / 1000} s; sending SIGKILL`);
+        log(`${label} ${child.pid ?? '?'} did not stop within ${STOP_TIMEOUT_MS / 1000} s; sending SIGKILL`);
         child.kill('SIGKILL');
         await waitForExit(child, 5_000);
       }
@@ -115,6 +151,7 @@ export async function startBroker(repoRoot: string, log: (line: string) => void)
   const handle: BrokerHandle = {
     url,
     pid: child.pid ?? -1,
+    embeddedPgPort: embedded ? pgPort : undefined,
     stop,
     killNow: () => {
       if (!exited) child.kill('SIGTERM');
@@ -125,8 +162,8 @@ export async function startBroker(repoRoot: string, log: (line: string) => void)
   const started = Date.now();
   try {
     while (!(await probe.health())) {
-      if (exited) throw new Error(`broker exited during start-up (code ${child.exitCode ?? 'null'}, signal ${child.signalCode ?? 'null'})`);
-      if (Date.now() - started > READY_TIMEOUT_MS) throw new Error(`broker not healthy after ${READY_TIMEOUT_MS / 1000} s`);
+      if (exited) throw new Error(`${label} exited during start-up (code ${child.exitCode ?? 'null'}, signal ${child.signalCode ?? 'null'})`);
+      if (Date.now() - started > READY_TIMEOUT_MS) throw new Error(`${label} not healthy after ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   } catch (error) {
@@ -135,6 +172,6 @@ export async function startBroker(repoRoot: string, log: (line: string) => void)
   } finally {
     await probe.close();
   }
-  log(`broker ready after ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${handle.pid})`);
+  log(`${label} ready after ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${handle.pid})`);
   return handle;
 }

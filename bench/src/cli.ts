@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 export interface CliOptions {
   scenarios: string[];
   url: string | undefined;
+  /** A second broker on the same database as --url, for the wake scenario's two-process mode. */
+  url2: string | undefined;
   durationS: number;
   runs: number;
   messages: number;
@@ -20,15 +22,18 @@ export interface CliOptions {
   help: boolean;
 }
 
-/** The usage text. */
-export function usage(scenarioNames: readonly string[]): string {
+/** The usage text; `defaultNames` are the scenarios run when none is named (default: all). */
+export function usage(scenarioNames: readonly string[], defaultNames: readonly string[] = scenarioNames): string {
+  const defaults = defaultNames.length === scenarioNames.length ? 'all' : defaultNames.join(' ');
   return [
     'usage: node bench/dist/main.js [scenario ...] [options]',
     '',
-    `scenarios: ${scenarioNames.join(' ')} (default: all, in this order)`,
+    `scenarios: ${scenarioNames.join(' ')} (default: ${defaults}, in this order)`,
     '',
     'options:',
     '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',
+    '  --url2 URL            with --url: a second broker on the same database, for wake\'s two-process mode',
+    '                        (without --url, wake starts a second broker on the first one\'s database)',
     '  --duration S          seconds of load for push-* and e2e (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
     '  --messages N          messages pre-filled by drain (default 200000)',
@@ -46,14 +51,19 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
   return Number(raw);
 }
 
-/** Parses argv (without node and script); throws with a readable message on bad input. */
-export function parseCli(argv: readonly string[], scenarioNames: readonly string[]): CliOptions {
+/**
+ * Parses argv (without node and script); throws with a readable message on bad input. Without scenario
+ * names, `defaultNames` run (default: every scenario).
+ */
+export function parseCli(argv: readonly string[], scenarioNames: readonly string[],
+  defaultNames: readonly string[] = scenarioNames): CliOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
     options: {
       url: { type: 'string' },
+      url2: { type: 'string' },
       duration: { type: 'string' },
       runs: { type: 'string' },
       messages: { type: 'string' },
@@ -71,9 +81,14 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
   const spread = values.spread ?? 'request';
   if (spread !== 'request' && spread !== 'item') throw new Error(`--spread must be request or item (got ${spread})`);
   if (values.url !== undefined) new URL(values.url);
+  if (values.url2 !== undefined) {
+    if (values.url === undefined) throw new Error('--url2 needs --url (without --url the tool starts both brokers itself)');
+    new URL(values.url2);
+  }
   return {
-    scenarios: positionals.length > 0 ? positionals : [...scenarioNames],
+    scenarios: positionals.length > 0 ? positionals : [...defaultNames],
     url: values.url,
+    url2: values.url2,
     durationS: duration,
     runs: positiveInteger('runs', values.runs, 1, 1),
     messages: positiveInteger('messages', values.messages, 200_000, 1),

@@ -16,6 +16,14 @@ export interface PushItem {
   transactionId: string;
 }
 
+/** An item as the push endpoint accepts it: partition (default "Default") and transactionId may be left out. */
+export interface PushRequestItem {
+  queue: string;
+  payload: unknown;
+  partition?: string;
+  transactionId?: string;
+}
+
 /** The broker's answer for one pushed item. */
 export interface PushItemResult {
   index: number;
@@ -35,7 +43,8 @@ export interface PushResponse {
 
 /** Query parameters of a wildcard pop. */
 export interface PopOptions {
-  batch: number;
+  /** Items per pop; omitted means the broker default (DEFAULT_BATCH_SIZE, 1 unless configured). */
+  batch?: number;
   wait: boolean;
   timeoutMs: number;
   autoAck: boolean;
@@ -136,22 +145,24 @@ export class QueenClient {
   }
 
   /** POST /api/v1/push. */
-  async push(items: readonly PushItem[]): Promise<PushResponse> {
+  async push(items: readonly PushRequestItem[]): Promise<PushResponse> {
     const { statusCode, body } = await this.call('POST', '/api/v1/push', { items });
     return { statusCode, results: statusCode >= 200 && statusCode < 300 ? parsePushResults(body) : [] };
   }
 
-  /** GET /api/v1/pop/queue/:queue (wildcard over the queue's partitions). */
-  async pop(queue: string, options: PopOptions): Promise<PopResponse> {
-    const query = new URLSearchParams({
-      batch: String(options.batch),
-      wait: String(options.wait),
-      timeout: String(options.timeoutMs),
-      autoAck: String(options.autoAck),
-    });
+  /**
+   * GET /api/v1/pop/queue/:queue (wildcard over the queue's partitions). Aborting `signal` abandons the
+   * request (it then rejects), which the broker sees as the client going away.
+   */
+  async pop(queue: string, options: PopOptions, signal?: AbortSignal): Promise<PopResponse> {
+    const query = new URLSearchParams();
+    if (options.batch !== undefined) query.set('batch', String(options.batch));
+    query.set('wait', String(options.wait));
+    query.set('timeout', String(options.timeoutMs));
+    query.set('autoAck', String(options.autoAck));
     if (options.consumerGroup !== undefined) query.set('consumerGroup', options.consumerGroup);
     if (options.partitions !== undefined) query.set('partitions', String(options.partitions));
-    const { statusCode, body } = await this.call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query}`);
+    const { statusCode, body } = await this.call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query}`, undefined, signal);
     if (statusCode !== 200 || !isRecord(body)) return { statusCode, messages: [], leaseId: null, partitionsClaimed: 0 };
     return {
       statusCode,
@@ -201,11 +212,12 @@ export class QueenClient {
     await this.pool.close();
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown):
+  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown, signal?: AbortSignal):
     Promise<{ statusCode: number; body: unknown; text: string }> {
     const response = await this.pool.request({
       method,
       path: this.prefix + path,
+      ...(signal === undefined ? {} : { signal }),
       ...(payload === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
     });
     const text = await response.body.text();

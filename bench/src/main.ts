@@ -3,18 +3,22 @@
  * [--runs N] [--json-only] ...` (see cli.ts for every flag).
  *
  * Design: parse the command line, print the machine, start a local broker unless --url was given, run the
- * chosen scenarios sequentially (each --runs times, with a median line when repeated), then stop the broker.
+ * chosen scenarios sequentially (each --runs times, with a median line when repeated, per mode for scenarios
+ * that report several), then stop the broker. A second broker on the same database (wake's two-process mode)
+ * is only started when a scenario first asks for it: on the first broker's embedded PostgreSQL, used as an
+ * external database, or on the environment's PG_HOST/DATABASE_URL database; with --url it is --url2.
+ * The second broker is stopped before the first, which owns the embedded PostgreSQL.
  * A scenario that throws is reported and the next one runs. The exit code is 1 when any scenario failed,
  * any checker verdict was not ok or any scenario check failed, 2 for a bad command line, 130 on Ctrl-C.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBroker, type BrokerHandle } from './broker-process.js';
+import { environmentHasDatabase, startBroker, type BrokerHandle } from './broker-process.js';
 import { parseCli, usage, type CliOptions } from './cli.js';
 import { QueenClient } from './http.js';
 import { Reporter, machineInfo } from './report.js';
-import { describeError, type ScenarioContext, type ScenarioResult } from './scenarios/common.js';
-import { SCENARIOS } from './scenarios/index.js';
+import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
+import { DEFAULT_SCENARIOS, SCENARIOS } from './scenarios/index.js';
 
 /** The repository root: bench/dist/main.js -> ../.. */
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -32,34 +36,63 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
     url = broker.url;
   }
   const client = new QueenClient(url, CONNECTIONS);
+  let secondBrokerHandle: BrokerHandle | undefined;
+  let secondClient: QueenClient | undefined;
+  let second: Promise<SecondBroker> | undefined;
+  const startSecond = async (): Promise<SecondBroker> => {
+    if (broker === undefined) {
+      if (options.url2 === undefined) return { client: null, reason: 'no --url2 given for the second broker' };
+      secondClient = new QueenClient(options.url2, CONNECTIONS);
+      if (!(await secondClient.health())) throw new Error(`GET ${options.url2}/health did not answer 200`);
+      return { client: secondClient };
+    }
+    const pgPort = broker.embeddedPgPort;
+    const database = environmentHasDatabase() || pgPort === undefined ? undefined
+      : { host: 'localhost', port: pgPort, user: 'postgres', password: 'postgres', database: 'postgres' };
+    secondBrokerHandle = await startBroker(REPO_ROOT, log, { label: 'second broker', ...(database === undefined ? {} : { database }) });
+    onBroker(secondBrokerHandle);
+    secondClient = new QueenClient(secondBrokerHandle.url, CONNECTIONS);
+    return { client: secondClient };
+  };
   let allOk = true;
   try {
     if (!(await client.health())) throw new Error(`GET ${url}/health did not answer 200`);
     const ctx: ScenarioContext = {
       client, durationS: options.durationS, messages: options.messages, group: options.group,
       popPartitions: options.popPartitions, spread: options.spread, log,
+      secondBroker: () => (second ??= startSecond()),
     };
     for (const name of options.scenarios) {
       const scenario = SCENARIOS.get(name);
       if (scenario === undefined) continue;
-      const results: ScenarioResult[] = [];
+      /** Successful results per mode ('' for scenarios without modes), in first-seen order. */
+      const byMode = new Map<string, ScenarioResult[]>();
       for (let run = 1; run <= options.runs; run++) {
         log(`running ${name}${options.runs > 1 ? ` (run ${run}/${options.runs})` : ''} against ${url}`);
         try {
-          const result = await scenario(ctx);
-          results.push(result);
-          reporter.run(result, run, options.runs);
-          if (result.verdict !== undefined && !result.verdict.ok) allOk = false;
-          if (Object.values(result.checks ?? {}).includes(false)) allOk = false;
+          const outcome = await scenario(ctx);
+          for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+            reporter.run(result, run, options.runs);
+            if (result.verdict !== undefined && !result.verdict.ok) allOk = false;
+            if (Object.values(result.checks ?? {}).includes(false)) allOk = false;
+            if (result.skipped !== undefined) continue;
+            const key = result.mode ?? '';
+            byMode.set(key, [...(byMode.get(key) ?? []), result]);
+          }
         } catch (error) {
           allOk = false;
           reporter.failure(name, run, options.runs, describeError(error));
         }
       }
-      if (options.runs > 1 && results.length > 0) reporter.median(name, results, options.runs);
+      if (options.runs > 1) for (const results of byMode.values()) reporter.median(name, results, options.runs);
     }
   } finally {
     await client.close();
+    await secondClient?.close();
+    if (secondBrokerHandle !== undefined) {
+      log('stopping second broker');
+      await secondBrokerHandle.stop();
+    }
     if (broker !== undefined) {
       log('stopping broker');
       await broker.stop();
@@ -72,29 +105,29 @@ async function main(): Promise<number> {
   const names = [...SCENARIOS.keys()];
   let options: CliOptions;
   try {
-    options = parseCli(process.argv.slice(2), names);
+    options = parseCli(process.argv.slice(2), names, DEFAULT_SCENARIOS);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage(names)}\n`);
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage(names, DEFAULT_SCENARIOS)}\n`);
     return 2;
   }
   if (options.help) {
-    process.stdout.write(`${usage(names)}\n`);
+    process.stdout.write(`${usage(names, DEFAULT_SCENARIOS)}\n`);
     return 0;
   }
   const log = options.jsonOnly ? (): void => undefined : (line: string): void => void process.stderr.write(`# ${line}\n`);
   const reporter = new Reporter(options.jsonOnly);
   reporter.machine(machineInfo());
 
-  let broker: BrokerHandle | undefined;
+  const brokers: BrokerHandle[] = [];
   const interrupt = (): void => {
-    broker?.killNow();
+    for (const broker of [...brokers].reverse()) broker.killNow();
     process.exit(130);
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
     return (await runAll(options, reporter, log, (started) => {
-      broker = started;
+      brokers.push(started);
     })) ? 0 : 1;
   } catch (error) {
     process.stderr.write(`bench: ${describeError(error)}\n`);

@@ -41,10 +41,11 @@ export class Reporter {
     this.human(`machine: ${info.cpuModel}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.platform}, node ${info.node}`);
   }
 
-  /** Prints one scenario run. */
+  /** Prints one scenario run (or one mode of it). */
   run(result: ScenarioResult, run: number, runs: number): void {
     this.json({
-      scenario: result.scenario, run, runs, queue: result.queue, ...result.figures,
+      scenario: result.scenario, ...(result.mode === undefined ? {} : { mode: result.mode }), run, runs, queue: result.queue,
+      ...result.figures, ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
       ...(result.verdict === undefined ? {} : { verdict: result.verdict }),
       ...(result.checks === undefined ? {} : { checks: result.checks }),
     });
@@ -57,8 +58,9 @@ export class Reporter {
     this.human(`${scenario}: FAILED: ${error}`);
   }
 
-  /** Prints the median of each figure over the successful runs of a scenario. */
+  /** Prints the median of each figure over the successful runs of a scenario (of one mode, if it has modes). */
   median(scenario: string, results: readonly ScenarioResult[], runs: number): void {
+    const mode = results[0]?.mode;
     const names = [...new Set(results.flatMap((r) => Object.keys(r.figures)))];
     const figures: Record<string, number> = {};
     for (const name of names) figures[name] = round(median(results.map((r) => r.figures[name] ?? NaN)));
@@ -66,11 +68,11 @@ export class Reporter {
       ...(r.verdict === undefined ? [] : [r.verdict.ok]), ...Object.values(r.checks ?? {}),
     ]);
     this.json({
-      scenario, median: true, runs, succeeded: results.length, ...figures,
+      scenario, ...(mode === undefined ? {} : { mode }), median: true, runs, succeeded: results.length, ...figures,
       ...(verdicts.length > 0 ? { allOk: verdicts.every(Boolean) } : {}),
     });
     const headline = Object.entries(figures).slice(0, 4).map(([k, v]) => `${k} ${v}`).join(', ');
-    this.human(`${scenario} median of ${results.length}/${runs} runs: ${headline}`);
+    this.human(`${scenario}${mode === undefined ? '' : ` ${mode}`} median of ${results.length}/${runs} runs: ${headline}`);
   }
 
   private json(value: Record<string, unknown>): void {

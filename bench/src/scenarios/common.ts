@@ -25,11 +25,21 @@ export interface ScenarioContext {
   spread: 'request' | 'item';
   /** Progress lines (stderr); silent with --json-only. */
   log: (line: string) => void;
+  /**
+   * A second broker on the same database as `client` (--url2, or one the tool starts on the first one's
+   * database on first use, then keeps until the end). Rejects when it could not be started.
+   */
+  secondBroker: () => Promise<SecondBroker>;
 }
+
+/** The second broker of a two-process measurement, or why there is none. */
+export type SecondBroker = { client: QueenClient; reason?: undefined } | { client: null; reason: string };
 
 /** What a scenario run reports. */
 export interface ScenarioResult {
   scenario: string;
+  /** The variant measured, for scenarios that report several per run (e.g. wake: one-process, two-process). */
+  mode?: string;
   queue: string;
   /** Numeric figures; with --runs N the median of each is reported. */
   figures: Record<string, number>;
@@ -37,12 +47,14 @@ export interface ScenarioResult {
   verdict?: Verdict;
   /** Scenario-specific pass/fail checks; any false one makes the process exit non-zero, like a bad verdict. */
   checks?: Record<string, boolean>;
+  /** Why this mode was not measured; a skipped result has no figures and is left out of the median. */
+  skipped?: string;
   /** One human-readable line. */
   summary: string;
 }
 
-/** A scenario implementation. */
-export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;
+/** A scenario implementation: one result per run, or one per mode. */
+export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult | ScenarioResult[]>;
 
 /** The number of partitions every scenario spreads over. */
 export const PARTITIONS = 100;
