@@ -5,6 +5,13 @@
 -- through one cursor row per (partition, group). Tables are private to the broker: every hot path goes
 -- through the SQL functions of the later migrations.
 --
+-- The hot-path functions run with enable_seqscan off. Every table access they make goes through an index
+-- (by partition, by transaction id, by lease id), and a long-lived pooled connection caches the plans it made
+-- while a table was small: without this setting such a plan can stay a sequential scan long after the table
+-- has grown (until the next ANALYZE invalidates it), turning a key look-up into a scan per item.
+-- They also force generic plans: their statements take arrays, for which PostgreSQL otherwise keeps building
+-- custom plans, and planning cost more than execution (2.5 ms against 1 ms for a one-message push).
+--
 -- Hot tables (segments, message_keys, cursors, dead_letters) carry no foreign keys on purpose: their rows are
 -- written by those functions only, under the partition lock, and removed explicitly by queue_delete. An FK
 -- check per segment insert would be pure overhead.

@@ -15,9 +15,6 @@
 --             order, so concurrent batches cannot deadlock. Every writer of a partition holds its row lock,
 --             which is what makes offsets dense and assigned in commit order.
 --   Notifies: queen_wake once per queue (NOTIFY folds identical payloads within a transaction).
--- The items of one batch that go to one partition (item numbers in input order).
-CREATE TYPE queen.push_group AS (queue_name text, partition_name text, items integer[]);
-
 CREATE OR REPLACE FUNCTION queen.push_messages(
   p_origin text,
   p_queue text[],
@@ -29,32 +26,37 @@ CREATE OR REPLACE FUNCTION queen.push_messages(
   p_producer_sub text[]
 ) RETURNS TABLE (item integer, status text, message_id uuid, partition_id uuid, error text,
                  queue_namespace text, queue_task text)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see 0001_tables.sql: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
 #variable_conflict use_column
 DECLARE
   c_chunk constant integer := 200;
   v_count integer := cardinality(p_queue);
-  v_state text[];           -- per item: 'fresh' (to write), 'seen' (its transactionId is stored or repeated),
-                            -- 'rejected' (maxSize)
-  v_partition_of uuid[];    -- per item: its partition id
-  v_groups queen.push_group[];
-  v_group queen.push_group;
+  -- One entry per partition of the batch, in lock order.
+  v_group_queue text[] := '{}';
+  v_group_partition text[] := '{}';
+  v_group_id uuid[] := '{}';
+  v_group_tail bigint[] := '{}';
+  v_group_created timestamptz[] := '{}';
+  -- One entry per item, in item order. State: 'fresh' (to write), 'repeat' (an earlier item of the batch
+  -- has its transactionId), 'stored' (already in the partition), 'rejected' (refused by maxSize).
+  v_state text[];
+  v_partition_of uuid[];
+  v_first_of bigint[];
+  v_stored_offset bigint[];
+  v_key record;
   v_queue queen.queues;
   v_partition queen.partitions;
-  v_fresh integer[];
   v_room bigint;
   v_i integer;
-  v_created timestamptz;
-  v_first bigint;
-  v_chunk integer[];
-  v_subs text[];
-  v_start integer;
 BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
   END IF;
-  v_state := array_fill(NULL::text, ARRAY[v_count]);
-  v_partition_of := array_fill(NULL::uuid, ARRAY[v_count]);
+  -- Arrays are only ever read through unnest() in SQL: subscripting a large array parameter inside a
+  -- statement walks it from the start on every access.
 
   -- Implicit queue creation, in name order.
   INSERT INTO queen.queues (id, name, namespace, task)
@@ -64,51 +66,57 @@ BEGIN
   ORDER BY n.name
   ON CONFLICT (name) DO NOTHING;
 
-  SELECT array_agg(ROW(g.queue_name, g.partition_name, g.items)::queen.push_group
-                   ORDER BY g.queue_name, g.partition_name) INTO v_groups
-  FROM (
-    SELECT t.queue_name, t.partition_name, array_agg(t.i::integer ORDER BY t.i) AS items
-    FROM unnest(p_queue, p_partition) WITH ORDINALITY AS t (queue_name, partition_name, i)
-    GROUP BY t.queue_name, t.partition_name
-  ) g;
-
-  -- Phase 1: lock (or create) every partition, in name order; classify each item.
-  FOREACH v_group IN ARRAY v_groups LOOP
-    SELECT * INTO STRICT v_queue FROM queen.queues q WHERE q.name = v_group.queue_name;
+  -- Lock (or create) every partition of the batch, in name order. createdAt is taken under the lock and
+  -- never decreases along a partition, even if the clock steps back.
+  FOR v_key IN
+    SELECT DISTINCT t.queue_name, t.partition_name
+    FROM unnest(p_queue, p_partition) AS t (queue_name, partition_name)
+    ORDER BY 1, 2
+  LOOP
+    SELECT * INTO STRICT v_queue FROM queen.queues q WHERE q.name = v_key.queue_name;
     SELECT * INTO v_partition FROM queen.partitions p
-    WHERE p.queue_id = v_queue.id AND p.name = v_group.partition_name FOR UPDATE;
+    WHERE p.queue_id = v_queue.id AND p.name = v_key.partition_name FOR UPDATE;
     IF NOT FOUND THEN
       INSERT INTO queen.partitions (id, queue_id, name)
-      VALUES (queen.uuid_v7(), v_queue.id, v_group.partition_name)
+      VALUES (queen.uuid_v7(), v_queue.id, v_key.partition_name)
       ON CONFLICT (queue_id, name) DO NOTHING;
       SELECT * INTO STRICT v_partition FROM queen.partitions p
-      WHERE p.queue_id = v_queue.id AND p.name = v_group.partition_name FOR UPDATE;
+      WHERE p.queue_id = v_queue.id AND p.name = v_key.partition_name FOR UPDATE;
     END IF;
-    FOREACH v_i IN ARRAY v_group.items LOOP
-      v_partition_of[v_i] := v_partition.id;
-      v_state[v_i] := 'seen';
-    END LOOP;
-    -- Fresh: the first occurrence of each transactionId that is not stored yet.
-    FOR v_i IN
-      SELECT f.i FROM (
-        SELECT g.i, row_number() OVER (PARTITION BY p_transaction_id[g.i] ORDER BY g.i) AS occurrence
-        FROM unnest(v_group.items) AS g (i)
-      ) f
-      WHERE f.occurrence = 1
-        AND NOT EXISTS (SELECT 1 FROM queen.message_keys k
-                        WHERE k.partition_id = v_partition.id AND k.transaction_id = p_transaction_id[f.i])
-    LOOP
-      v_state[v_i] := 'fresh';
-    END LOOP;
+    v_group_queue := v_group_queue || v_key.queue_name;
+    v_group_partition := v_group_partition || v_key.partition_name;
+    v_group_id := v_group_id || v_partition.id;
+    v_group_tail := v_group_tail || v_partition.tail;
+    v_group_created := v_group_created || greatest(clock_timestamp(), v_partition.last_push_at);
   END LOOP;
 
-  -- Phase 2: maxSize admits a capped queue's fresh items in input order, across its partitions.
-  FOR v_queue IN
-    SELECT q.* FROM queen.queues q WHERE q.name = ANY (p_queue) AND q.max_size > 0
-  LOOP
+  -- Classify every item against the stored keys and the earlier items of the batch.
+  WITH items AS (
+    SELECT t.i, t.transaction_id, g.partition_id,
+           min(t.i) OVER (PARTITION BY g.partition_id, t.transaction_id) AS first_i
+    FROM unnest(p_queue, p_partition, p_transaction_id) WITH ORDINALITY AS t (queue_name, partition_name, transaction_id, i)
+    JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
+      ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name
+  ), stored AS MATERIALIZED (
+    SELECT k.partition_id, k.transaction_id, k.message_offset
+    FROM (SELECT DISTINCT items.partition_id, items.transaction_id FROM items) wanted
+    JOIN queen.message_keys k ON k.partition_id = wanted.partition_id AND k.transaction_id = wanted.transaction_id
+  )
+  SELECT array_agg(CASE WHEN s.message_offset IS NOT NULL THEN 'stored'
+                        WHEN items.i = items.first_i THEN 'fresh'
+                        ELSE 'repeat' END ORDER BY items.i),
+         array_agg(items.partition_id ORDER BY items.i),
+         array_agg(items.first_i ORDER BY items.i),
+         array_agg(s.message_offset ORDER BY items.i)
+  INTO v_state, v_partition_of, v_first_of, v_stored_offset
+  FROM items
+  LEFT JOIN stored s ON s.partition_id = items.partition_id AND s.transaction_id = items.transaction_id;
+
+  -- maxSize admits a capped queue's fresh items in input order, across its partitions.
+  FOR v_queue IN SELECT q.* FROM queen.queues q WHERE q.name = ANY (p_queue) AND q.max_size > 0 LOOP
     v_room := greatest(v_queue.max_size - queen.queue_mode_backlog(v_queue.id), 0);
     FOR v_i IN 1 .. v_count LOOP
-      CONTINUE WHEN p_queue[v_i] <> v_queue.name OR v_state[v_i] <> 'fresh';
+      CONTINUE WHEN v_state[v_i] <> 'fresh' OR p_queue[v_i] <> v_queue.name;
       IF v_room > 0 THEN
         v_room := v_room - 1;
       ELSE
@@ -117,72 +125,72 @@ BEGIN
     END LOOP;
   END LOOP;
 
-  -- Phase 3: write each partition's fresh items as one segment.
-  FOREACH v_group IN ARRAY v_groups LOOP
-    SELECT array_agg(g.i ORDER BY g.i) INTO v_fresh
-    FROM unnest(v_group.items) AS g (i) WHERE v_state[g.i] = 'fresh';
-    CONTINUE WHEN v_fresh IS NULL;
-    SELECT * INTO STRICT v_partition FROM queen.partitions p WHERE p.id = v_partition_of[v_fresh[1]];
-    SELECT * INTO STRICT v_queue FROM queen.queues q WHERE q.id = v_partition.queue_id;
-    -- createdAt never decreases along a partition, even if the clock steps back.
-    v_created := greatest(clock_timestamp(), v_partition.last_push_at);
-    v_first := v_partition.tail + 1;
+  -- Write: each partition's fresh items get tail+1.. in item order; one segment per partition, chunked.
+  WITH fresh AS (
+    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+    FROM unnest(v_state, v_partition_of, p_transaction_id) WITH ORDINALITY AS t (state, partition_id, transaction_id, i)
+    WHERE t.state = 'fresh'
+  )
+  INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
+  SELECT fresh.partition_id, fresh.transaction_id, g.tail + fresh.n
+  FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
 
-    INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
-    SELECT v_partition.id, p_transaction_id[f.i], v_first + f.n - 1
-    FROM unnest(v_fresh) WITH ORDINALITY AS f (i, n);
+  WITH fresh AS (
+    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub)
+      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload, producer_sub, i)
+    WHERE t.state = 'fresh'
+  )
+  INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids, transaction_ids,
+                              trace_ids, payloads, producer_subs)
+  SELECT fresh.partition_id, g.tail + min(fresh.n), g.tail + max(fresh.n), g.created_at,
+         array_agg(fresh.message_id ORDER BY fresh.n), array_agg(fresh.transaction_id ORDER BY fresh.n),
+         array_agg(fresh.trace_id ORDER BY fresh.n), array_agg(fresh.payload ORDER BY fresh.n),
+         CASE WHEN bool_or(fresh.producer_sub IS NOT NULL) THEN array_agg(fresh.producer_sub ORDER BY fresh.n) END
+  FROM fresh
+  JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
+    ON g.partition_id = fresh.partition_id
+  GROUP BY fresh.partition_id, g.tail, g.created_at, (fresh.n - 1) / c_chunk;
 
-    v_start := 1;
-    WHILE v_start <= cardinality(v_fresh) LOOP
-      v_chunk := v_fresh[v_start:v_start + c_chunk - 1];
-      SELECT CASE WHEN bool_or(p_producer_sub[c.i] IS NOT NULL)
-                  THEN array_agg(p_producer_sub[c.i] ORDER BY c.n) END
-      INTO v_subs
-      FROM unnest(v_chunk) WITH ORDINALITY AS c (i, n);
-      INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids,
-                                  transaction_ids, trace_ids, payloads, producer_subs)
-      SELECT v_partition.id, v_first + v_start - 1, v_first + v_start + cardinality(v_chunk) - 2, v_created,
-             array_agg(p_message_id[c.i] ORDER BY c.n), array_agg(p_transaction_id[c.i] ORDER BY c.n),
-             array_agg(p_trace_id[c.i] ORDER BY c.n), array_agg(p_payload[c.i] ORDER BY c.n), v_subs
-      FROM unnest(v_chunk) WITH ORDINALITY AS c (i, n);
-      v_start := v_start + c_chunk;
-    END LOOP;
+  UPDATE queen.partitions p
+  SET tail = g.tail + written.count, last_push_at = g.created_at
+  FROM (SELECT t.partition_id, count(*) AS count
+        FROM unnest(v_state, v_partition_of) AS t (state, partition_id)
+        WHERE t.state = 'fresh' GROUP BY t.partition_id) written
+  JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
+    ON g.partition_id = written.partition_id
+  WHERE p.id = written.partition_id;
 
-    UPDATE queen.partitions p
-    SET tail = v_partition.tail + cardinality(v_fresh), last_push_at = v_created
-    WHERE p.id = v_partition.id;
-
-    PERFORM pg_notify('queen_wake', json_build_object(
-      'origin', p_origin, 'queue', v_queue.name, 'namespace', v_queue.namespace, 'task', v_queue.task)::text);
-  END LOOP;
+  PERFORM pg_notify('queen_wake', json_build_object(
+            'origin', p_origin, 'queue', q.name, 'namespace', q.namespace, 'task', q.task)::text)
+  FROM queen.queues q
+  WHERE q.name IN (SELECT t.queue_name FROM unnest(v_state, p_queue) AS t (state, queue_name) WHERE t.state = 'fresh');
 
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.
   RETURN QUERY
-  WITH batch AS (
-    SELECT b.i, min(b.i) OVER (PARTITION BY v_partition_of[b.i], p_transaction_id[b.i]) AS first_i
-    FROM generate_series(1, v_count) AS b (i)
+  WITH items AS (
+    SELECT t.* FROM unnest(v_state, v_partition_of, v_first_of, v_stored_offset, p_message_id, p_queue)
+      WITH ORDINALITY AS t (state, partition_id, first_i, stored_offset, message_id, queue_name, i)
   )
-  SELECT batch.i::integer,
-         CASE WHEN v_state[batch.first_i] = 'rejected' THEN 'failed'
-              WHEN v_state[batch.first_i] = 'fresh' AND batch.i = batch.first_i THEN 'queued'
+  SELECT a.i::integer,
+         CASE WHEN f.state = 'rejected' THEN 'failed'
+              WHEN a.state = 'fresh' THEN 'queued'
               ELSE 'duplicate' END,
-         CASE WHEN v_state[batch.first_i] = 'rejected' THEN NULL
-              WHEN v_state[batch.first_i] = 'fresh' THEN p_message_id[batch.first_i]
-              ELSE (SELECT s.message_ids[k.message_offset - s.first_offset + 1]
-                    FROM queen.message_keys k
-                    JOIN queen.segments s ON s.partition_id = k.partition_id
-                                         AND s.last_offset >= k.message_offset
-                                         AND s.first_offset <= k.message_offset
-                    WHERE k.partition_id = v_partition_of[batch.i] AND k.transaction_id = p_transaction_id[batch.i]
+         CASE WHEN f.state = 'rejected' THEN NULL
+              WHEN f.state = 'fresh' THEN f.message_id
+              ELSE (SELECT s.message_ids[a.stored_offset - s.first_offset + 1]
+                    FROM queen.segments s
+                    WHERE s.partition_id = a.partition_id AND s.last_offset >= a.stored_offset
+                    ORDER BY s.last_offset
                     LIMIT 1) END,
-         v_partition_of[batch.i],
-         CASE WHEN v_state[batch.first_i] = 'rejected'
-              THEN format('Queue ''%s'' would exceed max capacity', p_queue[batch.i]) END,
+         a.partition_id,
+         CASE WHEN f.state = 'rejected' THEN format('Queue ''%s'' would exceed max capacity', a.queue_name) END,
          q.namespace,
          q.task
-  FROM batch
-  JOIN queen.queues q ON q.name = p_queue[batch.i];
+  FROM items a
+  JOIN items f ON f.i = a.first_i
+  JOIN queen.queues q ON q.name = a.queue_name;
 END
 $$;
 

@@ -54,7 +54,10 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(
 ) RETURNS TABLE (queue_name text, partition_id uuid, partition_name text, message_offset bigint,
                  message_id uuid, transaction_id text, trace_id uuid, payload text, producer_sub text,
                  created_at text, empty_reason text, hold_ms integer)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see 0001_tables.sql: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
 #variable_conflict use_column
 DECLARE
   c_queue_mode constant text := '__QUEUE_MODE__';

@@ -20,7 +20,10 @@ CREATE OR REPLACE FUNCTION queen.ack_messages(
   p_error text[]
 ) RETURNS TABLE (item integer, success boolean, error text, queue_name text, partition_name text,
                  lease_released boolean, dlq boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see 0001_tables.sql: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := now();
@@ -199,7 +202,10 @@ $$;
 --   milliseconds with a Z, or null). An expired lease is never revived; a lease is never shortened.
 CREATE OR REPLACE FUNCTION queen.lease_extend(p_lease_id uuid, p_seconds integer)
 RETURNS TABLE (outcome text, expires_at text)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see 0001_tables.sql: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
 #variable_conflict use_column
 DECLARE
   v_earliest timestamptz;
@@ -225,7 +231,10 @@ $$;
 -- could not deliver its response). The span is redelivered at once.
 --   Notifies: queen_wake for each affected queue.
 CREATE OR REPLACE FUNCTION queen.lease_release(p_lease_id uuid, p_origin text) RETURNS integer
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see 0001_tables.sql: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
 DECLARE
   v_released integer;
   v_queue record;
