@@ -16,18 +16,13 @@ import { WakeBus } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { createHttpServer, errorReply } from './http/server.js';
 import type { Reply, Route } from './http/route.js';
-import { ackRoutes } from './http/routes/ack.js';
-import { healthRoutes } from './http/routes/health.js';
-import { popRoutes } from './http/routes/pop.js';
-import { pushRoutes } from './http/routes/push.js';
-import { queueRoutes } from './http/routes/queues.js';
+import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Services } from './services.js';
-import { cursorAck, cursorClaim, leaseExtend, leaseRelease } from './store/cursors.js';
+import { cursorAck, cursorClaim } from './store/cursors.js';
 import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
-import { queueConfigure, queueDelete, queueDescribe } from './store/queues.js';
 import { segmentAppend } from './store/segments.js';
 import { WakeListener } from './store/wake-listener.js';
 
@@ -119,29 +114,18 @@ export class Broker {
       version: VERSION,
       serverId: config.serverId,
       encryptionConfigured: false,
+      db: pool,
       push,
       pop,
       ack,
-      queues: {
-        configure: (params) => queueConfigure(pool, params),
-        describe: (params) => queueDescribe(pool, params),
-        delete: (params) => queueDelete(pool, params),
-      },
-      extendLease: (leaseId, seconds) => leaseExtend(pool, { leaseId, seconds }),
-      releaseLease: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+      bus,
       health: {
         databaseReachable: () => databaseReachable(pool),
         draining: () => lifecycle.draining,
       },
     };
 
-    const routes: Route[] = [
-      ...healthRoutes(services),
-      ...queueRoutes(services),
-      ...pushRoutes(services),
-      ...popRoutes(services),
-      ...ackRoutes(services),
-    ];
+    const routes = routeTable(services);
     const toReply = (error: unknown, route: Route): Reply => {
       const mapped = toWireError(error, route.popShape === true);
       if (mapped instanceof HttpError) return errorReply(mapped);

@@ -1,13 +1,14 @@
-/** What the HTTP routes may call: the core services and the few store operations they use directly. */
+/**
+ * What the HTTP routes may use: the core services, the wake bus, and the database handle that they pass to
+ * `store/` functions (routes never write SQL themselves).
+ */
+import type pg from 'pg';
 import type { Config } from './config.js';
 import type { AckService } from './core/ack.js';
 import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
+import type { WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
-import type { LeaseExtendResult } from './store/cursors.js';
-import type { queueConfigure, queueDescribe } from './store/queues.js';
-
-type WithoutDb<F> = F extends (db: never, ...rest: infer A) => infer R ? (...args: A) => R : never;
 
 /** The broker's services, as the HTTP layer sees them. */
 export interface Services {
@@ -16,15 +17,12 @@ export interface Services {
   version: string;
   serverId: string;
   encryptionConfigured: boolean;
+  /** The pool: handed to `store/` functions. */
+  db: pg.Pool;
   push: PushService;
   pop: PopService;
   ack: AckService;
-  queues: {
-    configure: WithoutDb<typeof queueConfigure>;
-    describe: WithoutDb<typeof queueDescribe>;
-    delete: (params: { name: string }) => Promise<boolean>;
-  };
-  extendLease(leaseId: string, seconds: number): Promise<LeaseExtendResult>;
-  releaseLease(leaseId: string): Promise<void>;
+  /** Parked pops; `signal` wakes those interested in a queue after a commit. */
+  bus: WakeBus;
   health: { databaseReachable(): Promise<boolean>; draining(): boolean };
 }

@@ -2,7 +2,7 @@
 import { badRequest } from '../../errors.js';
 import type { AckRequestItem } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
-import type { AckResult } from '../../store/cursors.js';
+import { leaseExtend, type AckResult } from '../../store/cursors.js';
 import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 
@@ -71,7 +71,7 @@ export function ackRoutes(services: Services): Route[] {
       async handle({ params, body }) {
         const leaseId = params.leaseId ?? '';
         const seconds = typeof body.seconds === 'number' && Number.isInteger(body.seconds) && body.seconds > 0 ? Math.min(body.seconds, MAX_LEASE_SECONDS) : 60;
-        const result = isUuid(leaseId) ? await services.extendLease(leaseId.toLowerCase(), seconds) : { outcome: 'not_found' as const, expiresAt: null };
+        const result = isUuid(leaseId) ? await leaseExtend(services.db, { leaseId: leaseId.toLowerCase(), seconds }) : { outcome: 'not_found' as const, expiresAt: null };
         const error = result.outcome === 'extended' ? null : result.outcome === 'expired' ? 'Lease already expired' : 'Lease not found';
         return {
           status: 200,

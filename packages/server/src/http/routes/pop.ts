@@ -5,7 +5,7 @@
 import { popBadRequest } from '../../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
 import type { PopRequest, PopResult } from '../../core/pop.js';
-import type { ClaimedMessage } from '../../store/cursors.js';
+import { leaseRelease, type ClaimedMessage } from '../../store/cursors.js';
 import type { Services } from '../../services.js';
 import type { Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
@@ -68,7 +68,7 @@ async function serve(services: Services, request: PopRequest, ctx: RequestContex
   if (result.kind === 'empty') return { status: 204, headers: { 'X-Queen-Empty-Reason': result.reason } };
   if (ctx.signal.aborted) {
     // The client left before the 200 could be written: hand the span back rather than let it time out.
-    if (result.leaseId !== '') await services.releaseLease(result.leaseId).catch(() => undefined);
+    if (result.leaseId !== '') await leaseRelease(services.db, { leaseId: result.leaseId, origin: '' }).catch(() => undefined);
     return { status: 204 };
   }
   return { status: 200, body: popBody(request.queue ?? '', request.group, result.leaseId, result.messages) };

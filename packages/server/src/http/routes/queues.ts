@@ -4,6 +4,7 @@ import { deriveScope, isValidName } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { Services } from '../../services.js';
+import { queueConfigure, queueDelete, queueDescribe } from '../../store/queues.js';
 import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
@@ -21,7 +22,7 @@ export function queueRoutes(services: Services): Route[] {
         if (!isValidName(body.queue)) throw badRequest('Invalid queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
-        const { queue, defaultPartitionId } = await services.queues.configure({
+        const { queue, defaultPartitionId } = await queueConfigure(services.db, {
           name: body.queue,
           namespace: typeof body.namespace === 'string' ? body.namespace : derived.namespace,
           task: typeof body.task === 'string' ? body.task : derived.task,
@@ -48,7 +49,7 @@ export function queueRoutes(services: Services): Route[] {
       path: '/api/v1/resources/queues/:queue',
       access: 'READ_ONLY',
       async handle({ params }) {
-        const found = await services.queues.describe({ name: params.queue ?? '' });
+        const found = await queueDescribe(services.db, { name: params.queue ?? '' });
         if (found === null) throw adminNotFound({ error: 'Queue not found' });
         const partitions = found.partitions.map((p) => {
           const stats = partitionCounts(p);
@@ -76,7 +77,7 @@ export function queueRoutes(services: Services): Route[] {
       access: 'ADMIN',
       async handle({ params }) {
         const name = params.queue ?? '';
-        const existed = await services.queues.delete({ name });
+        const existed = await queueDelete(services.db, { name });
         return { status: 200, body: { deleted: true, queue: name, existed } };
       },
     },

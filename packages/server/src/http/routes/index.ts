@@ -1,0 +1,19 @@
+/** The route table (API.md 3): every route family of the broker, in one list. */
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+import { ackRoutes } from './ack.js';
+import { healthRoutes } from './health.js';
+import { popRoutes } from './pop.js';
+import { pushRoutes } from './push.js';
+import { queueRoutes } from './queues.js';
+
+/** All routes, built over the broker's services. */
+export function routeTable(services: Services): Route[] {
+  return [
+    ...healthRoutes(services),
+    ...queueRoutes(services),
+    ...pushRoutes(services),
+    ...popRoutes(services),
+    ...ackRoutes(services),
+  ];
+}
