@@ -79,11 +79,11 @@ BEGIN
   FOR v_pair IN
     SELECT t.pid, t.grp, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.retry_limit, q.retry_delay,
            p.name AS pname,
-           array_agg(t.i ORDER BY v_offset[t.i], t.i) AS items
-    FROM unnest(p_partition_id, p_group) WITH ORDINALITY AS t (pid, grp, i)
+           array_agg(t.i::integer ORDER BY t.k, t.i) AS items
+    FROM unnest(p_partition_id, p_group, v_offset) WITH ORDINALITY AS t (pid, grp, k, i)
     JOIN queen.partitions p ON p.id = t.pid
     JOIN queen.queues q ON q.id = p.queue_id
-    WHERE v_offset[t.i] IS NOT NULL
+    WHERE t.k IS NOT NULL
     GROUP BY t.pid, t.grp, q.id, q.name, q.namespace, q.task, q.retry_limit, q.retry_delay, p.name
     ORDER BY t.pid, t.grp
   LOOP
