@@ -37,6 +37,19 @@ export function itemError(item: PushItem): string | null {
   return null;
 }
 
+/** The stored form of an item that passed its checks: ids minted (UUIDv7), traceId lowercased. */
+export function toAppendItem(item: PushItem, producerSub: string | null): AppendItem {
+  return {
+    queue: item.queue,
+    partition: item.partition,
+    messageId: uuidv7(),
+    transactionId: item.transactionId ?? uuidv7(),
+    traceId: item.traceId?.toLowerCase() ?? null,
+    payload: item.payload,
+    producerSub,
+  };
+}
+
 /** Accepts pushes and answers each item after the commit. */
 export class PushService {
   private readonly coalescer: Coalescer<AppendItem, AppendResult>;
@@ -60,15 +73,7 @@ export class PushService {
         outcomes[index] = { status: 'failed', transactionId: item.transactionId, queue: item.queue, partition: item.partition, error };
         return;
       }
-      accepted.push({
-        queue: item.queue,
-        partition: item.partition,
-        messageId: uuidv7(),
-        transactionId: item.transactionId ?? uuidv7(),
-        traceId: item.traceId?.toLowerCase() ?? null,
-        payload: item.payload,
-        producerSub,
-      });
+      accepted.push(toAppendItem(item, producerSub));
       acceptedIndex.push(index);
     });
 

@@ -11,7 +11,8 @@ const MAX_LEASE_SECONDS = 315_360_000;
 
 const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestItem {
+/** Reads one ack's fields (ids already type-checked by the caller); `group` is the group that applies. */
+export function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestItem {
   return {
     transactionId: fields.transactionId as string,
     partitionId: fields.partitionId as string,
@@ -41,6 +42,7 @@ export function ackRoutes(services: Services): Route[] {
         if (typeof body.partitionId !== 'string') throw badRequest('partitionId is required to ensure message uniqueness');
         const item = ackItem(body, body.consumerGroup);
         const [result] = await services.ack.ack([item]);
+        services.metrics.recorder.acked([item], [result!]);
         return { status: 200, body: [ackWire(result!, 0, item.transactionId)] };
       },
     },
@@ -60,6 +62,7 @@ export function ackRoutes(services: Services): Route[] {
           return ackItem(fields, topGroup ?? fields.consumerGroup);
         });
         const results = await services.ack.ack(items);
+        services.metrics.recorder.acked(items, results);
         return { status: 200, body: results.map((r, i) => ackWire(r, i, items[i]!.transactionId)) };
       },
     },

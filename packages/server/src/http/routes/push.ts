@@ -5,8 +5,11 @@ import type { PushItem, PushOutcome } from '../../core/push.js';
 import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 
-/** Type-checks the items of a push body (also used by transactions); a failure writes nothing. */
-export function parsePushItems(raw: unknown): PushItem[] {
+/**
+ * Type-checks the items of a push body (also used by transactions); a failure writes nothing. An absent or
+ * null payload is stored as `absentPayload` (push: null; transactions: {}).
+ */
+export function parsePushItems(raw: unknown, absentPayload: unknown = null): PushItem[] {
   if (!Array.isArray(raw)) throw badRequest('items array is required');
   return raw.map((item: unknown) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw badRequest('Each item must be an object');
@@ -23,7 +26,7 @@ export function parsePushItems(raw: unknown): PushItem[] {
     return {
       queue,
       partition: partition ?? DEFAULT_PARTITION,
-      payload: JSON.stringify(fields.payload === undefined ? null : fields.payload),
+      payload: JSON.stringify(fields.payload === undefined || fields.payload === null ? absentPayload : fields.payload),
       transactionId: transactionId === undefined || transactionId === '' ? null : transactionId,
       traceId: traceId ?? null,
     };
@@ -55,6 +58,7 @@ export function pushRoutes(services: Services): Route[] {
       async handle(ctx) {
         const items = parsePushItems(ctx.body.items);
         const outcomes = await services.push.push(items, ctx.subject);
+        services.metrics.recorder.pushed(outcomes);
         return { status: 201, body: outcomes.map(pushResultWire) };
       },
     },

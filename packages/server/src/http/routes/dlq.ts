@@ -1,0 +1,38 @@
+/** `GET /api/v1/dlq` (API.md 7.5): every filter honoured, newest failure first, with the total. */
+import type { Services } from '../../services.js';
+import { deadLetterList } from '../../store/dead-letters.js';
+import type { Route } from '../route.js';
+import { pageOf } from '../pagination.js';
+import { timestampParam } from './listing.js';
+
+/** The DLQ listing route. */
+export function dlqRoutes(services: Services): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/dlq',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const { limit, offset } = pageOf(query, 100, 1000);
+        const { entries, total } = await deadLetterList(services.db, {
+          filter: {
+            queue: query.string('queue'),
+            consumerGroup: query.string('consumerGroup'),
+            partition: query.string('partition'),
+            from: timestampParam(query, 'from'),
+            to: timestampParam(query, 'to'),
+          },
+          limit,
+          offset,
+        });
+        const messages = entries.map(({ payload, ...entry }) => ({
+          id: entry.id, transactionId: entry.transactionId, partitionId: entry.partitionId, queue: entry.queue,
+          partition: entry.partition, consumerGroup: entry.consumerGroup, errorMessage: entry.errorMessage,
+          retryCount: entry.retryCount, data: payload === null ? null : (JSON.parse(payload) as unknown),
+          producerSub: entry.producerSub, createdAt: entry.createdAt, failedAt: entry.failedAt,
+        }));
+        return { status: 200, body: { messages, total, pagination: { limit, offset } } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,161 @@
+/**
+ * The message routes (API.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
+ * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
+ */
+import { adminNotFound } from '../../errors.js';
+import { MessageAdmin } from '../../core/message-admin.js';
+import { consumptionMode } from '../../core/message-status.js';
+import { describeMessage, listMessages, messageKey, type MessageSummary } from '../../core/messages.js';
+import { effectiveGroup } from '../../core/names.js';
+import type { Services } from '../../services.js';
+import { messageDeadLetter, messageDelete, messageRequeue, queueClear } from '../../store/message-admin.js';
+import { cursorFactsFind, messageDescribe, messageList, messageReadSnapshot, queueConsumerMode, type MessageFilter } from '../../store/messages.js';
+import type { Query } from '../query.js';
+import { pageOf } from '../pagination.js';
+import type { Route } from '../route.js';
+import { timestampParam } from './listing.js';
+
+const MESSAGE_NOT_FOUND = 'Message not found';
+
+/** The administrative operations over the broker's database, shared by the message and queue-clear routes. */
+export function messageAdmin(services: Services): MessageAdmin {
+  const { db, serverId: origin } = services;
+  return new MessageAdmin(
+    {
+      delete: (params) => messageDelete(db, params),
+      requeue: (params) => messageRequeue(db, { origin, ...params }),
+      deadLetter: (params) => messageDeadLetter(db, { origin, ...params }),
+      clear: (params) => queueClear(db, { origin, ...params }),
+    },
+    (signal) => services.bus.signal(signal),
+  );
+}
+
+function listFilter(query: Query): MessageFilter {
+  return {
+    queue: query.string('queue'),
+    partition: query.string('partition'),
+    namespace: query.string('ns') ?? query.string('namespace'),
+    task: query.string('task'),
+    from: timestampParam(query, 'from'),
+    to: timestampParam(query, 'to'),
+  };
+}
+
+function summaryWire(m: MessageSummary): Record<string, unknown> {
+  return {
+    id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
+    queue: m.queue, partition: m.partition, namespace: m.namespace, task: m.task, status: m.status,
+    queueStatus: m.queueStatus, busStatus: m.busStatus, traceId: m.traceId, producerSub: m.producerSub,
+    queuePriority: m.priority, createdAt: m.createdAt, leaseExpiresAt: m.leaseExpiresAt,
+  };
+}
+
+/** The message routes. */
+export function messageRoutes(services: Services): Route[] {
+  const admin = messageAdmin(services);
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/messages',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const filter = listFilter(query);
+        const { limit, offset } = pageOf(query, 200, 1000);
+        const status = query.string('status');
+        const { messages, mode } = await messageReadSnapshot(services.db, async (client) => {
+          const reader = {
+            page: (page: { limit: number; offset: number }) => messageList(client, { filter, ...page }),
+            cursors: (partitionIds: string[]) => cursorFactsFind(client, { partitionIds }),
+          };
+          return {
+            messages: await listMessages(reader, { status, limit, offset }),
+            mode: filter.queue === null ? { hasQueueMode: false, busGroupsCount: 0 } : await queueConsumerMode(client, { queue: filter.queue }),
+          };
+        });
+        return { status: 200, body: { messages: messages.map(summaryWire), mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/messages/:partitionId/:transactionId',
+      access: 'READ_ONLY',
+      async handle({ params }) {
+        const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
+        const facts = key === null ? null : await messageDescribe(services.db, key);
+        if (facts === null) throw adminNotFound({ error: MESSAGE_NOT_FOUND });
+        const detail = describeMessage(facts);
+        return {
+          status: 200,
+          body: {
+            id: facts.id, transactionId: facts.transactionId, partitionId: facts.partitionId,
+            queuePath: `${facts.queue}/${facts.partition}`, queue: facts.queue, partition: facts.partition,
+            namespace: facts.namespace, task: facts.task, status: detail.status, payload: JSON.parse(facts.payload) as unknown,
+            isEncrypted: false, traceId: facts.traceId, producerSub: facts.producerSub, createdAt: facts.createdAt,
+            errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
+            queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,
+          },
+        };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/messages/:partitionId/:transactionId',
+      access: 'READ_WRITE',
+      async handle({ params }) {
+        const partitionId = params.partitionId ?? '';
+        const transactionId = params.transactionId ?? '';
+        const deleted = await admin.delete(partitionId, transactionId);
+        if (!deleted) throw adminNotFound({ success: false, partitionId, transactionId, message: MESSAGE_NOT_FOUND });
+        return { status: 200, body: { success: true, partitionId, transactionId, message: 'Message deleted successfully' } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/messages/:partitionId/:transactionId/retry',
+      access: 'READ_WRITE',
+      body: 'optional',
+      async handle({ params }) {
+        const partitionId = params.partitionId ?? '';
+        const transactionId = params.transactionId ?? '';
+        const result = await admin.requeue(partitionId, transactionId);
+        switch (result.outcome) {
+          case 'requeued':
+            return {
+              status: 200,
+              body: { success: true, partitionId, transactionId, newTransactionId: result.newTransactionId, messageId: result.messageId, dlqEntriesRemoved: result.dlqEntriesRemoved },
+            };
+          case 'not_found':
+            throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
+          case 'not_in_dlq':
+            return { status: 200, body: { success: false, error: 'Message is not in the DLQ' } };
+          case 'failed':
+            return { status: 200, body: { success: false, error: result.error } };
+        }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/messages/:partitionId/:transactionId/dlq',
+      access: 'READ_WRITE',
+      body: 'optional',
+      async handle({ params, body }) {
+        const partitionId = params.partitionId ?? '';
+        const transactionId = params.transactionId ?? '';
+        const group = typeof body.consumerGroup === 'string' ? body.consumerGroup : null;
+        const error = typeof body.error === 'string' ? body.error : null;
+        const outcome = await admin.moveToDlq(partitionId, transactionId, group, error);
+        switch (outcome) {
+          case 'moved':
+            return { status: 200, body: { success: true, partitionId, transactionId, consumerGroup: effectiveGroup(group), dlq: true } };
+          case 'not_found':
+            throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
+          case 'not_head':
+            return { status: 200, body: { success: false, error: 'Message is not at the head of the consumer group' } };
+          case 'consumed':
+            return { status: 200, body: { success: false, error: 'Message already consumed by this consumer group' } };
+        }
+      },
+    },
+  ];
+}

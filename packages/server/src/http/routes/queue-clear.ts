@@ -1,0 +1,26 @@
+/** `DELETE /api/v1/queues/:queue/clear[?partition=<name>]` (API.md 7.3). */
+import { adminNotFound } from '../../errors.js';
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+import { messageAdmin } from './messages.js';
+
+/** The queue clear route. */
+export function queueClearRoutes(services: Services): Route[] {
+  const admin = messageAdmin(services);
+  return [
+    {
+      method: 'DELETE',
+      path: '/api/v1/queues/:queue/clear',
+      access: 'ADMIN',
+      async handle({ params, query }) {
+        const queue = params.queue ?? '';
+        const partition = query.string('partition');
+        const result = await admin.clear(queue, partition);
+        if (result.outcome !== 'cleared') {
+          throw adminNotFound({ success: false, error: result.outcome === 'queue_not_found' ? 'Queue not found' : 'Partition not found' });
+        }
+        return { status: 200, body: { success: true, queue, partition, deletedMessages: result.deletedMessages } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,62 @@
+/**
+ * `POST /api/v1/transaction` (API.md 7.1): every 400 is checked over the whole request before anything runs;
+ * an unknown operation type is not a 400 but fails the transaction when its turn comes.
+ */
+import { badRequest } from '../../errors.js';
+import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
+import type { Services } from '../../services.js';
+import { transactionRun } from '../../store/transaction.js';
+import type { Route } from '../route.js';
+import { ackItem } from './ack.js';
+import { parsePushItems } from './push.js';
+
+/** Type-checks the operations of a transaction body. */
+export function parseOperations(raw: unknown): TransactionOperation[] {
+  if (!Array.isArray(raw)) throw badRequest('operations array required');
+  if (raw.length === 0) throw badRequest('operations array cannot be empty');
+  return raw.map((op: unknown): TransactionOperation => {
+    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw badRequest('Each operation must be an object');
+    const fields = op as Record<string, unknown>;
+    if (fields.type === 'push') {
+      if (!Array.isArray(fields.items)) throw badRequest('push operation requires an items array');
+      return { type: 'push', items: parsePushItems(fields.items, {}) };
+    }
+    if (fields.type === 'ack') {
+      if (typeof fields.transactionId !== 'string' || typeof fields.partitionId !== 'string') {
+        throw badRequest('ack operation requires transactionId and partitionId');
+      }
+      return { type: 'ack', item: ackItem(fields, fields.consumerGroup) };
+    }
+    return { type: 'unknown', rawType: fields.type };
+  });
+}
+
+/** `requiredLeases`: the string elements of an array; anything else is no list. */
+function parseRequiredLeases(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.filter((id): id is string => typeof id === 'string') : [];
+}
+
+/** The transaction route. */
+export function transactionRoutes(services: Services): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/transaction',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ body, subject }) {
+        const operations = parseOperations(body.operations);
+        const requiredLeases = parseRequiredLeases(body.requiredLeases);
+        const outcome = await executeTransaction(operations, requiredLeases, {
+          run: (work) => transactionRun(services.db, { origin: services.serverId, work }),
+          signal: (signal) => services.bus.signal(signal),
+          producerSub: subject,
+        });
+        const reply: Record<string, unknown> = { transactionId: outcome.transactionId, success: outcome.success };
+        if (outcome.error !== undefined) reply.error = outcome.error;
+        reply.results = outcome.results;
+        return { status: 200, body: reply };
+      },
+    },
+  ];
+}
