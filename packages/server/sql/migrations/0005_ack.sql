@@ -157,8 +157,10 @@ BEGIN
                coalesce(p_error[v_i], CASE WHEN v_status = 'dlq' THEN 'Moved to DLQ by consumer'
                                            ELSE 'Retries exhausted' END),
                v_retries
-        FROM queen.segments s
-        WHERE s.partition_id = v_pair.pid AND s.last_offset >= v_k AND s.first_offset <= v_k;
+        FROM (SELECT * FROM queen.segments s
+              WHERE s.partition_id = v_pair.pid AND s.last_offset >= v_k
+              ORDER BY s.last_offset LIMIT 1) s
+        WHERE s.first_offset <= v_k;
         v_dlq[v_i] := true;
         v_committed := v_k;
         v_retries := 0;

@@ -2,8 +2,9 @@
  * Message counts of the queue detail view (API.md 7.2), derived from per-partition facts.
  *
  * The reference cursor of a partition is the queue-mode cursor if queue mode contacted it, else the lowest
- * named-group cursor, else 0. Retained offsets form the range [first retained, tail] (retention removes
- * whole segments from the front), so counts over offset ranges are interval arithmetic.
+ * named-group cursor, else 0. Retained offsets are the range [first retained, tail] (retention removes
+ * whole segments from the front) minus the gaps individual message deletes left, so counts over offset
+ * ranges are interval arithmetic.
  */
 import type { PartitionFacts } from '../store/queues.js';
 import { QUEUE_MODE } from './names.js';
@@ -18,17 +19,26 @@ export interface MessageCounts {
   deadLetter: number;
 }
 
+/** The reference cursor of a partition: queue mode's if it contacted it, else the lowest named group's, else 0. */
+export function referenceCursor(facts: Pick<PartitionFacts, 'cursors'>): number {
+  const queueMode = facts.cursors.find((c) => c.group === QUEUE_MODE);
+  const named = facts.cursors.filter((c) => c.group !== QUEUE_MODE).map((c) => Number(c.committed));
+  return queueMode ? Number(queueMode.committed) : named.length > 0 ? Math.min(...named) : 0;
+}
+
 /** Counts for one partition. */
 export function partitionCounts(facts: PartitionFacts): MessageCounts {
   const total = Number(facts.total);
   const tail = Number(facts.tail);
   const first = facts.first_retained === null ? tail + 1 : Number(facts.first_retained);
-  // Retained messages with offset in (low, high].
-  const retainedIn = (low: number, high: number): number => Math.max(0, Math.min(high, tail) - Math.max(low, first - 1));
+  // Retained messages with offset in (low, high]: the range minus the holes deleted messages left.
+  const retainedIn = (low: number, high: number): number => {
+    let count = Math.max(0, Math.min(high, tail) - Math.max(low, first - 1));
+    for (const [from, to] of facts.gaps ?? []) count -= Math.max(0, Math.min(high, to) - Math.max(low, from - 1));
+    return Math.max(0, count);
+  };
 
-  const queueMode = facts.cursors.find((c) => c.group === QUEUE_MODE);
-  const named = facts.cursors.filter((c) => c.group !== QUEUE_MODE).map((c) => Number(c.committed));
-  const reference = queueMode ? Number(queueMode.committed) : named.length > 0 ? Math.min(...named) : 0;
+  const reference = referenceCursor(facts);
 
   // Live lease spans (committed, spanEnd] of every group, merged so overlapping spans count once.
   const spans = facts.cursors

@@ -1,6 +1,6 @@
 /**
- * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`) and the detail view
- * of `GET /api/v1/resources/queues/:queue`.
+ * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`), the detail view
+ * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of API.md 7.2.
  */
 import type pg from 'pg';
 
@@ -60,22 +60,34 @@ export interface PartitionFacts {
   oldest_message: string | null;
   newest_message: string | null;
   dead_letters: string;
+  /** Offset ranges [from, to] between the first retained offset and the tail that hold no message (deleted). */
+  gaps?: Array<[number, number]>;
   cursors: Array<{ group: string; committed: number; span_end: number | null; live: boolean; retry_count: number }>;
 }
 
-/** Loads a queue with its partition facts, or null when the queue does not exist. */
-export async function queueDescribe(db: pg.Pool, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
-  const queue = await db.query<QueueRow>(
-    `SELECT q.*, queen.format_millis(q.created_at) AS created_at FROM queen.queues q WHERE q.name = $1`,
-    [params.name],
-  );
-  const row = queue.rows[0];
-  if (row === undefined) return null;
-  const partitions = await db.query<PartitionFacts>(
-    `SELECT p.id, p.name, queen.format_millis(p.created_at) AS created_at, p.tail,
+/** Partition facts together with the id of the partition's queue. */
+export type LocatedPartitionFacts = PartitionFacts & { queue_id: string };
+
+/**
+ * Facts of every partition of `queueIds` and of each partition of `partitionIds`, oldest partition first:
+ * the one source of the message counts of API.md 7.2.
+ */
+export async function partitionFactsList(
+  db: pg.Pool,
+  params: { queueIds: string[]; partitionIds: string[] },
+): Promise<LocatedPartitionFacts[]> {
+  const result = await db.query<LocatedPartitionFacts>(
+    `SELECT p.queue_id, p.id, p.name, queen.format_millis(p.created_at) AS created_at, p.tail,
             seg.first_retained, coalesce(seg.total, 0) AS total,
             queen.format_millis(seg.oldest) AS oldest_message, queen.format_millis(seg.newest) AS newest_message,
             (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id) AS dead_letters,
+            coalesce((SELECT json_agg(json_build_array(g.from_offset, g.to_offset))
+                      FROM (SELECT lag(s.last_offset) OVER (ORDER BY s.last_offset) + 1 AS from_offset,
+                                   s.first_offset - 1 AS to_offset
+                            FROM queen.segments s WHERE s.partition_id = p.id
+                            UNION ALL
+                            SELECT max(s.last_offset) + 1, p.tail FROM queen.segments s WHERE s.partition_id = p.id) g
+                      WHERE g.from_offset <= g.to_offset), '[]') AS gaps,
             coalesce((SELECT json_agg(json_build_object(
                         'group', c.consumer_group, 'committed', c.committed, 'span_end', c.lease_span_end,
                         'live', coalesce(c.lease_expires_at > now(), false), 'retry_count', c.retry_count))
@@ -86,9 +98,20 @@ export async function queueDescribe(db: pg.Pool, params: { name: string }): Prom
               min(s.created_at) AS oldest, max(s.created_at) AS newest
        FROM queen.segments s WHERE s.partition_id = p.id
      ) seg ON true
-     WHERE p.queue_id = $1
+     WHERE p.queue_id = ANY ($1::uuid[]) OR p.id = ANY ($2::uuid[])
      ORDER BY p.created_at, p.id`,
-    [row.id],
+    [params.queueIds, params.partitionIds],
   );
-  return { queue: row, partitions: partitions.rows };
+  return result.rows;
+}
+
+/** Loads a queue with its partition facts, or null when the queue does not exist. */
+export async function queueDescribe(db: pg.Pool, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
+  const queue = await db.query<QueueRow>(
+    `SELECT q.*, queen.format_millis(q.created_at) AS created_at FROM queen.queues q WHERE q.name = $1`,
+    [params.name],
+  );
+  const row = queue.rows[0];
+  if (row === undefined) return null;
+  return { queue: row, partitions: await partitionFactsList(db, { queueIds: [row.id], partitionIds: [] }) };
 }

@@ -417,6 +417,26 @@ describe('GET /api/v1/resources/queues/:queue', () => {
   });
 });
 
+describe('queue detail counts with deleted messages', () => {
+  test('a message deleted in the middle of a partition is counted nowhere', async () => {
+    const queue = uniqueQueue('gaps');
+    const pushed = await api.push(['m1', 'm2', 'm3', 'm4'].map((id) => ({ queue, partition: 'P', transactionId: id, payload: id })));
+    const partitionId = pushed.json[0].partition_id as string;
+    const deleted = await api.del(`/api/v1/messages/${partitionId}/m2`);
+    assert.equal(deleted.json.success, true);
+
+    const first = await api.get(`/api/v1/pop/queue/${queue}?batch=1&autoAck=true`);
+    assert.deepEqual(first.json.messages.map((m: any) => m.transactionId), ['m1']);
+    let stats = (await api.get(detailPath(queue))).json.partitions[0].stats;
+    assert.deepEqual(stats, { total: 3, pending: 2, processing: 0, completed: 1, failed: 0, deadLetter: 0 });
+
+    const rest = await api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
+    assert.deepEqual(rest.json.messages.map((m: any) => m.transactionId), ['m3', 'm4']);
+    stats = (await api.get(detailPath(queue))).json.partitions[0].stats;
+    assert.deepEqual(stats, { total: 3, pending: 0, processing: 0, completed: 3, failed: 0, deadLetter: 0 });
+  });
+});
+
 describe('DELETE /api/v1/resources/queues/:queue', () => {
   test('deletes the queue and everything under it; a second delete answers existed:false', async () => {
     const queue = uniqueQueue('delete');

@@ -1,0 +1,138 @@
+/**
+ * Consumer groups (API.md 7.7): listing, lagging pairs, one group's detail, deletion and subscription
+ * re-timing. Seek lives in seek.ts. A group name in the path follows the naming rule of API.md 1.10
+ * (like `consumerGroup` on pop): an invalid one is a 400 `Invalid consumerGroup` on every route.
+ */
+import { badRequest } from '../../errors.js';
+import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
+import { isValidName } from '../../core/names.js';
+import { parseTimestamp } from '../../core/timestamps.js';
+import type { Services } from '../../services.js';
+import { groupCursorList, groupDelete, subscriptionList, subscriptionRetime } from '../../store/consumer-groups.js';
+import type { Query } from '../query.js';
+import type { Route } from '../route.js';
+
+const DEFAULT_MIN_LAG_SECONDS = 3600;
+
+/** The group of the path, checked against the naming rule. */
+export function groupParam(params: Record<string, string>): string {
+  const group = params.group ?? '';
+  if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
+  return group;
+}
+
+/** `deleteMetadata` of the deletion routes: true unless the query says otherwise. */
+const deleteMetadataOf = (query: Query): boolean => query.boolean('deleteMetadata') ?? true;
+
+/** The consumer-group routes other than seek. */
+export function consumerGroupRoutes(services: Services): Route[] {
+  const { db } = services;
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/consumer-groups',
+      access: 'READ_ONLY',
+      async handle() {
+        const [cursors, subscriptions] = await Promise.all([groupCursorList(db, { group: null }), subscriptionList(db, { group: null })]);
+        return { status: 200, body: groupSummaries(cursors, subscriptions) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/consumer-groups/lagging',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const minLagSeconds = query.string('minLagSeconds') === null ? DEFAULT_MIN_LAG_SECONDS : query.integer('minLagSeconds');
+        if (minLagSeconds === null) throw badRequest('minLagSeconds must be an integer');
+        const pairs = laggingPairs(await groupCursorList(db, { group: null }), minLagSeconds);
+        return {
+          status: 200,
+          body: pairs.map(({ facts, lag, lagHours }) => ({
+            consumer_group: facts.group,
+            queue_name: facts.queue_name,
+            partition_name: facts.partition_name,
+            partition_id: facts.partition_id,
+            worker_id: facts.live_lease_id,
+            offset_lag: lag.offsetLag,
+            time_lag_seconds: lag.timeLagSeconds,
+            lag_hours: lagHours,
+            oldest_unconsumed_at: facts.head_created_at,
+            last_consumed_at: facts.last_consumed_at,
+          })),
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/consumer-groups/:group',
+      access: 'READ_ONLY',
+      async handle({ params }) {
+        const cursors = await groupCursorList(db, { group: groupParam(params) });
+        const queues = new Map<string, { partitions: unknown[] }>();
+        for (const facts of cursors) {
+          const lag = pairLag(facts);
+          let queue = queues.get(facts.queue_name);
+          if (queue === undefined) {
+            queue = { partitions: [] };
+            queues.set(facts.queue_name, queue);
+          }
+          queue.partitions.push({
+            partition: facts.partition_name,
+            workerId: facts.live_lease_id,
+            lastConsumedAt: facts.last_consumed_at,
+            totalConsumed: Number(facts.total_consumed),
+            offsetLag: lag.offsetLag,
+            timeLagSeconds: lag.timeLagSeconds,
+            leaseActive: facts.live_lease_id !== null,
+          });
+        }
+        // fromEntries defines own properties: a queue called "__proto__" stays an ordinary key.
+        return { status: 200, body: Object.fromEntries(queues) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/consumer-groups/:group',
+      access: 'ADMIN',
+      async handle({ params, query }) {
+        const group = groupParam(params);
+        const deleteMetadata = deleteMetadataOf(query);
+        const deleted = await groupDelete(db, { group, queue: null, deleteMetadata });
+        return { status: 200, body: { success: true, consumerGroup: group, deletedPartitions: deleted, metadataDeleted: deleteMetadata } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/consumer-groups/:group/queues/:queue',
+      access: 'ADMIN',
+      async handle({ params, query }) {
+        const group = groupParam(params);
+        const queue = params.queue ?? '';
+        const deleteMetadata = deleteMetadataOf(query);
+        // A queue name no queue can have: nothing to delete.
+        const deleted = isValidName(queue) ? await groupDelete(db, { group, queue, deleteMetadata }) : 0;
+        return {
+          status: 200,
+          body: { success: true, consumerGroup: group, queueName: queue, deletedPartitions: deleted, metadataDeleted: deleteMetadata },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/consumer-groups/:group/subscription',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ params, body }) {
+        const group = groupParam(params);
+        const value = body.subscriptionTimestamp;
+        if (value === undefined || value === null) throw badRequest('Missing subscriptionTimestamp in request body');
+        if (typeof value !== 'string') throw badRequest('subscriptionTimestamp must be a string');
+        const now = value.trim().toLowerCase() === 'now';
+        const from = now ? null : parseTimestamp(value);
+        if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } };
+        const { rowsUpdated, newTimestamp } = await subscriptionRetime(db, { group, from });
+        return { status: 200, body: { success: true, consumerGroup: group, newTimestamp, rowsUpdated } };
+      },
+    },
+  ];
+}

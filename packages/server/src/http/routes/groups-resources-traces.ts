@@ -1,0 +1,15 @@
+/**
+ * The routes of the consumer-groups, resources and traces family (API.md 7.2, 7.6, 7.7), registered in the
+ * route table as one block.
+ */
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+import { consumerGroupRoutes } from './consumer-groups.js';
+import { resourceRoutes } from './resources.js';
+import { seekRoutes } from './seek.js';
+import { traceRoutes } from './traces.js';
+
+/** Consumer-group, seek, resource listing and trace routes. */
+export function groupsResourcesTracesRoutes(services: Services): Route[] {
+  return [...consumerGroupRoutes(services), ...seekRoutes(services), ...resourceRoutes(services), ...traceRoutes(services)];
+}

@@ -1,0 +1,93 @@
+/**
+ * The resource listings of API.md 7.2 (the queue detail is in queues.ts): queues, namespaces, tasks, the
+ * overview and partitions. Counts are computed directly from the current state (`statsAge` 0).
+ */
+import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
+import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
+import type { Services } from '../../services.js';
+import { groupCursorList } from '../../store/consumer-groups.js';
+import { partitionFactsList, type PartitionFacts } from '../../store/queues.js';
+import { activitySample, partitionList, queueList, type PartitionListing, type QueueListing } from '../../store/resources.js';
+import { pageOf } from '../pagination.js';
+import type { Route } from '../route.js';
+
+/** One element of the partition listing (a partition deleted meanwhile counts nothing). */
+function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Record<string, unknown> {
+  const { total, pending, processing } = facts === undefined ? sumCounts([]) : partitionCounts(facts);
+  return {
+    id: p.id, name: p.name, queue: p.queue_name, namespace: p.namespace, task: p.task, createdAt: p.created_at,
+    lastActivity: p.last_activity, messages: { total, pending, processing }, consumerGroups: p.consumer_groups,
+  };
+}
+
+/** The resource listing routes. */
+export function resourceRoutes(services: Services): Route[] {
+  const { db } = services;
+  const allQueues = (): Promise<QueueListing[]> => queueList(db, { namespace: null, task: null, limit: null, offset: 0 });
+  const factsOf = (queues: QueueListing[]) => partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+
+  const scopeRoute = (path: string, key: 'namespace' | 'task', field: 'namespaces' | 'tasks'): Route => ({
+    method: 'GET',
+    path,
+    access: 'READ_ONLY',
+    async handle() {
+      const queues = await allQueues();
+      const summaries = scopeSummaries(queues, countsByQueue(await factsOf(queues)), key);
+      return {
+        status: 200,
+        body: { [field]: summaries.map(({ name, ...rest }) => ({ [key]: name, ...rest })) },
+      };
+    },
+  });
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/resources/queues',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const page = pageOf(query, null);
+        const queues = await queueList(db, { namespace: query.string('namespace'), task: query.string('task'), ...page });
+        const counts = countsByQueue(await factsOf(queues));
+        return {
+          status: 200,
+          body: {
+            queues: queues.map((q) => {
+              const { total, pending, processing } = queueCounts(counts, q.id);
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions, messages: { total, pending, processing } };
+            }),
+          },
+        };
+      },
+    },
+    scopeRoute('/api/v1/resources/namespaces', 'namespace', 'namespaces'),
+    scopeRoute('/api/v1/resources/tasks', 'task', 'tasks'),
+    {
+      method: 'GET',
+      path: '/api/v1/resources/overview',
+      access: 'READ_ONLY',
+      async handle() {
+        const queues = await allQueues();
+        const [facts, cursors, sample] = await Promise.all([factsOf(queues), groupCursorList(db, { group: null }), activitySample(db)]);
+        return { status: 200, body: overview(queues, facts, cursors, sample) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/resources/partitions',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const page = pageOf(query, 100);
+        const { total, partitions } = await partitionList(db, {
+          queue: query.string('queue'),
+          namespace: query.string('namespace'),
+          task: query.string('task'),
+          ...page,
+        });
+        const facts = await partitionFactsList(db, { queueIds: [], partitionIds: partitions.map((p) => p.id) });
+        const byId = new Map(facts.map((f) => [f.id, f]));
+        return { status: 200, body: { partitions: partitions.map((p) => partitionEntry(p, byId.get(p.id))), total, pagination: page } };
+      },
+    },
+  ];
+}

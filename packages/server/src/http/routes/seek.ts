@@ -1,0 +1,81 @@
+/**
+ * Seek (API.md 7.7 rules 3-4): move a consumer group's cursors on every partition of a queue, or on one
+ * partition, to the end or to a timestamp. The cursor rules, the lease release and the wake-ups run in
+ * `queen.cursor_seek` (sql/migrations/0007); this module reads the body and shapes the answer.
+ */
+import { adminNotFound, badRequest } from '../../errors.js';
+import { isValidName } from '../../core/names.js';
+import { parseTimestamp } from '../../core/timestamps.js';
+import type { Services } from '../../services.js';
+import { cursorSeek, type SeekTarget } from '../../store/consumer-groups.js';
+import type { Route } from '../route.js';
+import { groupParam } from './consumer-groups.js';
+
+const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
+
+/**
+ * The target of a seek body: `toEnd: true` (it wins over a timestamp sent alongside) or `timestamp`
+ * (ISO-8601). With `emptyMeansEnd` (the partition route) a body carrying neither means the end.
+ */
+export function seekTarget(body: Record<string, unknown>, emptyMeansEnd: boolean): SeekTarget {
+  const { toEnd, timestamp } = body;
+  if (toEnd === true) return { kind: 'end' };
+  if (timestamp !== undefined && timestamp !== null) {
+    const at = typeof timestamp === 'string' ? parseTimestamp(timestamp) : null;
+    if (at === null) throw badRequest('Invalid timestamp');
+    return { kind: 'timestamp', at };
+  }
+  if (emptyMeansEnd && (toEnd === undefined || toEnd === null)) return { kind: 'end' };
+  throw badRequest(NEITHER);
+}
+
+/** The two seek routes. */
+export function seekRoutes(services: Services): Route[] {
+  const { db } = services;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/consumer-groups/:group/queues/:queue/seek',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ params, body }) {
+        const group = groupParam(params);
+        const queue = params.queue ?? '';
+        const target = seekTarget(body, false);
+        const outcome = isValidName(queue) ? await cursorSeek(db, { group, queue, partition: null, target }) : null;
+        if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Queue not found' });
+        return {
+          status: 200,
+          body: {
+            success: true,
+            consumerGroup: group,
+            queueName: queue,
+            seekToEnd: target.kind === 'end',
+            targetTimestamp: outcome.targetAt,
+            partitionsUpdated: outcome.partitions.length,
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek',
+      access: 'READ_WRITE',
+      body: 'optional',
+      async handle({ params, body }) {
+        const group = groupParam(params);
+        const queue = params.queue ?? '';
+        const partition = params.partition ?? '';
+        const target = seekTarget(body, true);
+        const outcome = isValidName(queue) && isValidName(partition) ? await cursorSeek(db, { group, queue, partition, target }) : null;
+        // A missing queue is reported like a missing partition: the route names a partition.
+        if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Partition not found' });
+        const moved = outcome.partitions[0]!;
+        return {
+          status: 200,
+          body: { success: true, consumerGroup: group, queueName: queue, partitionName: moved.name, updated: true, cursorMovedTo: moved.cursorMovedTo },
+        };
+      },
+    },
+  ];
+}

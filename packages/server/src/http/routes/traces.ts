@@ -1,0 +1,97 @@
+/**
+ * Traces (API.md 7.6): consumers record events against a message; operators read them per message, by
+ * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape).
+ */
+import { adminNotFound, badRequest } from '../../errors.js';
+import { effectiveGroup, isValidName } from '../../core/names.js';
+import { isUuid, uuidv7 } from '../../ids.js';
+import type { Services } from '../../services.js';
+import { traceListByName, traceListForMessage, traceNameList, traceRecord } from '../../store/traces.js';
+import { pageOf } from '../pagination.js';
+import type { Route } from '../route.js';
+
+/** A validated `POST /api/v1/traces` body. */
+export interface TraceInput {
+  transactionId: string;
+  partitionId: string;
+  group: string;
+  eventType: string;
+  /** The event data as JSON text. */
+  data: string;
+  names: string[];
+}
+
+/**
+ * Reads a trace body. `consumerGroup` defaults to queue mode, `eventType` to `info`; `traceNames` is a name,
+ * an array of names or null (duplicates dropped). Texts outside API.md: `Invalid consumerGroup`,
+ * `Invalid eventType` (contains NUL) and `Invalid traceNames` (anything but valid names).
+ */
+export function parseTraceInput(body: Record<string, unknown>): TraceInput {
+  const { transactionId, partitionId, data, consumerGroup, eventType, traceNames } = body;
+  if (typeof transactionId !== 'string' || typeof partitionId !== 'string') throw badRequest('transactionId and partitionId are required');
+  if (data === undefined || data === null) throw badRequest('data is required');
+  const group = effectiveGroup(typeof consumerGroup === 'string' ? consumerGroup : null);
+  if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
+  const type = typeof eventType === 'string' && eventType !== '' ? eventType : 'info';
+  if (type.includes('\u0000')) throw badRequest('Invalid eventType');
+  const list = traceNames === undefined || traceNames === null ? [] : Array.isArray(traceNames) ? traceNames : [traceNames];
+  if (!list.every((name): name is string => typeof name === 'string' && isValidName(name))) throw badRequest('Invalid traceNames');
+  return { transactionId, partitionId, group, eventType: type, data: JSON.stringify(data), names: [...new Set(list)] };
+}
+
+/** The stored key of a message, or null when no message can have it (not a UUID; NUL is never stored). */
+function messageKey(partitionId: string, transactionId: string): { partitionId: string; transactionId: string } | null {
+  return isUuid(partitionId) && !transactionId.includes('\u0000') ? { partitionId: partitionId.toLowerCase(), transactionId } : null;
+}
+
+/** The trace routes. */
+export function traceRoutes(services: Services): Route[] {
+  const { db } = services;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/traces',
+      access: 'READ_WRITE',
+      body: 'required',
+      async handle({ body }) {
+        const input = parseTraceInput(body);
+        const key = messageKey(input.partitionId, input.transactionId);
+        const id = uuidv7();
+        const recorded = key !== null && (await traceRecord(db, { ...input, ...key, id, workerId: services.serverId }));
+        if (!recorded) throw adminNotFound({ success: false, error: 'Message not found' });
+        return { status: 201, body: { success: true, traceId: id } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/traces/names',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const page = pageOf(query, 50);
+        const { total, names } = await traceNameList(db, page);
+        return { status: 200, body: { trace_names: names, total, pagination: page } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/traces/by-name/:traceName',
+      access: 'READ_ONLY',
+      async handle({ params, query }) {
+        const name = params.traceName ?? '';
+        const page = pageOf(query, 100);
+        const { total, traces } = isValidName(name) ? await traceListByName(db, { name, ...page }) : { total: 0, traces: [] };
+        return { status: 200, body: { traces, total, pagination: page } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/traces/:partitionId/:transactionId',
+      access: 'READ_ONLY',
+      async handle({ params }) {
+        const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
+        const traces = key === null ? [] : await traceListForMessage(db, key);
+        return { status: 200, body: { traces } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,142 @@
+/**
+ * Consumer-group administration (API.md 7.7): what every (partition, group) cursor looks like, the
+ * subscription records, and the state changes of sql/migrations/0007 (`queen.consumer_group_delete`,
+ * `queen.subscription_retime`, `queen.cursor_seek`), which hold the locking and wake-up rules.
+ *
+ * Ages are computed on the database clock (the same clock that stamped the segments), in whole seconds.
+ */
+import type pg from 'pg';
+
+/** One contacted (partition, group) pair with what its lag is computed from. */
+export interface GroupCursorFacts {
+  group: string;
+  queue_name: string;
+  partition_id: string;
+  partition_name: string;
+  /** Retained messages above the cursor (exact: gaps left by deleted messages are not counted). */
+  offset_lag: string;
+  /** createdAt of the head (the first retained message above the cursor), or null when caught up. */
+  head_created_at: string | null;
+  /** Whole seconds since head_created_at; null when caught up. */
+  head_age_seconds: number | null;
+  /** The lease id while a lease is live, else null. */
+  live_lease_id: string | null;
+  total_consumed: string;
+  last_consumed_at: string | null;
+  /** Whole seconds since the pair's last recorded activity (claim, ack, first contact). */
+  idle_seconds: number;
+}
+
+/** Every contacted pair, or only those of one group; ordered by queue, partition, group. */
+export async function groupCursorList(db: pg.Pool, params: { group: string | null }): Promise<GroupCursorFacts[]> {
+  const result = await db.query<GroupCursorFacts>(
+    `SELECT c.consumer_group AS "group", q.name AS queue_name, p.id AS partition_id, p.name AS partition_name,
+            above.offset_lag, queen.format_millis(above.head_created_at) AS head_created_at,
+            floor(extract(epoch FROM now() - above.head_created_at))::integer AS head_age_seconds,
+            CASE WHEN c.lease_expires_at > now() THEN c.lease_id END AS live_lease_id,
+            c.total_consumed, queen.format_millis(c.last_consumed_at) AS last_consumed_at,
+            floor(extract(epoch FROM now() - c.last_activity_at))::integer AS idle_seconds
+     FROM queen.cursors c
+     JOIN queen.partitions p ON p.id = c.partition_id
+     JOIN queen.queues q ON q.id = p.queue_id
+     CROSS JOIN LATERAL (
+       SELECT coalesce(sum(s.last_offset - greatest(s.first_offset, c.committed + 1) + 1), 0) AS offset_lag,
+              min(s.created_at) AS head_created_at
+       FROM queen.segments s WHERE s.partition_id = p.id AND s.last_offset > c.committed
+     ) above
+     WHERE $1::text IS NULL OR c.consumer_group = $1
+     ORDER BY q.name, p.name, c.consumer_group`,
+    [params.group],
+  );
+  return result.rows;
+}
+
+/** One durable subscription record (API.md 5.7). `partition_name` '' is the queue-wide scope. */
+export interface GroupSubscription {
+  group: string;
+  queue_name: string;
+  partition_name: string;
+  mode: 'new' | 'timestamp';
+  subscribed_from: string;
+  created_at: string;
+  /** Whole seconds since the record was written (by a pop of the group). */
+  idle_seconds: number;
+}
+
+/** Every subscription record, or only those of one group. */
+export async function subscriptionList(db: pg.Pool, params: { group: string | null }): Promise<GroupSubscription[]> {
+  const result = await db.query<GroupSubscription>(
+    `SELECT s.consumer_group AS "group", q.name AS queue_name, s.partition_name, s.mode,
+            queen.format_millis(s.subscribed_from) AS subscribed_from, queen.format_millis(s.created_at) AS created_at,
+            floor(extract(epoch FROM now() - s.created_at))::integer AS idle_seconds
+     FROM queen.subscriptions s JOIN queen.queues q ON q.id = s.queue_id
+     WHERE $1::text IS NULL OR s.consumer_group = $1
+     ORDER BY q.name, s.consumer_group, s.partition_name`,
+    [params.group],
+  );
+  return result.rows;
+}
+
+/** Deletes a group's cursors on every queue (`queue` null) or one queue; returns the rows deleted. */
+export async function groupDelete(db: pg.Pool, params: { group: string; queue: string | null; deleteMetadata: boolean }): Promise<number> {
+  const result = await db.query<{ deleted: number }>('SELECT queen.consumer_group_delete($1, $2, $3) AS deleted', [
+    params.group,
+    params.queue,
+    params.deleteMetadata,
+  ]);
+  return result.rows[0]?.deleted ?? 0;
+}
+
+/** Gives every subscription record of a group the timestamp `from` (null: now) and mode `timestamp`. */
+export async function subscriptionRetime(
+  db: pg.Pool,
+  params: { group: string; from: string | null },
+): Promise<{ rowsUpdated: number; newTimestamp: string }> {
+  const result = await db.query<{ rows_updated: number; new_timestamp: string }>(
+    'SELECT rows_updated, new_timestamp FROM queen.subscription_retime($1, $2::timestamptz)',
+    [params.group, params.from],
+  );
+  const row = result.rows[0]!;
+  return { rowsUpdated: row.rows_updated, newTimestamp: row.new_timestamp };
+}
+
+/** Where a seek moves the cursors: the tail, or just after the newest segment created at or before `at`. */
+export type SeekTarget = { kind: 'end' } | { kind: 'timestamp'; at: string };
+
+/** The outcome of a seek: the partitions moved and the normalised target, or what was missing. */
+export type SeekOutcome =
+  | {
+      kind: 'updated';
+      partitions: Array<{ name: string; cursorMovedTo: string | null }>;
+      /** The target timestamp in milliseconds with a Z; null for a seek to the end. */
+      targetAt: string | null;
+    }
+  | { kind: 'queue_not_found' }
+  | { kind: 'partition_not_found' };
+
+interface SeekRow {
+  outcome: 'updated' | 'queue_not_found' | 'partition_not_found';
+  partition_names: string[];
+  cursors_moved_to: Array<string | null>;
+  target_at: string | null;
+}
+
+/** Seeks a group's cursors on every partition of a queue (`partition` null) or on one partition. */
+export async function cursorSeek(
+  db: pg.Pool,
+  params: { group: string; queue: string; partition: string | null; target: SeekTarget },
+): Promise<SeekOutcome> {
+  const { target } = params;
+  const result = await db.query<SeekRow>(
+    `SELECT outcome, partition_names, cursors_moved_to, target_at
+     FROM queen.cursor_seek($1, $2, $3, $4, $5::timestamptz)`,
+    [params.group, params.queue, params.partition, target.kind === 'end', target.kind === 'timestamp' ? target.at : null],
+  );
+  const row = result.rows[0]!;
+  if (row.outcome !== 'updated') return { kind: row.outcome };
+  return {
+    kind: 'updated',
+    partitions: row.partition_names.map((name, i) => ({ name, cursorMovedTo: row.cursors_moved_to[i] ?? null })),
+    targetAt: row.target_at,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Trace events (API.md 7.6), in `queen.traces` (sql/migrations/0007). An event belongs to the message that
+ * held its (partition, transactionId) when it was recorded: every read joins the message currently retained
+ * under that key (`queen.message_find`) and keeps only the events pinned to it, so the events of a removed
+ * message are never shown, whichever path removed it. Event data and message payloads are stored as JSON
+ * text and parsed here, not cast to `json` in SQL: PostgreSQL's parser rejects the lone-surrogate escapes
+ * that JSON.stringify may write.
+ *
+ * The listings answer a page and the total in one statement (one snapshot): the page is joined laterally
+ * to a single row, so the total comes back even when the page is empty.
+ */
+import type pg from 'pg';
+
+/** A trace event as recorded. */
+export interface TraceEvent {
+  id: string;
+  event_type: string;
+  data: unknown;
+  consumer_group: string;
+  worker_id: string;
+  created_at: string;
+  trace_names: string[];
+}
+
+/** Records an event for the retained message (partition, transactionId); false when there is none. */
+export async function traceRecord(
+  db: pg.Pool,
+  params: { id: string; partitionId: string; transactionId: string; group: string; eventType: string; data: string; names: string[]; workerId: string },
+): Promise<boolean> {
+  const result = await db.query(
+    `INSERT INTO queen.traces (id, partition_id, transaction_id, message_id, consumer_group, event_type, data,
+                               trace_names, worker_id)
+     SELECT $1::uuid, $2::uuid, $3, m.message_id, $4, $5, $6, $7::text[], $8
+     FROM queen.message_find($2::uuid, $3) m`,
+    [params.id, params.partitionId, params.transactionId, params.group, params.eventType, params.data, params.names, params.workerId],
+  );
+  return result.rowCount === 1;
+}
+
+/** The events of one message, oldest first. */
+export async function traceListForMessage(db: pg.Pool, params: { partitionId: string; transactionId: string }): Promise<TraceEvent[]> {
+  const result = await db.query<TraceEvent & { data: string }>(
+    `SELECT t.id, t.event_type, t.data, t.consumer_group, t.worker_id,
+            queen.format_millis(t.created_at) AS created_at, t.trace_names
+     FROM queen.message_find($1::uuid, $2) m
+     JOIN queen.traces t ON t.partition_id = $1::uuid AND t.transaction_id = $2 AND t.message_id = m.message_id
+     ORDER BY t.created_at, t.id`,
+    [params.partitionId, params.transactionId],
+  );
+  return result.rows.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }));
+}
+
+/** An event found by name, with its message. */
+export interface NamedTraceEvent extends TraceEvent {
+  transaction_id: string;
+  partition_id: string;
+  queue_name: string;
+  partition_name: string;
+  message_payload: unknown;
+}
+
+/** Events carrying `name`, newest first, one page of them and how many there are. */
+export async function traceListByName(
+  db: pg.Pool,
+  params: { name: string; limit: number; offset: number },
+): Promise<{ total: number; traces: NamedTraceEvent[] }> {
+  type Row = Omit<NamedTraceEvent, 'data' | 'message_payload'> & { total: number; data: string; message_payload: string };
+  const result = await db.query<Row>(
+    `WITH named AS (
+       SELECT t.*, m.payload
+       FROM queen.traces t
+       CROSS JOIN LATERAL queen.message_find(t.partition_id, t.transaction_id) m
+       WHERE t.trace_names @> ARRAY[$1::text] AND m.message_id = t.message_id
+     )
+     SELECT (SELECT count(*) FROM named)::integer AS total, page.*
+     FROM (SELECT 1) one
+     LEFT JOIN LATERAL (
+       SELECT n.id, n.transaction_id, n.partition_id, n.event_type, n.data, n.consumer_group,
+              n.worker_id, queen.format_millis(n.created_at) AS created_at, q.name AS queue_name,
+              p.name AS partition_name, n.payload AS message_payload, n.trace_names, n.created_at AS at
+       FROM named n
+       JOIN queen.partitions p ON p.id = n.partition_id
+       JOIN queen.queues q ON q.id = p.queue_id
+       ORDER BY n.created_at DESC, n.id DESC
+       LIMIT $2 OFFSET $3
+     ) page ON true
+     ORDER BY page.at DESC, page.id DESC`,
+    [params.name, params.limit, params.offset],
+  );
+  const total = result.rows[0]?.total ?? 0;
+  const traces = result.rows
+    .filter((row) => row.id !== null)
+    .map((row) => ({
+      id: row.id,
+      transaction_id: row.transaction_id,
+      partition_id: row.partition_id,
+      event_type: row.event_type,
+      data: JSON.parse(row.data) as unknown,
+      consumer_group: row.consumer_group,
+      worker_id: row.worker_id,
+      created_at: row.created_at,
+      queue_name: row.queue_name,
+      partition_name: row.partition_name,
+      message_payload: JSON.parse(row.message_payload) as unknown,
+      trace_names: row.trace_names,
+    }));
+  return { total, traces };
+}
+
+/** One trace name: events carrying it, distinct messages, newest event. */
+export interface TraceNameSummary {
+  trace_name: string;
+  trace_count: number;
+  message_count: number;
+  last_seen: string;
+}
+
+/** The trace names in use, most recently seen first, one page of them and how many there are. */
+export async function traceNameList(db: pg.Pool, params: { limit: number; offset: number }): Promise<{ total: number; names: TraceNameSummary[] }> {
+  const result = await db.query<TraceNameSummary & { total: number }>(
+    `WITH live AS (
+       SELECT t.partition_id, t.transaction_id, t.trace_names, t.created_at
+       FROM queen.traces t
+       WHERE cardinality(t.trace_names) > 0
+         AND EXISTS (SELECT 1 FROM queen.message_find(t.partition_id, t.transaction_id) m
+                     WHERE m.message_id = t.message_id)
+     ), names AS (
+       SELECT n.trace_name, count(*)::integer AS trace_count,
+              count(DISTINCT (l.partition_id, l.transaction_id))::integer AS message_count, max(l.created_at) AS at
+       FROM live l CROSS JOIN LATERAL unnest(l.trace_names) AS n (trace_name)
+       GROUP BY n.trace_name
+     )
+     SELECT (SELECT count(*) FROM names)::integer AS total, page.trace_name, page.trace_count, page.message_count,
+            queen.format_millis(page.at) AS last_seen
+     FROM (SELECT 1) one
+     LEFT JOIN LATERAL (SELECT * FROM names ORDER BY at DESC, trace_name LIMIT $1 OFFSET $2) page ON true
+     ORDER BY page.at DESC, page.trace_name`,
+    [params.limit, params.offset],
+  );
+  const total = result.rows[0]?.total ?? 0;
+  const names = result.rows
+    .filter((row) => row.trace_name !== null)
+    .map(({ trace_name, trace_count, message_count, last_seen }) => ({ trace_name, trace_count, message_count, last_seen }));
+  return { total, names };
+}

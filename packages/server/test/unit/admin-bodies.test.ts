@@ -1,0 +1,71 @@
+/**
+ * Request parsing of the consumer-group, seek and trace routes: the seek body (API.md 7.7), the trace body
+ * (API.md 7.6) and limit/offset of the listings (src/http/pagination.ts).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { HttpError } from '../../src/errors.js';
+import { pageOf } from '../../src/http/pagination.js';
+import { Query } from '../../src/http/query.js';
+import { seekTarget } from '../../src/http/routes/seek.js';
+import { parseTraceInput } from '../../src/http/routes/traces.js';
+
+function rejects(run: () => unknown, text: string): void {
+  assert.throws(run, (error: unknown) => error instanceof HttpError && error.status === 400 && error.body.error === text);
+}
+
+const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
+
+describe('seekTarget', () => {
+  test('toEnd: true wins; a timestamp is normalised; anything else is a 400', () => {
+    assert.deepEqual(seekTarget({ toEnd: true }, false), { kind: 'end' });
+    assert.deepEqual(seekTarget({ toEnd: true, timestamp: 'not a time' }, false), { kind: 'end' });
+    assert.deepEqual(seekTarget({ timestamp: '2020-01-01T02:00:00+02:00' }, false), { kind: 'timestamp', at: '2020-01-01T02:00:00.000000+02:00' });
+    assert.deepEqual(seekTarget({ toEnd: false, timestamp: '2020-01-01' }, false), { kind: 'timestamp', at: '2020-01-01T00:00:00.000000+00:00' });
+    for (const body of [{}, { toEnd: false }, { toEnd: 1 }, { timestamp: null }]) rejects(() => seekTarget(body, false), NEITHER);
+    for (const timestamp of ['garbage', 'now', 12, true, '2020-13-01T00:00:00Z']) rejects(() => seekTarget({ timestamp }, false), 'Invalid timestamp');
+  });
+
+  test('the partition route: a body without toEnd or timestamp means the end; toEnd: false still needs a timestamp', () => {
+    assert.deepEqual(seekTarget({}, true), { kind: 'end' });
+    assert.deepEqual(seekTarget({ toEnd: null, other: 1 }, true), { kind: 'end' });
+    rejects(() => seekTarget({ toEnd: false }, true), NEITHER);
+    rejects(() => seekTarget({ timestamp: 'x' }, true), 'Invalid timestamp');
+  });
+});
+
+describe('parseTraceInput', () => {
+  const base = { transactionId: 't', partitionId: 'p', data: { a: 1 } };
+
+  test('defaults: queue mode, info, no names; data kept as JSON text', () => {
+    assert.deepEqual(parseTraceInput(base), { transactionId: 't', partitionId: 'p', group: '__QUEUE_MODE__', eventType: 'info', data: '{"a":1}', names: [] });
+    assert.deepEqual(parseTraceInput({ ...base, consumerGroup: 'g', eventType: 'done', traceNames: ['x', 'y', 'x'] }).names, ['x', 'y']);
+    assert.deepEqual(parseTraceInput({ ...base, traceNames: 'solo' }).names, ['solo']);
+    assert.equal(parseTraceInput({ ...base, data: false }).data, 'false');
+    assert.equal(parseTraceInput({ ...base, eventType: 7, consumerGroup: 7 }).eventType, 'info');
+  });
+
+  test('400s in the order of API.md: ids, then data, then the optional fields', () => {
+    rejects(() => parseTraceInput({ data: 1 }), 'transactionId and partitionId are required');
+    rejects(() => parseTraceInput({ transactionId: 't', partitionId: 'p' }), 'data is required');
+    rejects(() => parseTraceInput({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
+    rejects(() => parseTraceInput({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
+    rejects(() => parseTraceInput({ ...base, eventType: 'a\u0000b' }), 'Invalid eventType');
+    for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => parseTraceInput({ ...base, traceNames }), 'Invalid traceNames');
+  });
+});
+
+describe('pageOf', () => {
+  test('a usable limit and offset are taken; anything else falls back to the default and 0', () => {
+    assert.deepEqual(pageOf(Query.parse('limit=5&offset=10'), 100), { limit: 5, offset: 10 });
+    assert.deepEqual(pageOf(Query.parse(''), 100), { limit: 100, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse('limit=0&offset=-1'), 50), { limit: 50, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse('limit=abc&offset=1.5'), 50), { limit: 50, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse(''), null), { limit: null, offset: 0 });
+  });
+
+  test('an optional maximum clamps the limit', () => {
+    assert.deepEqual(pageOf(Query.parse('limit=5000'), 100, 1000), { limit: 1000, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse(''), 100, 1000), { limit: 100, offset: 0 });
+  });
+});
