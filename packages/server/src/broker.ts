@@ -18,6 +18,7 @@ import { createHttpServer, errorReply } from './http/server.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { Metrics } from './metrics/index.js';
 import type { Services } from './services.js';
 import { cursorAck, cursorClaim } from './store/cursors.js';
 import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
@@ -45,6 +46,7 @@ export class Broker {
     private readonly pop: PopService,
     private readonly embedded: EmbeddedServer | null,
     private readonly lifecycle: { draining: boolean },
+    private readonly metrics: Metrics,
   ) {}
 
   /** The port the HTTP server listens on. */
@@ -83,6 +85,7 @@ export class Broker {
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
     const bus = new WakeBus();
+    const metrics = new Metrics({ config, db: pool, bus, log });
     const listener = new WakeListener(
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
@@ -103,7 +106,10 @@ export class Broker {
       bus,
       config.pop,
       Math.max(1, Math.floor(config.poolSize / 2)),
-      (error) => log.error({ err: error }, 'pop procedure failed'),
+      (error) => {
+        log.error({ err: error }, 'pop procedure failed');
+        metrics.recorder.failure(error);
+      },
       isProcedureError,
     );
     const ack = new AckService((items) => cursorAck(pool, { origin: '', items }));
@@ -119,6 +125,7 @@ export class Broker {
       pop,
       ack,
       bus,
+      metrics,
       health: {
         databaseReachable: () => databaseReachable(pool),
         draining: () => lifecycle.draining,
@@ -127,12 +134,15 @@ export class Broker {
 
     const routes = routeTable(services);
     const toReply = (error: unknown, route: Route): Reply => {
+      metrics.recorder.failure(error);
       const mapped = toWireError(error, route.popShape === true);
       if (mapped instanceof HttpError) return errorReply(mapped);
       log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
       return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
     };
-    const server = createHttpServer(routes, { maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining });
+    const server = createHttpServer(routes, {
+      maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -140,7 +150,8 @@ export class Broker {
         resolve();
       });
     });
-    const broker = new Broker(config, log, server, pool, listener, pop, embedded, lifecycle);
+    const broker = new Broker(config, log, server, pool, listener, pop, embedded, lifecycle, metrics);
+    await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
     log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
     return broker;
   }
@@ -154,6 +165,7 @@ export class Broker {
     const grace = setTimeout(() => this.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await closed;
     clearTimeout(grace);
+    await this.metrics.stop(); // after the last request: the final flush holds every counter
     await this.listener.stop();
     await this.pool.end();
     if (this.embedded !== null) await this.embedded.stop();

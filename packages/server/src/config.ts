@@ -35,6 +35,8 @@ export interface Config {
     waitMaxIntervalMs: number;
     defaultSubscriptionMode: 'all' | 'new';
   };
+  /** Monitoring: counter flush interval (ms), heartbeat interval (ms), days of metrics kept. */
+  stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
 }
@@ -124,6 +126,11 @@ export function loadConfig(env: Env = process.env): Config {
       waitBackoffMultiplier: decimal(env, 'POP_WAIT_BACKOFF_MULTIPLIER', 2.0, 1, 1000),
       waitMaxIntervalMs: integer(env, 'POP_WAIT_MAX_INTERVAL_MS', 1000, 1, 600_000),
       defaultSubscriptionMode: subscriptionMode === 'new' || subscriptionMode === 'new-only' ? 'new' : 'all',
+    },
+    stats: {
+      intervalMs: integer(env, 'STATS_INTERVAL_MS', 10_000, 100, 3_600_000),
+      heartbeatIntervalMs: integer(env, 'QUEEN_HEARTBEAT_INTERVAL_MS', 5000, 100, 60_000),
+      metricsRetentionDays: integer(env, 'METRICS_RETENTION_DAYS', 90, 1, 36_500),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
   };

@@ -9,6 +9,7 @@ import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
 import type { WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics/index.js';
 
 /** The broker's services, as the HTTP layer sees them. */
 export interface Services {
@@ -25,4 +26,6 @@ export interface Services {
   /** Parked pops; `signal` wakes those interested in a queue after a commit. */
   bus: WakeBus;
   health: { databaseReachable(): Promise<boolean>; draining(): boolean };
+  /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
+  metrics: Metrics;
 }

@@ -27,6 +27,8 @@ export interface ServerOptions {
   toReply: (error: unknown, route: Route) => Reply;
   /** True while the broker shuts down: responses then close their keep-alive connection. */
   draining: () => boolean;
+  /** Called when a request (not OPTIONS) starts; the returned function gets its route pattern, method and status (499: client left). */
+  observe?: () => (route: string, method: string, status: number) => void;
 }
 
 /** Writes a reply with the CORS headers. */
@@ -71,6 +73,8 @@ export function createHttpServer(routes: Route[], options: ServerOptions): http.
     const q = url.indexOf('?');
     const rawPath = q === -1 ? url : url.slice(0, q);
     const match = router.match(req.method ?? 'GET', rawPath);
+    const end = options.observe?.();
+    res.once('close', () => end?.(match?.route.path ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 499));
     if (match === null) {
       send(res, { status: 404, body: NOT_FOUND });
       return;

@@ -26,7 +26,7 @@ export function healthRoutes(services: Services): Route[] {
               server_id: services.serverId,
               transport: 'pg-notify',
               queue_config_cache: { size: 0, hits: 0, misses: 0, hit_rate: 0 },
-              server_health: { servers_tracked: 0, servers_alive: 0, servers_dead: 0, heartbeats_received: 0, restarts_detected: 0 },
+              server_health: services.metrics.heartbeat.health(),
               maintenance_mode: false,
               pop_maintenance_mode: false,
             },

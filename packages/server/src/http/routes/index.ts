@@ -3,6 +3,9 @@ import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 import { ackRoutes } from './ack.js';
 import { healthRoutes } from './health.js';
+import { groupsResourcesTracesRoutes } from './groups-resources-traces.js';
+import { messageFamilyRoutes } from './message-family.js';
+import { monitoringRoutes } from './monitoring.js';
 import { popRoutes } from './pop.js';
 import { pushRoutes } from './push.js';
 import { queueRoutes } from './queues.js';
@@ -15,5 +18,8 @@ export function routeTable(services: Services): Route[] {
     ...pushRoutes(services),
     ...popRoutes(services),
     ...ackRoutes(services),
+    ...messageFamilyRoutes(services),
+    ...groupsResourcesTracesRoutes(services),
+    ...monitoringRoutes(services),
   ];
 }

@@ -65,6 +65,7 @@ function parseCommon(services: Services, query: Query): Omit<PopRequest, 'scope'
 
 async function serve(services: Services, request: PopRequest, ctx: RequestContext): Promise<Reply> {
   const result: PopResult = await services.pop.pop(request, ctx.signal);
+  services.metrics.recorder.popped(request, result);
   if (result.kind === 'empty') return { status: 204, headers: { 'X-Queen-Empty-Reason': result.reason } };
   if (ctx.signal.aborted) {
     // The client left before the 200 could be written: hand the span back rather than let it time out.

@@ -1,0 +1,106 @@
+/**
+ * The bodies of the analytics routes (API.md 7.10) from the bucketed counters and samples of store/stats.ts.
+ * Counter series are dense (every bucket, zeros included); per-queue rows and per-process sample series
+ * only hold buckets that saw something.
+ */
+import type { ServerRow } from '../store/heartbeats.js';
+import type { CounterPoint, QueueCounterPoint, SystemPoint } from '../store/stats.js';
+import { averageLagMs, sumPoints, workerWire } from './status.js';
+import { wireRange, type TimeRange } from './time-range.js';
+
+/** The body of `GET /api/v1/analytics/worker-metrics`. */
+export function workerMetricsBody(
+  range: TimeRange,
+  points: readonly CounterPoint[],
+  queuePoints: readonly QueueCounterPoint[],
+  workers: readonly ServerRow[],
+): Record<string, unknown> {
+  const total = sumPoints(points);
+  const perQueue = new Map<string, { queue: string; pushMessages: number; popMessages: number; ackMessages: number }>();
+  for (const p of queuePoints) {
+    const q = perQueue.get(p.queue) ?? { queue: p.queue, pushMessages: 0, popMessages: 0, ackMessages: 0 };
+    q.pushMessages += p.pushMessages;
+    q.popMessages += p.popMessages;
+    q.ackMessages += p.ackMessages;
+    perQueue.set(p.queue, q);
+  }
+  return {
+    timeRange: wireRange(range),
+    bucketMinutes: range.bucketMinutes,
+    pointCount: points.length,
+    timeSeries: points.map((p) => ({
+      timestamp: p.bucket,
+      pushRequests: p.pushRequests,
+      pushMessages: p.pushMessages,
+      popRequests: p.popRequests,
+      popMessages: p.popMessages,
+      ackRequests: p.ackRequests,
+      ackMessages: p.ackMessages,
+      transactions: p.transactions,
+      errors: p.errors,
+    })),
+    workers: workers.map(workerWire),
+    queues: [...perQueue.values()].sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0)),
+    summary: { pushMessages: total.pushMessages, popMessages: total.popMessages, ackMessages: total.ackMessages, errors: total.errors },
+  };
+}
+
+/** The rows of `GET /api/v1/analytics/queue-lag`: buckets in which the queue delivered messages. */
+export function queueLagRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
+  return points
+    .filter((p) => p.popMessages > 0)
+    .map((p) => ({ timestamp: p.bucket, queue: p.queue, popMessages: p.popMessages, avgLagMs: averageLagMs(p), maxLagMs: p.lagMaxMs }));
+}
+
+/** The rows of `GET /api/v1/analytics/queue-ops`. */
+export function queueOpsRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
+  return points.map((p) => ({
+    timestamp: p.bucket,
+    queue: p.queue,
+    pushRequests: p.pushRequests,
+    pushMessages: p.pushMessages,
+    popRequests: p.popRequests,
+    popMessages: p.popMessages,
+    ackRequests: p.ackRequests,
+    ackMessages: p.ackMessages,
+    ackFailed: p.ackFailed,
+    transactions: p.transactions,
+    dlqMoved: p.dlqMoved,
+  }));
+}
+
+/** The body of `GET /api/v1/status/analytics`. */
+export function statusAnalyticsBody(range: TimeRange, interval: string, points: readonly CounterPoint[]): Record<string, unknown> {
+  return {
+    dataPoints: points.map((p) => ({
+      timestamp: p.bucket,
+      messages: { ingested: p.pushMessages, processed: p.ackCompleted, failed: p.ackFailed, deadLetter: p.dlqMoved },
+    })),
+    interval,
+    ...wireRange(range),
+  };
+}
+
+/** The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first. */
+export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[]): Record<string, unknown> {
+  const replicas = new Map<string, { hostname: string; port: number; workerId: string; timeSeries: unknown[] }>();
+  for (const row of rows) {
+    let replica = replicas.get(row.server_id);
+    if (replica === undefined) {
+      replica = { hostname: row.hostname, port: row.port, workerId: row.server_id, timeSeries: [] };
+      replicas.set(row.server_id, replica);
+    }
+    replica.timeSeries.push({
+      timestamp: row.bucket,
+      sampleCount: row.sample_count,
+      metrics: {
+        cpu: { userPercent: row.cpu_user_percent, systemPercent: row.cpu_system_percent },
+        memory: { rss: row.rss, heapUsed: row.heap_used },
+        database: { poolSize: row.pool_size, idle: row.pool_idle, active: row.pool_active, waiting: row.pool_waiting },
+        eventLoop: { lagMs: row.event_loop_lag_ms },
+        registries: { parkedPops: row.parked_pops, inflightRequests: row.inflight_requests },
+      },
+    });
+  }
+  return { timeRange: wireRange(range), replicas: [...replicas.values()], replicaCount: replicas.size, bucketMinutes: range.bucketMinutes };
+}

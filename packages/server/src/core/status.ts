@@ -1,0 +1,164 @@
+/**
+ * The bodies of the status routes (API.md 7.10), from facts read by store/: counter series, queue
+ * summaries, message counts (core/queue-stats.ts), lease and DLQ summaries, process rows.
+ *
+ * Definitions (docs/monitoring.md): `ingested` = messages pushed, `processed` = messages acked `completed`
+ * (autoAck deliveries included); per-second rates divide by the bucket length; lag is pop time minus segment
+ * createdAt, averaged over the bucket's popped messages; `batchEfficiency` is messages per request.
+ * Message counts are computed on demand, so `statsAge` is 0.
+ */
+import { emptyCounters, addCounters, type OpCounters } from '../metrics/ops.js';
+import type { ServerRow } from '../store/heartbeats.js';
+import type { PartitionFacts, QueueRow } from '../store/queues.js';
+import type { CounterPoint } from '../store/stats.js';
+import type { DeadLetterSummaryRow, LeaseSummaryRow, PartitionActivityRow, QueueSummaryRow } from '../store/status.js';
+import { partitionCounts, referenceCursor, sumCounts, type MessageCounts } from './queue-stats.js';
+import { wireRange, type TimeRange } from './time-range.js';
+
+const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
+
+/** `part / whole`, or 0 when nothing happened. */
+export function ratio(part: number, whole: number): number {
+  return whole > 0 ? round(part / whole, 2) : 0;
+}
+
+/** The sum of a series. */
+export function sumPoints(points: readonly OpCounters[]): OpCounters {
+  const total = emptyCounters();
+  for (const point of points) addCounters(total, point);
+  return total;
+}
+
+/** Average lag (ms) of the messages popped in a bucket, 0 when none were. */
+export function averageLagMs(point: OpCounters): number {
+  return point.popMessages > 0 ? Math.round(point.lagSumMs / point.popMessages) : 0;
+}
+
+/** A process as the status routes list it. */
+export function workerWire(row: ServerRow): { workerId: string; hostname: string; pid: number; lastSeen: string } {
+  return { workerId: row.server_id, hostname: row.hostname, pid: row.pid, lastSeen: row.last_heartbeat_at };
+}
+
+/** Everything `GET /api/v1/status` is made of. */
+export interface StatusFacts {
+  range: TimeRange;
+  points: CounterPoint[];
+  queues: QueueSummaryRow[];
+  counts: MessageCounts;
+  leases: LeaseSummaryRow;
+  deadLetters: DeadLetterSummaryRow;
+  workers: ServerRow[];
+}
+
+/** The body of `GET /api/v1/status`. */
+export function statusBody(facts: StatusFacts): Record<string, unknown> {
+  const { range, points } = facts;
+  const bucketSeconds = range.bucketMinutes * 60;
+  const total = sumPoints(points);
+  return {
+    timeRange: wireRange(range),
+    bucketMinutes: range.bucketMinutes,
+    pointCount: points.length,
+    throughput: points.map((p) => ({
+      timestamp: p.bucket,
+      ingested: p.pushMessages,
+      processed: p.ackCompleted,
+      ingestedPerSecond: round(p.pushMessages / bucketSeconds),
+      processedPerSecond: round(p.ackCompleted / bucketSeconds),
+      avgLagMs: averageLagMs(p),
+      maxLagMs: p.lagMaxMs,
+    })),
+    queues: facts.queues.map((q) => ({
+      id: q.id, name: q.name, namespace: q.namespace, task: q.task, partitions: q.partitions, totalConsumed: q.total_consumed,
+    })),
+    messages: {
+      ...facts.counts,
+      requests: { push: total.pushRequests, pop: total.popRequests, ack: total.ackRequests },
+      batchEfficiency: {
+        push: ratio(total.pushMessages, total.pushRequests),
+        pop: ratio(total.popMessages, total.popRequests),
+        ack: ratio(total.ackMessages, total.ackRequests),
+      },
+    },
+    leases: {
+      active: facts.leases.active,
+      partitionsWithLeases: facts.leases.partitions_with_leases,
+      totalBatchSize: facts.leases.total_batch_size,
+      // Acks inside a live span move the cursor and leave no trace of the span's start: not tracked.
+      totalAcked: null,
+    },
+    deadLetterQueue: {
+      totalMessages: facts.deadLetters.total_messages,
+      affectedPartitions: facts.deadLetters.affected_partitions,
+      topErrors: facts.deadLetters.top_errors,
+    },
+    workers: facts.workers.map(workerWire),
+    errors: { dbErrors: total.dbErrors, ackFailed: total.ackFailed, dlqMessages: total.dlqMoved },
+    statsAge: 0,
+  };
+}
+
+/**
+ * Messages pushed within the last hour that the reference cursor has passed: the partition's messages from
+ * `firstRecentOffset` on, up to the reference cursor. (The broker keeps no history of cursor movements, so a
+ * group draining an older backlog is not counted here; see docs/decisions.md.)
+ */
+export function consumedSince(facts: PartitionFacts, firstRecentOffset: number | null): number {
+  if (firstRecentOffset === null) return 0;
+  const reference = Math.min(referenceCursor(facts), Number(facts.tail));
+  return Math.max(0, reference - (firstRecentOffset - 1));
+}
+
+/** The body of `GET /api/v1/status/queues/:queue`. */
+export function queueStatusBody(queue: QueueRow, facts: readonly PartitionFacts[], activity: readonly PartitionActivityRow[]): Record<string, unknown> {
+  const byId = new Map(activity.map((a) => [a.id, a]));
+  const groups = new Set<string>();
+  const partitions = facts.map((f) => {
+    const a = byId.get(f.id);
+    for (const c of f.cursors) groups.add(c.group);
+    return {
+      id: f.id,
+      name: f.name,
+      createdAt: f.created_at,
+      messages: partitionCounts(f),
+      stats: {
+        pushedLastHour: a?.pushed_last_hour ?? 0,
+        consumedLastHour: consumedSince(f, a?.first_recent_offset ?? null),
+        avgLagSeconds: a?.avg_lag_seconds ?? 0,
+      },
+      cursor: { totalConsumed: a?.total_consumed ?? 0, batchesConsumed: a?.batches_consumed ?? 0 },
+      lastActivity: a?.last_activity ?? null,
+      oldestMessage: f.oldest_message,
+      newestMessage: f.newest_message,
+    };
+  });
+  return {
+    queue: {
+      id: queue.id,
+      name: queue.name,
+      namespace: queue.namespace,
+      task: queue.task,
+      priority: queue.priority,
+      createdAt: queue.created_at,
+      config: {
+        leaseTime: queue.lease_time,
+        retryLimit: queue.retry_limit,
+        retryDelay: queue.retry_delay,
+        ttl: queue.ttl,
+        maxQueueSize: queue.max_size,
+        deadLetterQueue: queue.dead_letter_queue,
+        dlqAfterMaxRetries: queue.dlq_after_max_retries,
+        delayedProcessing: queue.delayed_processing,
+        windowBuffer: queue.window_buffer,
+        minPopWaitTime: queue.min_pop_wait_time,
+        retentionSeconds: queue.retention_seconds,
+        completedRetentionSeconds: queue.completed_retention_seconds,
+        retentionEnabled: queue.retention_enabled,
+        encryptionEnabled: queue.encryption_enabled,
+        maxWaitTimeSeconds: queue.max_wait_time_seconds,
+      },
+    },
+    partitions,
+    totals: { messages: sumCounts(partitions.map((p) => p.messages)), partitions: partitions.length, consumerGroups: groups.size },
+  };
+}

@@ -1,0 +1,27 @@
+/** `GET /metrics` and `GET /metrics/prometheus` (API.md 7.11, PUBLIC). */
+import type { Services } from '../../services.js';
+import type { Route } from '../route.js';
+
+/** The metrics routes. */
+export function metricsRoutes(services: Services): Route[] {
+  const { metrics } = services;
+  return [
+    {
+      method: 'GET',
+      path: '/metrics',
+      access: 'PUBLIC',
+      async handle() {
+        return { status: 200, body: metrics.summary() };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics/prometheus',
+      access: 'PUBLIC',
+      async handle() {
+        const { registry } = metrics.prometheus;
+        return { status: 200, body: await registry.metrics(), headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-cache' } };
+      },
+    },
+  ];
+}

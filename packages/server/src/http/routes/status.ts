@@ -1,0 +1,143 @@
+/**
+ * The status routes (API.md 7.10, READ_ONLY) and the stats refresh (API.md 7.8, ADMIN).
+ *
+ * Counts are computed on demand: message counts from the partition facts (core/queue-stats.ts), message
+ * states from the message views (core/messages.ts), time series from the per-minute counters that every
+ * broker process flushes (store/stats.ts). Unknown filters are ignored.
+ */
+import { adminNotFound } from '../../errors.js';
+import { statusAnalyticsBody } from '../../core/analytics.js';
+import { listMessages } from '../../core/messages.js';
+import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
+import { countsByQueue, queueCounts } from '../../core/resources.js';
+import { queueStatusBody, statusBody } from '../../core/status.js';
+import { DEFAULT_SPAN_MS, analyticsInterval, timeRange } from '../../core/time-range.js';
+import type { Services } from '../../services.js';
+import { serverList } from '../../store/heartbeats.js';
+import { cursorFactsFind, messageList, messageReadSnapshot } from '../../store/messages.js';
+import { partitionFactsList, queueDescribe } from '../../store/queues.js';
+import { queueList } from '../../store/resources.js';
+import { counterSeries } from '../../store/stats.js';
+import { deadLetterSummary, leaseSummary, partitionActivityList, queueSummaryList, type QueueFilter } from '../../store/status.js';
+import { pageOf } from '../pagination.js';
+import type { Query } from '../query.js';
+import type { Route } from '../route.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** `from`/`to` of a query string. */
+export function rangeQuery(query: Query): { from: string | null; to: string | null } {
+  return { from: query.string('from'), to: query.string('to') };
+}
+
+/** The queue filters of a query string. */
+export function queueFilter(query: Query): QueueFilter {
+  return { queue: query.string('queue'), namespace: query.string('namespace'), task: query.string('task') };
+}
+
+/** The status routes and the stats refresh. */
+export function statusRoutes(services: Services): Route[] {
+  const { db } = services;
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/status',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
+        const filter = queueFilter(query);
+        const [points, queues, leases, deadLetters, workers] = await Promise.all([
+          counterSeries(db, { buckets: range, filter: { ...filter, hostname: null, serverId: null } }),
+          queueSummaryList(db, { filter, limit: null, offset: 0 }),
+          leaseSummary(db, { filter }),
+          deadLetterSummary(db, { filter }),
+          serverList(db, { from: range.from, to: range.to, hostname: null, serverId: null }),
+        ]);
+        const facts = await partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+        const counts = sumCounts(facts.map(partitionCounts));
+        return { status: 200, body: statusBody({ range, points, queues, counts, leases, deadLetters, workers }) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/status/queues',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const page = pageOf(query, 100);
+        const queues = await queueList(db, { namespace: query.string('namespace'), task: query.string('task'), ...page });
+        const counts = countsByQueue(await partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] }));
+        return {
+          status: 200,
+          body: {
+            queues: queues.map((q) => {
+              const { total, pending, processing } = queueCounts(counts, q.id);
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions,
+                messages: { total, pending, processing } };
+            }),
+            pagination: page,
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/status/queues/:queue',
+      access: 'READ_ONLY',
+      async handle({ params }) {
+        const found = await queueDescribe(db, { name: params.queue ?? '' });
+        if (found === null) throw adminNotFound({ error: 'Queue not found' });
+        const activity = await partitionActivityList(db, { queueId: found.queue.id });
+        return { status: 200, body: queueStatusBody(found.queue, found.partitions, activity) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/status/queues/:queue/messages',
+      access: 'READ_ONLY',
+      async handle({ params, query }) {
+        const { limit, offset } = pageOf(query, 50);
+        // Every retained message of the queue: no time window (the message listing of 7.4 defaults to an hour).
+        const filter = { queue: params.queue ?? '', partition: null, namespace: null, task: null, from: '-infinity', to: 'infinity' };
+        const messages = await messageReadSnapshot(db, (client) => listMessages(
+          { page: (page) => messageList(client, { filter, ...page }), cursors: (partitionIds) => cursorFactsFind(client, { partitionIds }) },
+          { status: null, limit, offset },
+        ));
+        return {
+          status: 200,
+          body: messages.map((m) => ({ id: m.id, transactionId: m.transactionId, partitionId: m.partitionId,
+            queuePath: `${m.queue}/${m.partition}`, queue: m.queue, partition: m.partition, status: m.status, createdAt: m.createdAt })),
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/status/analytics',
+      access: 'READ_ONLY',
+      async handle({ query }) {
+        const { interval, bucketMinutes } = analyticsInterval(query.string('interval'));
+        const range = timeRange(rangeQuery(query), { defaultSpanMs: DAY_MS, bucketMinutes });
+        const points = await counterSeries(db, { buckets: range, filter: { ...queueFilter(query), hostname: null, serverId: null } });
+        return { status: 200, body: statusAnalyticsBody(range, interval, points) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/status/buffers',
+      access: 'READ_ONLY',
+      async handle() {
+        // No failover buffer exists yet (API.md 9.5): nothing is ever pending or failed.
+        const dbHealthy = await services.health.databaseReachable();
+        return { status: 200, body: { pending: 0, failed: 0, dbHealthy, worker: services.serverId } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/stats/refresh',
+      access: 'ADMIN',
+      body: 'optional',
+      async handle() {
+        return { status: 200, body: await services.metrics.stats.runNow() };
+      },
+    },
+  ];
+}

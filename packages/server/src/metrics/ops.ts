@@ -1,0 +1,118 @@
+/**
+ * Per-minute operation counters, in process memory (API.md 7.10: "kept per queue and per broker process").
+ *
+ * Request paths add to the counters of (current minute, queue): one map look-up and a few additions, no I/O.
+ * The stats service drains everything every STATS_INTERVAL_MS into `queen.stats_counters` with one statement,
+ * and restores the drained rows when that write fails, so a database outage delays counters instead of
+ * losing them (up to RESTORE_HORIZON_MS of them: older minutes are dropped rather than kept without bound).
+ * A minute drained while still current simply starts again from zero: the flush adds to the stored row.
+ */
+
+/**
+ * The counters of one queue in one minute. `ackMessages`: ack items applied, whatever their status;
+ * `ackCompleted`: messages settled as processed (`completed` acks and autoAck deliveries); `ackFailed`:
+ * applied `failed` and `retry` acks; `lagSumMs`/`lagMaxMs` cover the `popMessages` messages.
+ */
+export interface OpCounters {
+  pushRequests: number;
+  pushMessages: number;
+  popRequests: number;
+  popMessages: number;
+  ackRequests: number;
+  ackMessages: number;
+  ackCompleted: number;
+  ackFailed: number;
+  transactions: number;
+  dlqMoved: number;
+  errors: number;
+  dbErrors: number;
+  lagSumMs: number;
+  lagMaxMs: number;
+}
+
+/** The counters of one queue in one minute, as drained: `bucket` is the minute's start (ISO-8601). */
+export interface OpsRow extends OpCounters {
+  bucket: string;
+  queue: string;
+}
+
+/** The queue name under which counters that belong to no queue are kept (transactions, failed requests). */
+export const NO_QUEUE = '';
+
+const MINUTE_MS = 60_000;
+/** Drained rows older than this are not restored after a failed flush. */
+const RESTORE_HORIZON_MS = 24 * 3600 * 1000;
+
+const COUNTER_KEYS: ReadonlyArray<Exclude<keyof OpCounters, 'lagMaxMs'>> = ['pushRequests', 'pushMessages', 'popRequests',
+  'popMessages', 'ackRequests', 'ackMessages', 'ackCompleted', 'ackFailed', 'transactions', 'dlqMoved', 'errors', 'dbErrors', 'lagSumMs'];
+
+/** A set of counters at zero. */
+export function emptyCounters(): OpCounters {
+  return { pushRequests: 0, pushMessages: 0, popRequests: 0, popMessages: 0, ackRequests: 0, ackMessages: 0,
+    ackCompleted: 0, ackFailed: 0, transactions: 0, dlqMoved: 0, errors: 0, dbErrors: 0, lagSumMs: 0, lagMaxMs: 0 };
+}
+
+/** Adds `from` into `into` (sums, and the larger lag maximum). */
+export function addCounters(into: OpCounters, from: OpCounters): void {
+  for (const key of COUNTER_KEYS) into[key] += from[key];
+  into.lagMaxMs = Math.max(into.lagMaxMs, from.lagMaxMs);
+}
+
+/** Counters by minute and queue, fed by the request paths and drained by the stats service. */
+export class OpsAccumulator {
+  /** minute number (ms since the epoch / 60 000) -> queue -> counters. */
+  private readonly minutes = new Map<number, Map<string, OpCounters>>();
+  private currentMinute = -1;
+  private current = new Map<string, OpCounters>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The counters of `queue` in the current minute, created at zero on first use. */
+  at(queue: string): OpCounters {
+    const minute = Math.floor(this.now() / MINUTE_MS);
+    if (minute !== this.currentMinute) {
+      this.currentMinute = minute;
+      this.current = this.minuteMap(minute);
+    }
+    let counters = this.current.get(queue);
+    if (counters === undefined) {
+      counters = emptyCounters();
+      this.current.set(queue, counters);
+    }
+    return counters;
+  }
+
+  /** Takes every counter accumulated so far, one row per (minute, queue), oldest minute first. */
+  drain(): OpsRow[] {
+    const rows: OpsRow[] = [];
+    for (const minute of [...this.minutes.keys()].sort((a, b) => a - b)) {
+      const bucket = new Date(minute * MINUTE_MS).toISOString();
+      for (const [queue, counters] of this.minutes.get(minute)!) rows.push({ bucket, queue, ...counters });
+    }
+    this.minutes.clear();
+    this.currentMinute = -1;
+    return rows;
+  }
+
+  /** Puts drained rows back (their flush failed), merged with whatever was counted since. */
+  restore(rows: readonly OpsRow[]): void {
+    const horizon = this.now() - RESTORE_HORIZON_MS;
+    for (const { bucket, queue, ...counters } of rows) {
+      const startMs = Date.parse(bucket);
+      if (startMs < horizon) continue;
+      const map = this.minuteMap(Math.floor(startMs / MINUTE_MS));
+      const existing = map.get(queue);
+      if (existing === undefined) map.set(queue, counters);
+      else addCounters(existing, counters);
+    }
+  }
+
+  private minuteMap(minute: number): Map<string, OpCounters> {
+    let map = this.minutes.get(minute);
+    if (map === undefined) {
+      map = new Map();
+      this.minutes.set(minute, map);
+    }
+    return map;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The stats service (API.md 7.8, 7.10, 9.2 rule 3, 9.3 "metrics cleanup"). Every STATS_INTERVAL_MS:
+ *
+ * 1. system (this process): drain the per-minute counters and take a system sample, and write both with
+ *    one statement. A failed write puts the counters back for the next cycle.
+ * 2. cleanup (once per cluster): under the stats advisory lock, delete counters, samples and process rows
+ *    older than METRICS_RETENTION_DAYS in batches, with a statement timeout. A process that does not get
+ *    the lock skips this step, and the cycle reports `{skipped: true, reason: "another_instance_running"}`.
+ *
+ * Message counts are computed on demand from the queue tables (no snapshot), so the partition, queue,
+ * namespace and task steps of a refresh have nothing to recompute and report `{ok: true, durationMs: 0}`.
+ * `POST /api/v1/stats/refresh` runs a cycle at once; a clean shutdown flushes what is left.
+ */
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Logger } from '../logger.js';
+import type { Recorder } from '../metrics/recorder.js';
+import type { SystemSampler } from '../metrics/system.js';
+import { withClusterLock } from '../store/cluster-lock.js';
+import type { ProcessIdentity } from '../store/heartbeats.js';
+import { statsFlush, statsPurge } from '../store/stats.js';
+import { PeriodicService } from './background.js';
+
+/** The advisory lock of the cluster-wide stats step ("QueeST"). */
+export const STATS_LOCK_KEY = 0x51_75_65_65_53_54;
+/** Statement timeout of the cleanup step. */
+const CLEANUP_STATEMENT_TIMEOUT_MS = 30_000;
+/** Rows deleted per cleanup statement. */
+const CLEANUP_BATCH_SIZE = 5000;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The outcome of one step of a refresh. */
+export interface RefreshStep {
+  ok: boolean;
+  durationMs: number;
+}
+
+/** The body of `POST /api/v1/stats/refresh` (API.md 7.8). */
+export type RefreshResult =
+  | { partition: RefreshStep; queue: RefreshStep; namespace: RefreshStep; task: RefreshStep; system: RefreshStep; cleanup: RefreshStep }
+  | { skipped: true; reason: 'another_instance_running' };
+
+/** Settings of the stats service. */
+export interface StatsSettings {
+  intervalMs: number;
+  metricsRetentionDays: number;
+}
+
+const NOTHING_TO_RECOMPUTE: RefreshStep = { ok: true, durationMs: 0 };
+
+/** Flushes this process's counters and samples, and purges old metrics once per cluster. */
+export class StatsService extends PeriodicService<RefreshResult> {
+  constructor(
+    private readonly settings: StatsSettings,
+    log: Logger,
+    private readonly deps: { db: pg.Pool; identity: ProcessIdentity; recorder: Recorder; sampler: SystemSampler },
+  ) {
+    super({ name: 'stats', intervalMs: settings.intervalMs, runAtStart: false }, log);
+  }
+
+  protected async cycle(): Promise<RefreshResult> {
+    const system = await this.step('system', () => this.flush());
+    let acquired = true;
+    const cleanup = await this.step('cleanup', async () => {
+      const before = new Date(Date.now() - this.settings.metricsRetentionDays * DAY_MS);
+      const outcome = await withClusterLock(this.deps.db, { key: STATS_LOCK_KEY, statementTimeoutMs: CLEANUP_STATEMENT_TIMEOUT_MS },
+        (client) => statsPurge(client, { before, batchSize: CLEANUP_BATCH_SIZE }));
+      acquired = outcome.acquired;
+      if (outcome.acquired && outcome.value > 0) this.log.debug({ deleted: outcome.value }, 'old metrics purged');
+    });
+    if (!acquired) return { skipped: true, reason: 'another_instance_running' };
+    return { partition: NOTHING_TO_RECOMPUTE, queue: NOTHING_TO_RECOMPUTE, namespace: NOTHING_TO_RECOMPUTE, task: NOTHING_TO_RECOMPUTE, system, cleanup };
+  }
+
+  /** Final flush: nothing counted before the shutdown is lost. */
+  protected override async onStop(): Promise<void> {
+    await this.flush().catch((error: unknown) => this.log.warn({ err: error }, 'final stats flush failed'));
+    this.deps.sampler.stop();
+  }
+
+  /** Writes the counters accumulated since the last flush and a system sample, in one statement. */
+  private async flush(): Promise<void> {
+    const { db, identity, recorder, sampler } = this.deps;
+    const rows = recorder.ops.drain();
+    try {
+      await statsFlush(db, { serverId: identity.serverId, hostname: identity.hostname, port: identity.port, rows, sample: sampler.sample() });
+    } catch (error) {
+      recorder.ops.restore(rows);
+      throw error;
+    }
+  }
+
+  /** Runs one step, timing it; a failure is logged, counted and reported as `ok: false`. */
+  private async step(name: string, work: () => Promise<void>): Promise<RefreshStep> {
+    const started = performance.now();
+    try {
+      await work();
+      return { ok: true, durationMs: Math.round(performance.now() - started) };
+    } catch (error) {
+      this.deps.recorder.failure(error);
+      this.log.warn({ err: error, step: name }, 'stats step failed');
+      return { ok: false, durationMs: Math.round(performance.now() - started) };
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Broker process rows (`queen.server_heartbeats`, API.md 9.2 rule 4): the heartbeat of this process, its
+ * clean stop, and the reads of the status routes (workers, parked pops per replica).
+ */
+import type pg from 'pg';
+
+/** Who this process is: the identity its heartbeat row and its metrics are stored under. */
+export interface ProcessIdentity {
+  serverId: string;
+  hostname: string;
+  pid: number;
+  port: number;
+}
+
+/** Cluster health as `GET /health` reports it (`shared_state.server_health`). */
+export interface ServerHealth {
+  servers_tracked: number;
+  servers_alive: number;
+  servers_dead: number;
+  heartbeats_received: number;
+  restarts_detected: number;
+}
+
+/** Records one heartbeat of this process; returns the cluster's health as of this beat. */
+export async function serverHeartbeat(
+  db: pg.Pool,
+  params: ProcessIdentity & { startedAt: string; parked: number; parkedByQueue: Record<string, number>; aliveSeconds: number },
+): Promise<ServerHealth> {
+  const result = await db.query<Record<keyof ServerHealth, string>>(
+    'SELECT * FROM queen.server_heartbeat($1, $2, $3, $4, $5::timestamptz, $6, $7::jsonb, $8)',
+    [params.serverId, params.hostname, params.pid, params.port, params.startedAt, params.parked,
+      JSON.stringify(params.parkedByQueue), params.aliveSeconds],
+  );
+  const row = result.rows[0]!;
+  return {
+    servers_tracked: Number(row.servers_tracked),
+    servers_alive: Number(row.servers_alive),
+    servers_dead: Number(row.servers_dead),
+    heartbeats_received: Number(row.heartbeats_received),
+    restarts_detected: Number(row.restarts_detected),
+  };
+}
+
+/** Marks this incarnation as stopped cleanly: it is then neither alive nor dead. */
+export async function serverStop(db: pg.Pool, params: { serverId: string; startedAt: string }): Promise<void> {
+  await db.query(
+    `UPDATE queen.server_heartbeats SET stopped_at = now(), parked_pops = 0, parked_by_queue = '{}'
+     WHERE server_id = $1 AND started_at = $2::timestamptz`,
+    [params.serverId, params.startedAt],
+  );
+}
+
+/** One broker process as the status routes list it. */
+export interface ServerRow {
+  server_id: string;
+  hostname: string;
+  pid: number;
+  port: number;
+  started_at: string;
+  last_heartbeat_at: string;
+  stopped_at: string | null;
+  parked_pops: number;
+}
+
+/**
+ * The processes that were up at some point of [from, to] (started before `to`, last seen after `from`), in
+ * server_id order, optionally only those of one hostname or one server_id.
+ */
+export async function serverList(
+  db: pg.Pool,
+  params: { from: Date; to: Date; hostname: string | null; serverId: string | null },
+): Promise<ServerRow[]> {
+  const result = await db.query<ServerRow>(
+    `SELECT h.server_id, h.hostname, h.pid, h.port, queen.format_millis(h.started_at) AS started_at,
+            queen.format_millis(h.last_heartbeat_at) AS last_heartbeat_at,
+            queen.format_millis(h.stopped_at) AS stopped_at, h.parked_pops
+     FROM queen.server_heartbeats h
+     WHERE h.started_at <= $2 AND h.last_heartbeat_at >= $1
+       AND ($3::text IS NULL OR h.hostname = $3) AND ($4::text IS NULL OR h.server_id = $4)
+     ORDER BY h.server_id`,
+    [params.from, params.to, params.hostname, params.serverId],
+  );
+  return result.rows;
+}
+
+/** Parked pops of one queue on one live process. */
+export interface ParkedReplicaRow {
+  queue: string;
+  server_id: string;
+  parked: number;
+  updated_at: string;
+}
+
+/** Parked pops per (queue, live process) as of each process's last heartbeat, optionally for one queue. */
+export async function parkedReplicaList(db: pg.Pool, params: { queue: string | null; aliveSeconds: number }): Promise<ParkedReplicaRow[]> {
+  const result = await db.query<ParkedReplicaRow>(
+    `SELECT p.key AS queue, h.server_id, p.value::integer AS parked,
+            queen.format_millis(h.last_heartbeat_at) AS updated_at
+     FROM queen.server_heartbeats h, jsonb_each_text(h.parked_by_queue) p
+     WHERE h.stopped_at IS NULL AND h.last_heartbeat_at > now() - make_interval(secs => $2)
+       AND ($1::text IS NULL OR p.key = $1)
+     ORDER BY p.key, h.server_id`,
+    [params.queue, params.aliveSeconds],
+  );
+  return result.rows;
+}

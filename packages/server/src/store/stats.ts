@@ -1,0 +1,171 @@
+/**
+ * Per-minute counters (`queen.stats_counters`) and system samples (`queen.system_metrics`): the flush of one
+ * process, the purge of old rows, and the bucketed reads of the status and analytics routes.
+ *
+ * Buckets are aligned on the Unix epoch (so 1440-minute buckets start at 00:00 UTC); callers pass the start
+ * of the first bucket. Counter series are dense (a bucket without rows is a bucket with no traffic: zeros);
+ * per-queue and sample series hold only buckets that have rows.
+ */
+import type pg from 'pg';
+import type { OpCounters, OpsRow } from '../metrics/ops.js';
+import type { SystemSample } from '../metrics/system.js';
+
+/** Which counters a read covers; a null field does not filter. */
+export interface CounterFilter {
+  queue: string | null;
+  namespace: string | null;
+  task: string | null;
+  hostname: string | null;
+  serverId: string | null;
+}
+
+/** Buckets of `bucketMinutes` from `start` (aligned) to `to`. */
+export interface Buckets {
+  start: Date;
+  to: Date;
+  bucketMinutes: number;
+}
+
+/** The counters of one bucket (`bucket`: its start, milliseconds ISO-8601). */
+export type CounterPoint = OpCounters & { bucket: string };
+
+/** The counters of one queue in one bucket. */
+export type QueueCounterPoint = CounterPoint & { queue: string };
+
+/** Adds one process's drained counters and stores its system sample: one statement. */
+export async function statsFlush(
+  db: pg.Pool,
+  params: { serverId: string; hostname: string; port: number; rows: readonly OpsRow[]; sample: SystemSample | null },
+): Promise<void> {
+  const rows = params.rows.map((row) => ({ ...row, lagSumMs: Math.round(row.lagSumMs), lagMaxMs: Math.round(row.lagMaxMs) }));
+  await db.query('SELECT queen.stats_flush($1, $2, $3, $4::jsonb, $5::jsonb)', [
+    params.serverId, params.hostname, params.port, JSON.stringify(rows), params.sample === null ? null : JSON.stringify(params.sample),
+  ]);
+}
+
+const PURGES = [
+  'DELETE FROM queen.stats_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.stats_counters WHERE bucket < $1 LIMIT $2))',
+  'DELETE FROM queen.system_metrics WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.system_metrics WHERE sampled_at < $1 LIMIT $2))',
+  'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
+];
+
+/**
+ * Deletes counters, samples and process rows older than `before`, `batchSize` rows per statement (each
+ * commits on its own, so a long purge never holds locks for long). Returns the number of rows deleted.
+ */
+export async function statsPurge(db: pg.Pool | pg.PoolClient, params: { before: Date; batchSize: number }): Promise<number> {
+  let deleted = 0;
+  for (const statement of PURGES) {
+    for (;;) {
+      const result = await db.query(statement, [params.before, params.batchSize]);
+      deleted += result.rowCount ?? 0;
+      if ((result.rowCount ?? 0) < params.batchSize) break;
+    }
+  }
+  return deleted;
+}
+
+const SUMS = `sum(c.push_requests) AS push_requests, sum(c.push_messages) AS push_messages,
+  sum(c.pop_requests) AS pop_requests, sum(c.pop_messages) AS pop_messages, sum(c.ack_requests) AS ack_requests,
+  sum(c.ack_messages) AS ack_messages, sum(c.ack_completed) AS ack_completed, sum(c.ack_failed) AS ack_failed, sum(c.transactions) AS transactions,
+  sum(c.dlq_moved) AS dlq_moved, sum(c.errors) AS errors, sum(c.db_errors) AS db_errors,
+  sum(c.lag_sum_ms) AS lag_sum_ms, max(c.lag_max_ms) AS lag_max_ms`;
+
+const COUNTERS_IN = `queen.stats_counters_in($1, $2, $4, $5, $6, $7, $8) c`;
+
+const SERIES_SQL = `
+  WITH totals AS (
+    SELECT date_bin($3::interval, c.bucket, timestamptz 'epoch') AS starts_at, ${SUMS}
+    FROM ${COUNTERS_IN} GROUP BY 1
+  )
+  SELECT queen.format_millis(s.starts_at) AS bucket, t.*
+  FROM generate_series($1::timestamptz, $2::timestamptz, $3::interval) AS s(starts_at)
+  LEFT JOIN totals t ON t.starts_at = s.starts_at
+  ORDER BY s.starts_at`;
+
+const QUEUE_SERIES_SQL = `
+  SELECT queen.format_millis(date_bin($3::interval, c.bucket, timestamptz 'epoch')) AS bucket, c.queue_name AS queue, ${SUMS}
+  FROM ${COUNTERS_IN}
+  WHERE c.queue_name <> ''
+  GROUP BY date_bin($3::interval, c.bucket, timestamptz 'epoch'), c.queue_name
+  ORDER BY 1, 2`;
+
+type SumsRow = Record<string, string | null>;
+
+function counters(row: SumsRow): OpCounters {
+  const n = (column: string): number => Number(row[column] ?? 0);
+  return {
+    pushRequests: n('push_requests'), pushMessages: n('push_messages'), popRequests: n('pop_requests'),
+    popMessages: n('pop_messages'), ackRequests: n('ack_requests'), ackMessages: n('ack_messages'),
+    ackCompleted: n('ack_completed'), ackFailed: n('ack_failed'), transactions: n('transactions'), dlqMoved: n('dlq_moved'), errors: n('errors'),
+    dbErrors: n('db_errors'), lagSumMs: n('lag_sum_ms'), lagMaxMs: n('lag_max_ms'),
+  };
+}
+
+function values(buckets: Buckets, filter: CounterFilter): unknown[] {
+  return [buckets.start, buckets.to, `${buckets.bucketMinutes} minutes`, filter.queue, filter.namespace, filter.task,
+    filter.hostname, filter.serverId];
+}
+
+/** Counters summed per bucket over the filter, one point per bucket of the range (zeros included). */
+export async function counterSeries(db: pg.Pool, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
+  const result = await db.query<SumsRow>(SERIES_SQL, values(params.buckets, params.filter));
+  return result.rows.map((row) => ({ bucket: row.bucket!, ...counters(row) }));
+}
+
+/** Counters summed per (bucket, queue) over the filter, for the buckets and queues that have any. */
+export async function counterQueueSeries(db: pg.Pool, params: { buckets: Buckets; filter: CounterFilter }): Promise<QueueCounterPoint[]> {
+  const result = await db.query<SumsRow>(QUEUE_SERIES_SQL, values(params.buckets, params.filter));
+  return result.rows.map((row) => ({ bucket: row.bucket!, queue: row.queue!, ...counters(row) }));
+}
+
+/** System samples of one process aggregated over one bucket: averages, except the worst event-loop lag. */
+export interface SystemPoint {
+  server_id: string;
+  hostname: string;
+  port: number;
+  bucket: string;
+  sample_count: number;
+  cpu_user_percent: number;
+  cpu_system_percent: number;
+  rss: number;
+  heap_used: number;
+  pool_size: number;
+  pool_idle: number;
+  pool_active: number;
+  pool_waiting: number;
+  event_loop_lag_ms: number;
+  parked_pops: number;
+  inflight_requests: number;
+}
+
+/** System samples per (process, bucket) over the range, optionally for one hostname or one server_id. */
+export async function systemSeries(
+  db: pg.Pool,
+  params: { buckets: Buckets; hostname: string | null; serverId: string | null },
+): Promise<SystemPoint[]> {
+  const result = await db.query<Record<keyof SystemPoint, string>>(
+    `SELECT m.server_id, m.hostname, max(m.port) AS port,
+            queen.format_millis(date_bin($3::interval, m.sampled_at, timestamptz 'epoch')) AS bucket,
+            count(*) AS sample_count,
+            round(avg(m.cpu_user_percent)::numeric, 2) AS cpu_user_percent,
+            round(avg(m.cpu_system_percent)::numeric, 2) AS cpu_system_percent,
+            round(avg(m.rss)) AS rss, round(avg(m.heap_used)) AS heap_used,
+            round(avg(m.pool_size)::numeric, 2) AS pool_size, round(avg(m.pool_idle)::numeric, 2) AS pool_idle,
+            round(avg(m.pool_active)::numeric, 2) AS pool_active, round(avg(m.pool_waiting)::numeric, 2) AS pool_waiting,
+            round(max(m.event_loop_lag_ms)::numeric, 2) AS event_loop_lag_ms,
+            round(avg(m.parked_pops)::numeric, 2) AS parked_pops,
+            round(avg(m.inflight_requests)::numeric, 2) AS inflight_requests
+     FROM queen.system_metrics m
+     WHERE m.sampled_at >= $1 AND m.sampled_at <= $2
+       AND ($4::text IS NULL OR m.hostname = $4) AND ($5::text IS NULL OR m.server_id = $5)
+     GROUP BY m.server_id, m.hostname, date_bin($3::interval, m.sampled_at, timestamptz 'epoch')
+     ORDER BY m.server_id, 4`,
+    [params.buckets.start, params.buckets.to, `${params.buckets.bucketMinutes} minutes`, params.hostname, params.serverId],
+  );
+  return result.rows.map((row) => {
+    const point: Record<string, string | number> = {};
+    for (const [key, value] of Object.entries(row)) point[key] = key === 'server_id' || key === 'hostname' || key === 'bucket' ? value : Number(value);
+    return point as unknown as SystemPoint;
+  });
+}
