@@ -19,6 +19,13 @@ export interface CliOptions {
   group: string | undefined;
   popPartitions: number;
   spread: 'request' | 'item';
+  /** The partitions scenario: paced push rate (msgs/s) and partition count. */
+  rate: number;
+  partitionsCount: number;
+  /** Write docs/performance.md from this run's results. */
+  writeDoc: boolean;
+  /** A remark for the top of docs/performance.md. */
+  docNote: string | undefined;
   help: boolean;
 }
 
@@ -29,17 +36,22 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     'usage: node bench/dist/main.js [scenario ...] [options]',
     '',
     `scenarios: ${scenarioNames.join(' ')} (default: ${defaults}, in this order)`,
+    '       or: node bench/dist/main.js chaos [--messages N] [--kill-every S] [--no-pg-restart] ... (chaos --help)',
     '',
     'options:',
     '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',
     '  --url2 URL            with --url: a second broker on the same database, for wake\'s two-process mode',
     '                        (without --url, wake starts a second broker on the first one\'s database)',
-    '  --duration S          seconds of load for push-* and e2e (default 10)',
+    '  --duration S          seconds of load for push-*, e2e, fanout, partitions (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
     '  --messages N          messages pre-filled by drain (default 200000)',
-    '  --pop-partitions N    partitions claimed per wildcard pop in drain/e2e, 0 = no cap (default 0)',
+    '  --pop-partitions N    partitions claimed per wildcard pop (drain, e2e, fanout, partitions), 0 = no cap (default 0)',
     '  --group NAME          consume as consumer group NAME (default: queue mode)',
     '  --spread request|item rotate partitions per push request (default) or per item',
+    '  --rate N              partitions: total paced push rate, msgs/s (default 2000)',
+    '  --partitions-count N  partitions: number of partitions (default 10000)',
+    '  --write-doc           write docs/performance.md from this run (figures, targets, verdicts, machine, PostgreSQL)',
+    '  --doc-note TEXT       with --write-doc: a remark printed at the top of the document',
     '  --json-only           print only the JSON lines on stdout, no progress or summaries',
     '  -h, --help            this text',
   ].join('\n');
@@ -71,6 +83,10 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
       group: { type: 'string' },
       'pop-partitions': { type: 'string' },
       spread: { type: 'string' },
+      rate: { type: 'string' },
+      'partitions-count': { type: 'string' },
+      'write-doc': { type: 'boolean', default: false },
+      'doc-note': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -80,6 +96,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
   if (!Number.isFinite(duration) || duration <= 0) throw new Error(`--duration must be a positive number (got ${values.duration})`);
   const spread = values.spread ?? 'request';
   if (spread !== 'request' && spread !== 'item') throw new Error(`--spread must be request or item (got ${spread})`);
+  if (values['doc-note'] !== undefined && values['write-doc'] !== true) throw new Error('--doc-note needs --write-doc');
   if (values.url !== undefined) new URL(values.url);
   if (values.url2 !== undefined) {
     if (values.url === undefined) throw new Error('--url2 needs --url (without --url the tool starts both brokers itself)');
@@ -96,6 +113,10 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
     group: values.group,
     popPartitions: positiveInteger('pop-partitions', values['pop-partitions'], 0, 0),
     spread,
+    rate: positiveInteger('rate', values.rate, 2000, 1),
+    partitionsCount: positiveInteger('partitions-count', values['partitions-count'], 10_000, 1),
+    writeDoc: values['write-doc'] === true,
+    docNote: values['doc-note'],
     help: values.help === true,
   };
 }

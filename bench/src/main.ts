@@ -8,15 +8,24 @@
  * is only started when a scenario first asks for it: on the first broker's embedded PostgreSQL, used as an
  * external database, or on the environment's PG_HOST/DATABASE_URL database; with --url it is --url2.
  * The second broker is stopped before the first, which owns the embedded PostgreSQL.
+ * While each scenario runs, the brokers the tool started are sampled from /proc (peak RSS, CPU of broker,
+ * PostgreSQL and this process; resources.ts) and the figures join the scenario's. With --write-doc, the
+ * database's version and settings are read first (pg-info.ts) and docs/performance.md is written at the
+ * end from every run (doc.ts, targets.ts).
  * A scenario that throws is reported and the next one runs. The exit code is 1 when any scenario failed,
  * any checker verdict was not ok or any scenario check failed, 2 for a bad command line, 130 on Ctrl-C.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { environmentHasDatabase, startBroker, type BrokerHandle } from './broker-process.js';
 import { parseCli, usage, type CliOptions } from './cli.js';
+import { writePerformanceDoc } from './doc.js';
 import { QueenClient } from './http.js';
+import { embeddedDatabase, environmentDatabase, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
 import { Reporter, machineInfo } from './report.js';
+import { ResourceSampler, describeResources } from './resources.js';
+import type { RunRecord } from './targets.js';
 import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
 import { DEFAULT_SCENARIOS, SCENARIOS } from './scenarios/index.js';
 
@@ -26,8 +35,14 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 /** Enough connections for the largest scenario (50 pushers) plus headroom for long-polls and acks. */
 const CONNECTIONS = 64;
 
+/** What a run leaves for --write-doc: every scenario run, and the database it ran on (if known and asked for). */
+interface RunOutput {
+  records: RunRecord[];
+  database: DatabaseInfo | null;
+}
+
 async function runAll(options: CliOptions, reporter: Reporter, log: (line: string) => void,
-  onBroker: (broker: BrokerHandle) => void): Promise<boolean> {
+  onBroker: (broker: BrokerHandle) => void, output: RunOutput): Promise<boolean> {
   let broker: BrokerHandle | undefined;
   let url = options.url;
   if (url === undefined) {
@@ -57,9 +72,15 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
   let allOk = true;
   try {
     if (!(await client.health())) throw new Error(`GET ${url}/health did not answer 200`);
+    if (options.writeDoc) {
+      const target = broker?.embeddedPgPort !== undefined ? embeddedDatabase(broker.embeddedPgPort) : environmentDatabase();
+      output.database = target === undefined ? null : await readDatabaseInfo(target);
+    }
+    const brokerPids = (): number[] => [broker?.pid ?? -1, secondBrokerHandle?.pid ?? -1].filter((pid) => pid > 0);
     const ctx: ScenarioContext = {
       client, durationS: options.durationS, messages: options.messages, group: options.group,
-      popPartitions: options.popPartitions, spread: options.spread, log,
+      popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
+      partitionsCount: options.partitionsCount, log,
       secondBroker: () => (second ??= startSecond()),
     };
     for (const name of options.scenarios) {
@@ -69,9 +90,18 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       const byMode = new Map<string, ScenarioResult[]>();
       for (let run = 1; run <= options.runs; run++) {
         log(`running ${name}${options.runs > 1 ? ` (run ${run}/${options.runs})` : ''} against ${url}`);
+        // Broker RSS/CPU over the whole scenario call (both modes of wake share it); null with --url.
+        const sampler = new ResourceSampler(brokerPids);
+        sampler.start();
         try {
-          const outcome = await scenario(ctx);
+          const outcome = await scenario(ctx).finally(() => sampler.stop());
+          const resources = sampler.stop();
           for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+            if (result.skipped === undefined) {
+              Object.assign(result.figures, resources);
+              result.summary += `; ${describeResources(resources)}`;
+            }
+            output.records.push({ scenario: name, mode: result.mode, run, result, error: null });
             reporter.run(result, run, options.runs);
             if (result.verdict !== undefined && !result.verdict.ok) allOk = false;
             if (Object.values(result.checks ?? {}).includes(false)) allOk = false;
@@ -81,6 +111,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
           }
         } catch (error) {
           allOk = false;
+          output.records.push({ scenario: name, mode: undefined, run, result: null, error: describeError(error) });
           reporter.failure(name, run, options.runs, describeError(error));
         }
       }
@@ -101,7 +132,16 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
   return allOk;
 }
 
+/** The command as typed: `npm run bench -- ...` under npm, else `node bench/dist/main.js ...`. */
+function commandLine(): string {
+  const args = process.argv.slice(2).map((arg) => (/^[\w./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`));
+  if (process.env['npm_lifecycle_event'] === 'bench') return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
+  return ['node bench/dist/main.js', ...args].join(' ');
+}
+
 async function main(): Promise<number> {
+  // `chaos` has its own brokers, PostgreSQL and flags (bench/src/chaos/run.ts); loaded only when asked for.
+  if (process.argv[2] === 'chaos') return (await import('./chaos/run.js')).chaosMain(process.argv.slice(3), REPO_ROOT);
   const names = [...SCENARIOS.keys()];
   let options: CliOptions;
   try {
@@ -116,7 +156,10 @@ async function main(): Promise<number> {
   }
   const log = options.jsonOnly ? (): void => undefined : (line: string): void => void process.stderr.write(`# ${line}\n`);
   const reporter = new Reporter(options.jsonOnly);
-  reporter.machine(machineInfo());
+  const machine = machineInfo();
+  const loadAverage = os.loadavg();
+  const startedAt = new Date();
+  reporter.machine(machine);
 
   const brokers: BrokerHandle[] = [];
   const interrupt = (): void => {
@@ -125,10 +168,21 @@ async function main(): Promise<number> {
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  const output: RunOutput = { records: [], database: null };
   try {
-    return (await runAll(options, reporter, log, (started) => {
+    const ok = await runAll(options, reporter, log, (started) => {
       brokers.push(started);
-    })) ? 0 : 1;
+    }, output);
+    if (options.writeDoc) {
+      const file = path.join(REPO_ROOT, 'docs', 'performance.md');
+      writePerformanceDoc(file, {
+        date: startedAt, machine, loadAverage, command: commandLine(), runs: options.runs, durationS: options.durationS,
+        brokerUrl: options.url, database: output.database, scenarios: options.scenarios, records: output.records,
+        note: options.docNote,
+      });
+      log(`wrote ${path.relative(process.cwd(), file) || file}`);
+    }
+    return ok ? 0 : 1;
   } catch (error) {
     process.stderr.write(`bench: ${describeError(error)}\n`);
     return 1;

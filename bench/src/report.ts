@@ -71,7 +71,8 @@ export class Reporter {
       scenario, ...(mode === undefined ? {} : { mode }), median: true, runs, succeeded: results.length, ...figures,
       ...(verdicts.length > 0 ? { allOk: verdicts.every(Boolean) } : {}),
     });
-    const headline = Object.entries(figures).slice(0, 4).map(([k, v]) => `${k} ${v}`).join(', ');
+    const headline = [...Object.entries(figures).slice(0, 4), ...('rssPeakMb' in figures ? [['rssPeakMb', figures['rssPeakMb']]] : [])]
+      .map(([k, v]) => `${k} ${v}`).join(', ');
     this.human(`${scenario}${mode === undefined ? '' : ` ${mode}`} median of ${results.length}/${runs} runs: ${headline}`);
   }
 

@@ -23,6 +23,9 @@ export interface ScenarioContext {
   popPartitions: number;
   /** How producers rotate partitions: one partition per request, or the next partition for every item. */
   spread: 'request' | 'item';
+  /** The partitions scenario's paced push rate (msgs/s in total) and partition count. */
+  rate: number;
+  partitionsCount: number;
   /** Progress lines (stderr); silent with --json-only. */
   log: (line: string) => void;
   /**

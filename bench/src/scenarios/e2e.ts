@@ -22,7 +22,8 @@ const PRODUCERS = 20;
 const CONSUMERS = 10;
 const TAIL_IDLE_MS = 15_000;
 
-function sendTime(data: unknown): number | null {
+/** The send time (wall-clock ms) a producer put in a message's payload, or null. */
+export function sendTime(data: unknown): number | null {
   if (typeof data !== 'object' || data === null || !('ts' in data)) return null;
   const ts: unknown = data.ts;
   return typeof ts === 'number' ? ts : null;

@@ -5,6 +5,8 @@
 import type { Scenario } from './common.js';
 import { drainScenario } from './drain.js';
 import { e2eScenario } from './e2e.js';
+import { fanoutScenario } from './fanout.js';
+import { partitionsScenario } from './partitions.js';
 import { pushScenario } from './push.js';
 import { wakeScenario } from './wake.js';
 
@@ -15,8 +17,10 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['push-b100', pushScenario(100)],
   ['drain', drainScenario],
   ['e2e', e2eScenario],
+  ['fanout', fanoutScenario],
+  ['partitions', partitionsScenario],
   ['wake', wakeScenario],
 ]);
 
 /** The scenarios run when none is named on the command line, in order. */
-export const DEFAULT_SCENARIOS: readonly string[] = ['push-b1', 'push-b10', 'push-b100', 'drain', 'e2e'];
+export const DEFAULT_SCENARIOS: readonly string[] = ['push-b1', 'push-b10', 'push-b100', 'drain', 'e2e', 'fanout', 'partitions'];

@@ -1,0 +1,242 @@
+/**
+ * Writes docs/performance.md from the results of a run (`--write-doc`).
+ *
+ * Design: a pure renderer (`renderPerformanceDoc`) over everything the run recorded, so the document is a
+ * function of the run and never edited by hand. The only hand-written prose is below: the preamble (how to
+ * reproduce, how to read the figures) and one line per scenario saying what it measures. Sections: run,
+ * machine, PostgreSQL, targets (median and each run, met / missed with the margin), the checker's verdicts
+ * and scenario checks of every run, broker resources (peak RSS, CPU split) and every figure of every
+ * scenario (median of the runs and each run).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DatabaseInfo } from './pg-info.js';
+import { PG_SETTINGS } from './pg-info.js';
+import type { MachineInfo } from './report.js';
+import type { ScenarioResult } from './scenarios/common.js';
+import { median } from './stats.js';
+import { evaluateTargets, resultsOf, type RunRecord, type TargetOutcome } from './targets.js';
+
+/** Everything the document is made of. */
+export interface DocInput {
+  date: Date;
+  machine: MachineInfo;
+  /** os.loadavg() when the run started: how busy the machine already was. */
+  loadAverage: readonly number[];
+  /** The command line as typed, e.g. `npm run bench -- --runs 3 --write-doc`. */
+  command: string;
+  runs: number;
+  durationS: number;
+  /** --url when benchmarking a running broker; undefined when the tool started the broker. */
+  brokerUrl: string | undefined;
+  /** The database's version and settings; null when the tool could not know the database. */
+  database: DatabaseInfo | null;
+  /** The scenarios run, in order. */
+  scenarios: readonly string[];
+  records: readonly RunRecord[];
+  /** A remark from --doc-note (e.g. that the machine was busy). */
+  note: string | undefined;
+}
+
+/** What each scenario measures, one line each. */
+const SCENARIO_NOTES: Readonly<Record<string, string>> = {
+  'push-b1': '50 concurrent producers push 1-item batches for --duration s over 100 partitions; accepted msgs/s and request latency.',
+  'push-b10': 'as push-b1 with 10-item batches.',
+  'push-b100': 'as push-b1 with 100-item batches.',
+  drain: 'pre-fill --messages (default 200 000) messages (100 partitions), then 10 wildcard consumers (batch 100, autoAck) empty the queue; exactly once required.',
+  e2e: '20 producers (batch 10, 100 partitions) and 10 wildcard long-poll consumers (batch 100, explicit /ack/batch) at once for --duration s, then drain; end-to-end latency and no loss.',
+  fanout: 'the e2e shape with 5 consumer groups of 3 consumers each: deliveries/s per group and in total; every group must get every message.',
+  partitions: '10 000 partitions, single-item pushes paced at 2 000 msgs/s round-robin over them, 10 wildcard long-poll consumers (batch 100, no partition cap, explicit ack); dwell = receipt minus send time; max dwell is the fairness number.',
+  wake: '50 parked long-polls, one push each at random moments, 4 rounds; push-to-delivery latency in one broker and across two brokers on one database.',
+};
+
+function num(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  const rounded = Math.abs(value) >= 100 ? Math.round(value) : Math.round(value * 100) / 100;
+  return rounded.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  return [row(header), row(header.map(() => '---')), ...rows.map(row)];
+}
+
+function scenarioKeys(input: DocInput): { scenario: string; mode: string | undefined }[] {
+  const keys: { scenario: string; mode: string | undefined }[] = [];
+  for (const scenario of input.scenarios) {
+    const modes = [...new Set(input.records.filter((r) => r.scenario === scenario).map((r) => r.mode))];
+    for (const mode of modes.length > 0 ? modes : [undefined]) keys.push({ scenario, mode });
+  }
+  return keys;
+}
+
+function label(scenario: string, mode: string | undefined): string {
+  return mode === undefined ? scenario : `${scenario} (${mode})`;
+}
+
+function targetRows(outcomes: readonly TargetOutcome[]): string[][] {
+  return outcomes.map((o) => {
+    const t = o.target;
+    const scope = t.scenario === '*' ? `every scenario${o.where === null ? '' : ` (worst: ${o.where})`}` : label(t.scenario, t.mode);
+    const bound = `${t.figure} ${t.op} ${num(t.value)}`;
+    const judged = t.aggregate === 'median' ? `median ${num(o.value)}` : `worst ${num(o.value)}`;
+    const perRun = t.scenario === '*' ? `${o.perRun.length} scenario runs` : o.perRun.map(num).join(', ') || '–';
+    const status = o.status === 'missed' ? '**missed**' : o.status;
+    const margin = Number.isFinite(o.marginPct) && t.value !== 0
+      ? `${o.marginPct >= 0 ? '+' : ''}${o.marginPct.toFixed(0)} %` : '';
+    return [t.label, scope, bound, judged, perRun, status, margin];
+  });
+}
+
+function verdictRows(input: DocInput): string[][] {
+  const rows: string[][] = [];
+  for (const record of input.records) {
+    const name = label(record.scenario, record.mode);
+    if (record.result === null) {
+      rows.push([name, String(record.run), `FAILED: ${record.error ?? 'unknown error'}`, '', '', '', '', '', '', '']);
+      continue;
+    }
+    const result = record.result;
+    if (result.skipped !== undefined) {
+      rows.push([name, String(record.run), `skipped: ${result.skipped}`, '', '', '', '', '', '', '']);
+      continue;
+    }
+    const checks = Object.entries(result.checks ?? {}).map(([k, v]) => `${k} ${v ? 'ok' : 'FAILED'}`).join(', ');
+    const v = result.verdict;
+    if (v === undefined && checks === '') continue;
+    rows.push([
+      name, String(record.run), v === undefined ? '–' : v.ok ? 'OK' : '**FAILED**',
+      num(v?.pushed), num(v?.delivered), num(v?.lost), num(v?.duplicates), num(v?.skipped), num(v?.reordered), checks || '–',
+    ]);
+  }
+  return rows;
+}
+
+function figureTable(results: readonly (ScenarioResult | null)[], runs: readonly number[]): string[] {
+  const present = results.filter((r): r is ScenarioResult => r !== null && r.skipped === undefined);
+  const names = [...new Set(present.flatMap((r) => Object.keys(r.figures)))];
+  const header = ['figure', ...(runs.length > 1 ? ['median'] : []), ...runs.map((run) => `run ${run}`)];
+  const rows = names.map((name) => {
+    const values = results.map((r) => (r === null || r.skipped !== undefined ? NaN : r.figures[name] ?? NaN));
+    return [name, ...(runs.length > 1 ? [num(median(values))] : []), ...values.map(num)];
+  });
+  return table(header, rows);
+}
+
+function resourceRows(input: DocInput): string[][] {
+  return scenarioKeys(input).map(({ scenario, mode }) => {
+    const results = resultsOf(input.records, scenario, mode);
+    const values = (figure: string): number[] => results.map((r) => r.figures[figure] ?? NaN);
+    const rss = values('rssPeakMb').filter(Number.isFinite);
+    return [
+      label(scenario, mode), rss.length > 0 ? num(Math.max(...rss)) : '–', num(median(values('brokerCpuPct'))),
+      num(median(values('pgCpuPct'))), num(median(values('benchCpuPct'))), num(median(values('otherCpuPct'))),
+    ];
+  });
+}
+
+/** Renders the document. */
+export function renderPerformanceDoc(input: DocInput): string {
+  const outcomes = evaluateTargets(input.records);
+  const measured = outcomes.filter((o) => o.status === 'met' || o.status === 'missed');
+  const missed = outcomes.filter((o) => o.status === 'missed');
+  const m = input.machine;
+  const lines: string[] = [
+    '# Performance',
+    '',
+    '<!-- Generated by `npm run bench -- --write-doc` (bench/src/doc.ts). Do not edit by hand: re-run the benchmark. -->',
+    '',
+    'Every performance and durability claim about Queen comes from `npm run bench` (the tool in `bench/`), and this',
+    'file holds the results of its last run with `--write-doc`. To reproduce on your machine:',
+    '',
+    '```sh',
+    'npm ci',
+    'npm run bench -- --runs 3 --write-doc                                   # the default scenarios',
+    'npm run bench -- push-b1 push-b10 push-b100 drain e2e fanout partitions wake --runs 3 --write-doc   # everything',
+    '```',
+    '',
+    '`npm run bench` builds the workspace; then, without `--url`, the tool starts `packages/server/dist/main.js` on a',
+    'fresh embedded PostgreSQL (or on the database named by `PG_HOST`/`DATABASE_URL`), runs the scenarios one after the',
+    'other against that one broker, and stops it. The targets assume a 2-core machine with the broker, PostgreSQL and',
+    'the load generator on the same box; figures are medians of the runs unless a target says "worst". Every message a',
+    'consuming scenario pushes goes through the no-loss checker (lost, skipped, reordered, duplicate deliveries per',
+    'consumer group). CPU figures are percent of one core over the scenario (200 % = both cores of a 2-core box), from',
+    '/proc: "PostgreSQL" is every process below the broker (the embedded server and its backends), "other processes"',
+    'is the rest of the machine\'s busy CPU: work that competed with the benchmark (noise; ~0 on a quiet machine).',
+    '',
+  ];
+  if (input.note !== undefined) lines.push(`> **Note on this run:** ${input.note}`, '');
+
+  lines.push('## Run', '', ...table(['', ''], [
+    ['date', input.date.toISOString()],
+    ['command', `\`${input.command}\``],
+    ['runs per scenario', String(input.runs)],
+    ['load duration', `${input.durationS} s (push-*, e2e, fanout, partitions)`],
+    ['broker', input.brokerUrl === undefined ? 'started by the tool (packages/server/dist/main.js, default settings)' : `running broker at ${input.brokerUrl}`],
+    ['scenarios', input.scenarios.join(', ')],
+    ['competing CPU (other processes, median over all scenario runs)', `${num(median(input.records
+      .map((r) => r.result?.figures['otherCpuPct'] ?? NaN)))} % of one core`],
+    ['targets', `${measured.length - missed.length} of ${measured.length} measured targets met` +
+      `${missed.length > 0 ? ` (missed: ${missed.map((o) => o.target.label).join('; ')})` : ''}`],
+  ]), '');
+
+  lines.push('## Machine', '', ...table(['', ''], [
+    ['CPU', `${m.cpuModel}, ${m.cores} cores`],
+    ['memory', `${m.memoryGiB} GiB`],
+    ['OS', m.platform],
+    ['Node.js', m.node],
+    ['load average at start (1, 5, 15 min)', input.loadAverage.map((v) => v.toFixed(2)).join(', ')],
+  ]), '');
+
+  lines.push('## PostgreSQL', '');
+  const db = input.database;
+  if (db === null) {
+    lines.push('Unknown: the broker was given with --url and neither PG_HOST nor DATABASE_URL was set.', '');
+  } else if (!db.ok) {
+    lines.push(`Could not be read from ${db.source}: ${db.error}`, '');
+  } else {
+    lines.push(...table(['', ''], [
+      ['database', db.source],
+      ['version', db.version],
+      ...PG_SETTINGS.map((name) => [name, db.settings[name] ?? '?']),
+    ]), '');
+  }
+
+  lines.push('## Targets', '',
+    'Judged on the median of the runs (or the worst run where it says so); the margin is how far the judged value is',
+    'from the bound (positive: better than the target).', '',
+    ...table(['target', 'scenario', 'bound', 'judged', 'runs', 'result', 'margin'], targetRows(outcomes)), '');
+
+  lines.push('## Checker verdicts', '',
+    'Every run of every consuming scenario (counts summed over consumer groups; fanout lists each group in its figures).', '',
+    ...table(['scenario', 'run', 'verdict', 'pushed', 'delivered', 'lost', 'duplicates', 'skipped', 'reordered', 'checks'],
+      verdictRows(input)), '');
+
+  lines.push('## Broker resources', '',
+    'Peak RSS of the broker process (worst run) and CPU in percent of one core (median of the runs) during each scenario.', '',
+    ...table(['scenario', 'broker RSS peak (MB)', 'broker CPU %', 'PostgreSQL CPU %', 'bench CPU %', 'other processes CPU %'],
+      resourceRows(input)), '');
+
+  lines.push('## Figures', '');
+  for (const { scenario, mode } of scenarioKeys(input)) {
+    const records = input.records.filter((r) => r.scenario === scenario && r.mode === mode);
+    lines.push(`### ${label(scenario, mode)}`, '');
+    const note = SCENARIO_NOTES[scenario];
+    if (note !== undefined) lines.push(note, '');
+    const failures = records.filter((r) => r.result === null);
+    for (const failure of failures) lines.push(`Run ${failure.run} failed: ${failure.error ?? 'unknown error'}`, '');
+    const ok = records.filter((r) => r.result !== null);
+    if (ok.length === 0) continue;
+    lines.push(...figureTable(ok.map((r) => r.result), ok.map((r) => r.run)), '');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Renders and writes the document to `file` (creating its directory). */
+export function writePerformanceDoc(file: string, input: DocInput): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, renderPerformanceDoc(input));
+}
