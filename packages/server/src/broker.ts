@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import { AckService } from './core/ack.js';
 import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
-import { WakeBus } from './core/wake-bus.js';
+import { WakeBus, type QueueSignal } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { createHttpServer, errorReply } from './http/server.js';
 import type { Reply, Route } from './http/route.js';
@@ -25,7 +25,7 @@ import { createPool, isConnectivityError, isStatementTimeout, toWireError, type 
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
 import { segmentAppend } from './store/segments.js';
-import { WakeListener } from './store/wake-listener.js';
+import { WakeChannel } from './store/wake-channel.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
 
@@ -42,7 +42,7 @@ export class Broker {
     readonly log: Logger,
     private readonly server: http.Server,
     private readonly pool: pg.Pool,
-    private readonly listener: WakeListener,
+    private readonly channel: WakeChannel,
     private readonly pop: PopService,
     private readonly embedded: EmbeddedServer | null,
     private readonly lifecycle: { draining: boolean },
@@ -86,17 +86,22 @@ export class Broker {
 
     const bus = new WakeBus();
     const metrics = new Metrics({ config, db: pool, bus, log });
-    const listener = new WakeListener(
+    const channel = new WakeChannel(
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
       (signal) => bus.signal(signal),
-      (error) => warn(error, 'wake listener connection failed'),
+      (error) => warn(error, 'wake connection failed'),
     );
-    await listener.start();
+    await channel.start();
+    /** After a commit: wake this process's parked pops now, the other processes' through NOTIFY. */
+    const wake = (signal: QueueSignal): void => {
+      bus.signal(signal);
+      channel.publish(signal);
+    };
 
     const isProcedureError = (error: unknown): boolean =>
       error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error);
-    const push = new PushService((items) => segmentAppend(pool, { origin: config.serverId, items }), (signal) => bus.signal(signal), {
+    const push = new PushService((items) => segmentAppend(pool, { items }), wake, {
       maxInFlight: PUSH_MAX_IN_FLIGHT,
       maxItems: PUSH_MAX_ITEMS,
       isolateOnError: isProcedureError,
@@ -112,7 +117,7 @@ export class Broker {
       },
       isProcedureError,
     );
-    const ack = new AckService((items) => cursorAck(pool, { origin: '', items }));
+    const ack = new AckService((items) => cursorAck(pool, { items }), wake);
 
     const services: Services = {
       config,
@@ -125,6 +130,7 @@ export class Broker {
       pop,
       ack,
       bus,
+      wake,
       metrics,
       health: {
         databaseReachable: () => databaseReachable(pool),
@@ -150,7 +156,7 @@ export class Broker {
         resolve();
       });
     });
-    const broker = new Broker(config, log, server, pool, listener, pop, embedded, lifecycle, metrics);
+    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics);
     await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
     log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
     return broker;
@@ -166,7 +172,7 @@ export class Broker {
     await closed;
     clearTimeout(grace);
     await this.metrics.stop(); // after the last request: the final flush holds every counter
-    await this.listener.stop();
+    await this.channel.stop();
     await this.pool.end();
     if (this.embedded !== null) await this.embedded.stop();
     this.log.info('Queen broker stopped');

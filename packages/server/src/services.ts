@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { AckService } from './core/ack.js';
 import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
-import type { WakeBus } from './core/wake-bus.js';
+import type { QueueSignal, WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/index.js';
 
@@ -23,8 +23,10 @@ export interface Services {
   push: PushService;
   pop: PopService;
   ack: AckService;
-  /** Parked pops; `signal` wakes those interested in a queue after a commit. */
+  /** Parked pops of this process (counts for metrics). */
   bus: WakeBus;
+  /** After a commit that touched a queue: wakes the parked pops of every broker process. */
+  wake(signal: QueueSignal): void;
   health: { databaseReachable(): Promise<boolean>; draining(): boolean };
   /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
   metrics: Metrics;

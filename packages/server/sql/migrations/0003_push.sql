@@ -1,7 +1,7 @@
 -- 0003_push: append one coalesced batch of messages (API.md 4.4, DESIGN.md 3).
 --
--- push_messages(p_origin, p_queue[], p_partition[], p_message_id[], p_transaction_id[], p_trace_id[],
---               p_payload[], p_producer_sub[])
+-- push_messages(p_queue[], p_partition[], p_message_id[], p_transaction_id[], p_trace_id[], p_payload[],
+--               p_producer_sub[])
 --   Purpose:  write every item of one or more push requests in one transaction. Item i is described by the
 --             i-th element of each array; items are already validated by the broker.
 --   Result:   one row per item: (item, status 'queued' | 'duplicate' | 'failed', message_id, partition_id,
@@ -14,9 +14,9 @@
 --   Locks:    queue rows are created and partition rows locked (FOR UPDATE) in (queue name, partition name)
 --             order, so concurrent batches cannot deadlock. Every writer of a partition holds its row lock,
 --             which is what makes offsets dense and assigned in commit order.
---   Notifies: queen_wake once per queue (NOTIFY folds identical payloads within a transaction).
+--   Notifies: nothing. The broker wakes parked pops after the commit (see store/wake-channel.ts: a NOTIFY
+--             here would serialise every push's commit behind PostgreSQL's notification lock).
 CREATE OR REPLACE FUNCTION queen.push_messages(
-  p_origin text,
   p_queue text[],
   p_partition text[],
   p_message_id uuid[],
@@ -160,11 +160,6 @@ BEGIN
   JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
     ON g.partition_id = written.partition_id
   WHERE p.id = written.partition_id;
-
-  PERFORM pg_notify('queen_wake', json_build_object(
-            'origin', p_origin, 'queue', q.name, 'namespace', q.namespace, 'task', q.task)::text)
-  FROM queen.queues q
-  WHERE q.name IN (SELECT t.queue_name FROM unnest(v_state, p_queue) AS t (state, queue_name) WHERE t.state = 'fresh');
 
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.

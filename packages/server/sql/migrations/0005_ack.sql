@@ -9,9 +9,9 @@
 --     (C1-C6 of API.md 6.3); items that pass are applied per pair in ascending offset order. The cursor is
 --     cumulative, never moves back and never passes a message this call failed or retried.
 --   Locks: cursor rows FOR UPDATE, in (partition id, group) order.
---   Notifies: queen_wake for the queue of every released lease (parked pops may claim again).
+--   Notifies: nothing; the broker wakes the queue's parked pops after the commit when a lease was released
+--     (lease_released in the result).
 CREATE OR REPLACE FUNCTION queen.ack_messages(
-  p_origin text,
   p_transaction_id text[],
   p_partition_id uuid[],
   p_status text[],
@@ -46,7 +46,6 @@ DECLARE
   v_retries integer;
   v_not_before timestamptz;
   v_lease_open boolean;
-  v_any_released boolean;
 BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
@@ -122,7 +121,6 @@ BEGIN
     v_not_before := v_cursor.not_before;
     v_lease_open := v_live;
     v_blocked := false;
-    v_any_released := false;
     FOREACH v_i IN ARRAY v_pair.items LOOP
       CONTINUE WHEN v_offset[v_i] IS NULL OR v_error[v_i] IS NOT NULL;
       v_k := v_offset[v_i];
@@ -147,7 +145,6 @@ BEGIN
         END IF;
         v_released[v_i] := true;
         v_lease_open := false;
-        v_any_released := true;
         v_blocked := true;
         CONTINUE;
       ELSE                                 -- 'dlq', or 'failed' with the retry budget spent
@@ -169,7 +166,6 @@ BEGIN
       IF v_lease_open AND v_committed >= v_cursor.lease_span_end THEN
         v_released[v_i] := true;
         v_lease_open := false;
-        v_any_released := true;
       END IF;
     END LOOP;
 
@@ -186,10 +182,6 @@ BEGIN
         last_activity_at = v_now
     WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp;
 
-    IF v_any_released THEN
-      PERFORM pg_notify('queen_wake', json_build_object(
-        'origin', p_origin, 'queue', v_pair.queue_name, 'namespace', v_pair.namespace, 'task', v_pair.task)::text);
-    END IF;
   END LOOP;
 
   RETURN QUERY

@@ -184,7 +184,7 @@ $$;
 --     (the push failure, e.g. maxSize), queue_name, queue_namespace, queue_task).
 --   Locks: the partition row (FOR UPDATE) before anything is read, so two requeues of one message cannot
 --     both push.
---   Notifies: queen_wake for the queue (through push_messages).
+--   Notifies: nothing; the broker wakes the queue's parked pops after the commit.
 CREATE OR REPLACE FUNCTION queen.message_requeue(p_origin text, p_partition_id uuid, p_transaction_id text,
                                                 p_message_id uuid, p_new_transaction_id text)
 RETURNS TABLE (outcome text, dlq_entries_removed integer, error text, queue_name text, queue_namespace text,
@@ -217,7 +217,7 @@ BEGIN
   END IF;
 
   SELECT r.status, r.error INTO v_pushed
-  FROM queen.push_messages(p_origin, ARRAY[v_partition.queue_name], ARRAY[v_partition.name], ARRAY[p_message_id],
+  FROM queen.push_messages(ARRAY[v_partition.queue_name], ARRAY[v_partition.name], ARRAY[p_message_id],
                            ARRAY[p_new_transaction_id], ARRAY[v_message.trace_id], ARRAY[v_message.payload],
                            ARRAY[v_message.producer_sub]) r;
   IF v_pushed.status <> 'queued' THEN

@@ -5,6 +5,7 @@
 import { isUuid } from '../ids.js';
 import type { AckItem, AckResult } from '../store/cursors.js';
 import { effectiveGroup } from './names.js';
+import type { QueueSignal } from './wake-bus.js';
 
 /** One ack as the client sent it (type-checked by the HTTP layer). */
 export interface AckRequestItem {
@@ -28,12 +29,20 @@ export function toAckItems(items: AckRequestItem[]): AckItem[] {
   }));
 }
 
-/** Applies acks; results in item order. */
+/** Applies acks; results in item order. A released lease wakes the queue's parked pops. */
 export class AckService {
-  constructor(private readonly apply: (items: AckItem[]) => Promise<AckResult[]>) {}
+  constructor(
+    private readonly apply: (items: AckItem[]) => Promise<AckResult[]>,
+    private readonly wake: (signal: QueueSignal) => void,
+  ) {}
 
   /** Acks a batch of items in one transaction. */
-  ack(items: AckRequestItem[]): Promise<AckResult[]> {
-    return items.length === 0 ? Promise.resolve([]) : this.apply(toAckItems(items));
+  async ack(items: AckRequestItem[]): Promise<AckResult[]> {
+    if (items.length === 0) return [];
+    const results = await this.apply(toAckItems(items));
+    const released = new Set(results.filter((r) => r.leaseReleased && r.queueName !== null).map((r) => r.queueName!));
+    // The scope is unknown here: discovery pops of every scope re-check, which is cheap and never misses.
+    for (const queue of released) this.wake({ queue, namespace: null, task: null });
+    return results;
   }
 }

@@ -98,15 +98,15 @@ interface AckRow {
 }
 
 const ACK_SQL = `SELECT success, error, queue_name, partition_name, lease_released, dlq
-  FROM queen.ack_messages($1, $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[])`;
+  FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`;
 
 /** Applies a batch of acks in one transaction; results in item order. */
-export async function cursorAck(db: pg.Pool | pg.PoolClient, params: { origin: string; items: AckItem[] }): Promise<AckResult[]> {
+export async function cursorAck(db: pg.Pool | pg.PoolClient, params: { items: AckItem[] }): Promise<AckResult[]> {
   const { items } = params;
   const result = await db.query<AckRow>({
     name: 'queen.ack_messages',
     text: ACK_SQL,
-    values: [params.origin, items.map((i) => i.transactionId), items.map((i) => i.partitionId), items.map((i) => i.status),
+    values: [items.map((i) => i.transactionId), items.map((i) => i.partitionId), items.map((i) => i.status),
       items.map((i) => i.group), items.map((i) => i.leaseId), items.map((i) => i.error)],
   });
   return result.rows.map((row) => ({

@@ -26,7 +26,7 @@ export interface AppendResult {
 }
 
 const SQL = `SELECT item, status, message_id, partition_id, error, queue_namespace, queue_task
-  FROM queen.push_messages($1, $2::text[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[])`;
+  FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`;
 
 interface Row {
   item: number;
@@ -39,13 +39,12 @@ interface Row {
 }
 
 /** Appends the items in one transaction; results come back in item order. */
-export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { origin: string; items: AppendItem[] }): Promise<AppendResult[]> {
+export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items: AppendItem[] }): Promise<AppendResult[]> {
   const { items } = params;
   const result = await db.query<Row>({
     name: 'queen.push_messages',
     text: SQL,
     values: [
-      params.origin,
       items.map((i) => i.queue),
       items.map((i) => i.partition),
       items.map((i) => i.messageId),

@@ -46,8 +46,8 @@ function storeOn(client: pg.PoolClient, origin: string): TransactionStore {
       await client.query('SELECT queen.transaction_lock($1::text[], $2::text[], $3::uuid[], $4::text[])', [
         pushes.map((p) => p.queue), pushes.map((p) => p.partition), acks.map((a) => a.partitionId), acks.map((a) => a.group)]);
     },
-    append: (items) => segmentAppend(client, { origin, items }),
-    ack: async (item) => (await cursorAck(client, { origin, items: [item] }))[0]!,
+    append: (items) => segmentAppend(client, { items }),
+    ack: async (item) => (await cursorAck(client, { items: [item] }))[0]!,
     async liveLease({ partitionId, group }) {
       const result = await client.query<{ lease_id: string }>(LIVE_LEASE_SQL, [partitionId, group]);
       return result.rows[0]?.lease_id ?? null;

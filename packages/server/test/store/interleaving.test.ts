@@ -73,9 +73,8 @@ interface PushRow {
 async function push(on: Queryable, items: PushItem[]): Promise<PushRow[]> {
   const result = await on.query<PushRow>(
     `SELECT item, status, message_id::text AS message_id, partition_id::text AS partition_id, error
-     FROM queen.push_messages($1, $2::text[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[])`,
+     FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`,
     [
-      'interleaving-test',
       items.map((i) => i.queue),
       items.map((i) => i.partition),
       items.map(() => uuidv7()),
@@ -148,9 +147,8 @@ interface AckRow {
 async function ack(on: Queryable, items: AckItem[]): Promise<AckRow[]> {
   const result = await on.query<AckRow>(
     `SELECT item, success, error, lease_released, dlq
-     FROM queen.ack_messages($1, $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+     FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`,
     [
-      'interleaving-test',
       items.map((i) => i.tx),
       items.map((i) => i.partitionId),
       items.map((i) => i.status ?? 'completed'),

@@ -55,8 +55,8 @@ async function queueWith(count: number): Promise<string> {
   const queue = uniqueQueue('seek-il');
   const ids = Array.from({ length: count }, (_, i) => `m${i + 1}`);
   await pool.query(
-    'SELECT queen.push_messages($1, $2::text[], $3::text[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[])',
-    ['test', ids.map(() => queue), ids.map(() => 'P'), ids.map(() => uuidv7()), ids, ids.map(() => null), ids.map((id) => JSON.stringify(id)), ids.map(() => null)],
+    'SELECT queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])',
+    [ids.map(() => queue), ids.map(() => 'P'), ids.map(() => uuidv7()), ids, ids.map(() => null), ids.map((id) => JSON.stringify(id)), ids.map(() => null)],
   );
   return queue;
 }

@@ -27,7 +27,7 @@ export function messageAdmin(services: Services): MessageAdmin {
       deadLetter: (params) => messageDeadLetter(db, { origin, ...params }),
       clear: (params) => queueClear(db, { origin, ...params }),
     },
-    (signal) => services.bus.signal(signal),
+    (signal) => services.wake(signal),
   );
 }
 

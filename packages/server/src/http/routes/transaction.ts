@@ -49,7 +49,7 @@ export function transactionRoutes(services: Services): Route[] {
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
         const outcome = await executeTransaction(operations, requiredLeases, {
           run: (work) => transactionRun(services.db, { origin: services.serverId, work }),
-          signal: (signal) => services.bus.signal(signal),
+          signal: (signal) => services.wake(signal),
           producerSub: subject,
         });
         const reply: Record<string, unknown> = { transactionId: outcome.transactionId, success: outcome.success };

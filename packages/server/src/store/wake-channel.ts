@@ -1,0 +1,113 @@
+/**
+ * The cross-process half of the wake-up bus, on one dedicated connection.
+ *
+ * Receiving: the connection LISTENs on `queen_wake` and hands every notification (queue, namespace, task)
+ * to a callback; notifications this process sent itself (same origin) are skipped, it already woke its own
+ * parked pops.
+ *
+ * Sending: commits do not NOTIFY themselves. PostgreSQL serialises the commits of every transaction that
+ * notified (a database-wide lock held through the commit's WAL flush), which would undo group commit. The
+ * broker publishes after its commits instead: signals accumulate while one publish is in flight, and the
+ * next publish sends them all in one statement, with synchronous_commit off (a notification is a hint, not
+ * data). A broker that dies between a commit and its publish costs other processes' parked pops one backoff
+ * tick, the same as a lost notification.
+ *
+ * The connection is re-established after a failure; publishes made while it is down are dropped.
+ */
+import pg from 'pg';
+
+/** What a notification says: a commit touched this queue (namespace/task null when not known). */
+export interface WakeSignal {
+  queue: string;
+  namespace: string | null;
+  task: string | null;
+}
+
+const CHANNEL = 'queen_wake';
+
+/** A LISTEN/NOTIFY connection that reconnects by itself. */
+export class WakeChannel {
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private pending = new Map<string, WakeSignal>();
+  private publishing = false;
+
+  constructor(
+    private readonly connect: () => pg.Client,
+    private readonly origin: string,
+    private readonly onWake: (signal: WakeSignal) => void,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  /** Connects and starts listening; resolves once LISTEN is in place. */
+  async start(): Promise<void> {
+    const client = this.connect();
+    client.on('notification', (message) => this.dispatch(message.payload));
+    client.on('error', (error) => this.fail(client, error));
+    client.on('end', () => this.fail(client, new Error('wake connection ended')));
+    await client.connect();
+    await client.query(`SET synchronous_commit = off; LISTEN ${CHANNEL}`);
+    this.client = client;
+  }
+
+  /** Stops listening and closes the connection. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Tells the other broker processes that a commit touched this queue. */
+  publish(signal: WakeSignal): void {
+    const known = this.pending.get(signal.queue);
+    if (known === undefined || (known.namespace === null && signal.namespace !== null)) this.pending.set(signal.queue, signal);
+    if (!this.publishing) setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    if (this.publishing || this.pending.size === 0) return;
+    const client = this.client;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    if (client === null) return;
+    this.publishing = true;
+    try {
+      const payloads = batch.map((s) => JSON.stringify({ origin: this.origin, queue: s.queue, namespace: s.namespace, task: s.task }));
+      await client.query(`SELECT pg_notify('${CHANNEL}', p) FROM unnest($1::text[]) AS p`, [payloads]);
+    } catch (error) {
+      this.onError(error as Error);
+    } finally {
+      this.publishing = false;
+      if (this.pending.size > 0) void this.flush();
+    }
+  }
+
+  private dispatch(payload: string | undefined): void {
+    if (payload === undefined) return;
+    try {
+      const parsed = JSON.parse(payload) as { origin?: string; queue?: string; namespace?: string | null; task?: string | null };
+      if (typeof parsed.queue !== 'string' || parsed.origin === this.origin) return;
+      this.onWake({ queue: parsed.queue, namespace: parsed.namespace ?? null, task: parsed.task ?? null });
+    } catch (error) {
+      this.onError(error as Error);
+    }
+  }
+
+  private fail(client: pg.Client, error: Error): void {
+    if (this.client !== client || this.stopped) return;
+    this.client = null;
+    this.onError(error);
+    client.end().catch(() => undefined);
+    const retry = (): void => {
+      if (this.stopped) return;
+      this.start().catch((e: Error) => {
+        this.onError(e);
+        this.retryTimer = setTimeout(retry, 1000);
+      });
+    };
+    this.retryTimer = setTimeout(retry, 1000);
+  }
+}
