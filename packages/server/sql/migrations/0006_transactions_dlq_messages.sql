@@ -31,29 +31,8 @@ CREATE OR REPLACE FUNCTION queen.transaction_lock(p_queue text[], p_partition te
 LANGUAGE plpgsql AS $$
 DECLARE
   v_key record;
-  v_queue_id uuid;
 BEGIN
-  INSERT INTO queen.queues (id, name, namespace, task)
-  SELECT queen.uuid_v7(), n.name, split_part(n.name, '.', 1), split_part(n.name, '.', 2)
-  FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name)) n
-  WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n.name)
-  ORDER BY n.name
-  ON CONFLICT (name) DO NOTHING;
-
-  FOR v_key IN
-    SELECT DISTINCT t.queue_name, t.partition_name
-    FROM unnest(p_queue, p_partition) AS t (queue_name, partition_name)
-    ORDER BY 1, 2
-  LOOP
-    SELECT q.id INTO STRICT v_queue_id FROM queen.queues q WHERE q.name = v_key.queue_name;
-    PERFORM 1 FROM queen.partitions p WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
-    IF NOT FOUND THEN
-      INSERT INTO queen.partitions (id, queue_id, name)
-      VALUES (queen.uuid_v7(), v_queue_id, v_key.partition_name)
-      ON CONFLICT (queue_id, name) DO NOTHING;
-      PERFORM 1 FROM queen.partitions p WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
-    END IF;
-  END LOOP;
+  PERFORM queen.partitions_lock(p_queue, p_partition);
 
   FOR v_key IN
     SELECT DISTINCT t.partition_id, t.consumer_group
