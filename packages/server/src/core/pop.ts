@@ -69,12 +69,22 @@ export function subscriptionIntent(
 
 const ROTATION_LIMIT = 10_000;
 
+/** A re-attempt in flight: when it started (logical clock) and, once done, its outcome if it was empty. */
+interface Flight {
+  startedAt: number;
+  emptyOutcome: Promise<ClaimOutcome | null>;
+}
+
 /** Runs pop requests against the store, parking the waiting ones on the wake bus. */
 export class PopService {
   private readonly reattempts: Semaphore;
   /** Where the next wildcard/discovery walk starts, per (scope, group): the last partition claimed. */
   private readonly rotation = new Map<string, string>();
   private closing = false;
+  /** Re-attempts in flight, per group and target (see `reattempt`). */
+  private readonly flights = new Map<string, Flight>();
+  /** A logical clock ordering wakes and attempt starts within this process. */
+  private clock = 0;
 
   constructor(
     private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>,
@@ -102,6 +112,8 @@ export class PopService {
     const holdEligible = request.scope === 'queue' && request.wait && request.batch > 1;
     let holdUntil: number | null = null;
     let firstAttempt = true;
+    const attemptKey = `${rotationKey}\u0000${request.partition ?? ''}`;
+    let since = 0;
     let waits = 0;
     let interval = this.settings.waitInitialIntervalMs;
 
@@ -127,7 +139,7 @@ export class PopService {
       };
       let outcome: ClaimOutcome;
       try {
-        outcome = firstAttempt ? await this.claim(params) : await this.reattempts.run(() => this.claim(params));
+        outcome = firstAttempt ? await this.claim(params) : await this.reattempt(attemptKey, since, () => this.claim(params));
       } catch (error) {
         if (!this.isProcedureError(error)) throw error;
         this.onProcedureError(error);
@@ -160,7 +172,8 @@ export class PopService {
       }
       let wakeAt = Math.min(now + interval, deadline);
       if (outcome.kind === 'hold' && holdUntil !== null) wakeAt = Math.min(wakeAt, holdUntil);
-      const woken = await this.park(request, wakeAt - now, signal);
+      const { woken, at } = await this.park(request, wakeAt - now, signal);
+      since = at;
       if (signal.aborted) return { kind: 'empty', reason: 'none' };
       if (this.closing) return { kind: 'empty', reason: 'shutdown' };
       if (woken) {
@@ -178,13 +191,42 @@ export class PopService {
     this.rotation.set(key, partitionId);
   }
 
-  /** Waits for a matching wake, the timer, or the client going away. True when a wake ended the wait. */
-  private park(request: PopRequest, ms: number, signal: AbortSignal): Promise<boolean> {
+  /**
+   * A re-attempt, shared with the parked pops of the same group and target. A wake usually reaches several
+   * of them at once, and only the first few can find anything: so while a sibling's attempt that started
+   * after this pop's wake (`since`, on the logical clock) is in flight, this pop waits for it, and if it found
+   * nothing, takes that answer as its own instead of asking the database the same question again. After a
+   * successful sibling attempt it tries itself (there may be more), again one at a time.
+   */
+  private async reattempt(key: string, since: number, run: () => Promise<ClaimOutcome>): Promise<ClaimOutcome> {
+    for (;;) {
+      const flight = this.flights.get(key);
+      if (flight === undefined || flight.startedAt <= since) break;
+      const shared = await flight.emptyOutcome;
+      if (shared !== null) return shared;
+    }
+    let settle: (emptyOutcome: ClaimOutcome | null) => void = () => undefined;
+    const flight: Flight = { startedAt: ++this.clock, emptyOutcome: new Promise((resolve) => (settle = resolve)) };
+    this.flights.set(key, flight);
+    try {
+      const outcome = await this.reattempts.run(run);
+      settle(outcome.kind === 'empty' ? outcome : null);
+      return outcome;
+    } catch (error) {
+      settle(null);
+      throw error;
+    } finally {
+      if (this.flights.get(key) === flight) this.flights.delete(key);
+    }
+  }
+
+  /** Waits for a matching wake, the timer, or the client going away; `at` is when, on the logical clock. */
+  private park(request: PopRequest, ms: number, signal: AbortSignal): Promise<{ woken: boolean; at: number }> {
     const target: WakeTarget =
       request.scope === 'discovery'
         ? { kind: 'discovery', namespace: request.namespace, task: request.task }
         : { kind: 'queue', queue: request.queue! };
-    return new Promise<boolean>((resolve) => {
+    return new Promise((resolve) => {
       let settled = false;
       const finish = (woken: boolean): void => {
         if (settled) return;
@@ -192,7 +234,7 @@ export class PopService {
         clearTimeout(timer);
         unregister();
         signal.removeEventListener('abort', onAbort);
-        resolve(woken);
+        resolve({ woken, at: ++this.clock });
       };
       const onAbort = (): void => finish(false);
       const timer = setTimeout(() => finish(false), Math.max(0, ms));
