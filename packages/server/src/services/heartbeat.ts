@@ -13,6 +13,7 @@ import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import { serverHeartbeat, serverStop, type ProcessIdentity, type ServerHealth } from '../store/heartbeats.js';
 import { PeriodicService } from './background.js';
+import { isConnectivityError } from '../store/database.js';
 
 /** Heartbeats missed before a process counts as dead. */
 const MISSED_BEATS_FOR_DEAD = 3;
@@ -60,6 +61,6 @@ export class HeartbeatService extends PeriodicService<ServerHealth> {
 
   protected override async onStop(): Promise<void> {
     await serverStop(this.deps.db, { serverId: this.deps.identity.serverId, startedAt: this.startedAt })
-      .catch((error: unknown) => this.log.warn({ err: error }, 'could not mark the heartbeat row stopped'));
+      .catch((error: unknown) => this.log[isConnectivityError(error) ? 'debug' : 'warn']({ err: error }, 'could not mark the heartbeat row stopped'));
   }
 }

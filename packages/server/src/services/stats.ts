@@ -20,6 +20,7 @@ import { withClusterLock } from '../store/cluster-lock.js';
 import type { ProcessIdentity } from '../store/heartbeats.js';
 import { statsFlush, statsPurge } from '../store/stats.js';
 import { PeriodicService } from './background.js';
+import { isConnectivityError } from '../store/database.js';
 
 /** The advisory lock of the cluster-wide stats step ("QueeST"). */
 export const STATS_LOCK_KEY = 0x51_75_65_65_53_54;
@@ -74,7 +75,8 @@ export class StatsService extends PeriodicService<RefreshResult> {
 
   /** Final flush: nothing counted before the shutdown is lost. */
   protected override async onStop(): Promise<void> {
-    await this.flush().catch((error: unknown) => this.log.warn({ err: error }, 'final stats flush failed'));
+    // At shutdown the database may already be going away (a terminal's Ctrl-C reaches it too): that is no news.
+    await this.flush().catch((error: unknown) => this.log[isConnectivityError(error) ? 'debug' : 'warn']({ err: error }, 'final stats flush failed'));
     this.deps.sampler.stop();
   }
 
