@@ -164,8 +164,8 @@ $$;
 --   Locks: the partition row (FOR UPDATE) before anything is read, so two requeues of one message cannot
 --     both push.
 --   Notifies: nothing; the broker wakes the queue's parked pops after the commit.
-CREATE OR REPLACE FUNCTION queen.message_requeue(p_origin text, p_partition_id uuid, p_transaction_id text,
-                                                p_message_id uuid, p_new_transaction_id text)
+CREATE OR REPLACE FUNCTION queen.message_requeue(p_partition_id uuid, p_transaction_id text, p_message_id uuid,
+                                                p_new_transaction_id text)
 RETURNS TABLE (outcome text, dlq_entries_removed integer, error text, queue_name text, queue_namespace text,
                queue_task text)
 LANGUAGE plpgsql AS $$

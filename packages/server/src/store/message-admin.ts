@@ -37,12 +37,12 @@ export async function messageDelete(db: pg.Pool, params: { partitionId: string; 
 /** Pushes a copy of a dead-lettered message (new ids given) and removes its DLQ entries, atomically. */
 export async function messageRequeue(
   db: pg.Pool,
-  params: { origin: string; partitionId: string; transactionId: string; messageId: string; newTransactionId: string },
+  params: { partitionId: string; transactionId: string; messageId: string; newTransactionId: string },
 ): Promise<RequeueResult> {
   const result = await db.query<{ outcome: string; dlq_entries_removed: number; error: string | null; queue_name: string; queue_namespace: string; queue_task: string }>(
     `SELECT outcome, dlq_entries_removed, error, queue_name, queue_namespace, queue_task
-       FROM queen.message_requeue($1, $2::uuid, $3, $4::uuid, $5)`,
-    [params.origin, params.partitionId, params.transactionId, params.messageId, params.newTransactionId],
+       FROM queen.message_requeue($1::uuid, $2, $3::uuid, $4)`,
+    [params.partitionId, params.transactionId, params.messageId, params.newTransactionId],
   );
   const row = result.rows[0]!;
   switch (row.outcome) {

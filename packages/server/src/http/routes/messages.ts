@@ -23,7 +23,7 @@ export function messageAdmin(services: Services): MessageAdmin {
   return new MessageAdmin(
     {
       delete: (params) => messageDelete(db, params),
-      requeue: (params) => messageRequeue(db, { origin, ...params }),
+      requeue: (params) => messageRequeue(db, params),
       deadLetter: (params) => messageDeadLetter(db, { origin, ...params }),
       clear: (params) => queueClear(db, { origin, ...params }),
     },
