@@ -3,22 +3,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, request, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { request, uniqueQueue, useBroker } from '../support/harness.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 const QUEUE_MODE = '__QUEUE_MODE__';
 const NOT_APPLIED = 'Not applied: an earlier message of this partition failed in this request';
@@ -28,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Pushes `${prefix}-1..count` to one partition in one request; returns the partition id. */
 async function pushMessages(queue: string, partition: string, count: number, prefix = 'm'): Promise<string> {
   const items = Array.from({ length: count }, (_, i) => ({ queue, partition, transactionId: `${prefix}-${i + 1}`, payload: i + 1 }));
-  const res = await api.push(items);
+  const res = await setup.api.push(items);
   assert.equal(res.status, 201, res.text);
   for (const r of res.json) assert.equal(r.status, 'queued', JSON.stringify(r));
   return res.json[0].partition_id;
@@ -38,7 +26,7 @@ async function pop(queue: string, partition: string | null, params = '') {
   const path = partition === null
     ? `/api/v1/pop/queue/${encodeURIComponent(queue)}`
     : `/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}`;
-  return api.get(`${path}?${params}`);
+  return setup.api.get(`${path}?${params}`);
 }
 
 async function popOk(queue: string, partition: string | null, params = ''): Promise<any> {
@@ -50,7 +38,7 @@ async function popOk(queue: string, partition: string | null, params = ''): Prom
 const txids = (body: any): string[] => body.messages.map((m: any) => m.transactionId);
 
 async function ackBatch(body: unknown): Promise<any[]> {
-  const res = await api.post('/api/v1/ack/batch', body);
+  const res = await setup.api.post('/api/v1/ack/batch', body);
   assert.equal(res.status, 200, res.text);
   assert.ok(Array.isArray(res.json), res.text);
   return res.json;
@@ -79,12 +67,12 @@ function result(fields: {
 }
 
 async function committed(partitionId: string, group = QUEUE_MODE): Promise<number | undefined> {
-  const res = await db.query(`SELECT committed::int AS c FROM queen.cursors WHERE partition_id = $1 AND consumer_group = $2`, [partitionId, group]);
+  const res = await setup.db.query(`SELECT committed::int AS c FROM queen.cursors WHERE partition_id = $1 AND consumer_group = $2`, [partitionId, group]);
   return res.rows[0]?.c;
 }
 
 async function extend(leaseId: string, body?: unknown) {
-  return api.post(`/api/v1/lease/${leaseId}/extend`, body);
+  return setup.api.post(`/api/v1/lease/${leaseId}/extend`, body);
 }
 
 /** Asserts the success shape of lease extend and returns the expiry in ms since the epoch. */
@@ -122,7 +110,7 @@ describe('POST /api/v1/ack/batch: validation', () => {
   ];
   for (const [name, body, error] of cases) {
     test(`${name} -> 400 ${error}`, async () => {
-      const res = await api.post('/api/v1/ack/batch', body);
+      const res = await setup.api.post('/api/v1/ack/batch', body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, { error });
     });
@@ -132,7 +120,7 @@ describe('POST /api/v1/ack/batch: validation', () => {
     const queue = uniqueQueue('ackb-400');
     const pid = await pushMessages(queue, 'p1', 2);
     const body = await popOk(queue, 'p1', 'batch=2');
-    const res = await api.post('/api/v1/ack/batch', {
+    const res = await setup.api.post('/api/v1/ack/batch', {
       acknowledgments: [
         { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId, status: 'completed' },
         { transactionId: 'm-2', partitionId: pid, leaseId: body.leaseId, status: 'completed' },
@@ -152,7 +140,7 @@ describe('POST /api/v1/ack/batch: validation', () => {
   });
 
   test('acknowledgments [] -> 200 []', async () => {
-    const res = await api.post('/api/v1/ack/batch', { acknowledgments: [] });
+    const res = await setup.api.post('/api/v1/ack/batch', { acknowledgments: [] });
     assert.equal(res.status, 200);
     assert.equal(res.text, '[]');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -305,7 +293,7 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
     await pushMessages(queue, 'p1', 1);
     const body = await popOk(queue, 'p1', 'leaseSeconds=5');
     const before = Date.now();
-    const res = await request(broker.url, 'POST', `/api/v1/lease/${body.leaseId}/extend`);
+    const res = await request(setup.broker.url, 'POST', `/api/v1/lease/${body.leaseId}/extend`);
     const after = Date.now();
     const at = extendedAt(res, body.leaseId);
     assert.ok(at >= before + 60_000 - 2000 && at <= after + 60_000 + 2000, `expiresAt ${new Date(at).toISOString()} is not about now + 60 s`);
@@ -369,13 +357,13 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
     const qa = `${ns}.a`;
     const qb = `${ns}.b`;
     for (const [queue, leaseTime] of [[qa, 30], [qb, 500]] as const) {
-      const res = await api.post('/api/v1/configure', { queue, options: { leaseTime } });
+      const res = await setup.api.post('/api/v1/configure', { queue, options: { leaseTime } });
       assert.equal(res.status, 200, res.text);
     }
     const pa = await pushMessages(qa, 'Default', 1, 'a');
     await pushMessages(qb, 'Default', 1, 'b');
     const before = Date.now();
-    const body = await api.get(`/api/v1/pop?namespace=${ns}&batch=2&partitions=2`);
+    const body = await setup.api.get(`/api/v1/pop?namespace=${ns}&batch=2&partitions=2`);
     assert.equal(body.status, 200, `discovery pop answered ${body.status}`);
     assert.equal(body.json.partitionsClaimed, 2);
     const leaseId = body.json.leaseId;
@@ -390,7 +378,7 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
   });
 
   test('a body that is not valid JSON is still a 400 (only an empty body means {})', async () => {
-    const res = await api.post(`/api/v1/lease/${randomUUID()}/extend`, '{"seconds":');
+    const res = await setup.api.post(`/api/v1/lease/${randomUUID()}/extend`, '{"seconds":');
     assert.equal(res.status, 400);
     assert.match(res.json.error, /^Invalid JSON: /);
   });
@@ -407,7 +395,7 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
     const queue = uniqueQueue('lease-gone');
     const pid = await pushMessages(queue, 'p1', 1);
     const body = await popOk(queue, 'p1');
-    const ackRes = await api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
+    const ackRes = await setup.api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
     assert.equal(ackRes.json[0].leaseReleased, true);
     const r3 = await extend(body.leaseId);
     assert.equal(r3.status, 200);
@@ -423,7 +411,7 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, extendFailure(body.leaseId, 'Lease already expired'));
     // Not revived: the old lease still does not validate an ack, and another pop can claim the span.
-    const ackRes = await api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
+    const ackRes = await setup.api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
     assert.equal(ackRes.json[0].error, 'Invalid or expired lease');
     const again = await popOk(queue, 'p1');
     assert.deepEqual(txids(again), ['m-1']);

@@ -4,23 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  // Long re-check ticks: a parked pop that answers early was woken (rule 5); no other test here parks.
-  broker = await startBroker(db, { POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' });
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+// Long re-check ticks: a parked pop that answers early was woken (rule 5); no other test here parks.
+const setup = useBroker({ POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' });
 
 const QUEUE_MODE = '__QUEUE_MODE__';
 const NOT_APPLIED = 'Not applied: an earlier message of this partition failed in this request';
@@ -29,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Pushes `count` messages `${prefix}-1..count` to one partition in one request; returns the partition id. */
 async function pushMessages(queue: string, partition: string, count: number, prefix = 'm'): Promise<string> {
   const items = Array.from({ length: count }, (_, i) => ({ queue, partition, transactionId: `${prefix}-${i + 1}`, payload: { n: i + 1 } }));
-  const res = await api.push(items);
+  const res = await setup.api.push(items);
   assert.equal(res.status, 201, res.text);
   for (const r of res.json) assert.equal(r.status, 'queued', JSON.stringify(r));
   return res.json[0].partition_id;
@@ -37,7 +25,7 @@ async function pushMessages(queue: string, partition: string, count: number, pre
 
 /** Single-partition pop; `params` is appended to the query string. */
 async function pop(queue: string, partition: string, params = '') {
-  return api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}?${params}`);
+  return setup.api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}?${params}`);
 }
 
 /** A pop that must deliver; returns the body. */
@@ -51,7 +39,7 @@ const txids = (body: any): string[] => body.messages.map((m: any) => m.transacti
 
 /** POST /api/v1/ack; asserts 200 and an array of one, returns that result. */
 async function ack(body: Record<string, unknown>): Promise<any> {
-  const res = await api.post('/api/v1/ack', body);
+  const res = await setup.api.post('/api/v1/ack', body);
   assert.equal(res.status, 200, res.text);
   assert.ok(Array.isArray(res.json), res.text);
   assert.equal(res.json.length, 1, res.text);
@@ -59,7 +47,7 @@ async function ack(body: Record<string, unknown>): Promise<any> {
 }
 
 async function configure(queue: string, options: Record<string, unknown>): Promise<void> {
-  const res = await api.post('/api/v1/configure', { queue, options });
+  const res = await setup.api.post('/api/v1/configure', { queue, options });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.configured, true);
 }
@@ -88,7 +76,7 @@ function result(fields: {
 }
 
 async function deadLetters(partitionId: string): Promise<any[]> {
-  const res = await db.query(
+  const res = await setup.db.query(
     `SELECT consumer_group, message_offset, message_id::text AS message_id, transaction_id, error_message, retry_count
        FROM queen.dead_letters WHERE partition_id = $1 ORDER BY id`,
     [partitionId],
@@ -97,7 +85,7 @@ async function deadLetters(partitionId: string): Promise<any[]> {
 }
 
 async function cursor(partitionId: string, group = QUEUE_MODE): Promise<any> {
-  const res = await db.query(
+  const res = await setup.db.query(
     `SELECT committed::int AS committed, retry_count FROM queen.cursors WHERE partition_id = $1 AND consumer_group = $2`,
     [partitionId, group],
   );
@@ -118,17 +106,17 @@ describe('POST /api/v1/ack: body validation (400)', () => {
   ];
   for (const [name, body, error] of cases) {
     test(`${name} -> 400 ${error}`, async () => {
-      const res = await api.post('/api/v1/ack', body);
+      const res = await setup.api.post('/api/v1/ack', body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, { error });
     });
   }
 
   test('empty body -> 400 Empty request body; a non-object -> 400 Request body must be a JSON object', async () => {
-    const empty = await api.post('/api/v1/ack', '');
+    const empty = await setup.api.post('/api/v1/ack', '');
     assert.equal(empty.status, 400);
     assert.deepEqual(empty.json, { error: 'Empty request body' });
-    const arr = await api.post('/api/v1/ack', '[]');
+    const arr = await setup.api.post('/api/v1/ack', '[]');
     assert.equal(arr.status, 400);
     assert.deepEqual(arr.json, { error: 'Request body must be a JSON object' });
   });
@@ -139,7 +127,7 @@ describe('POST /api/v1/ack: result object and checks C1-C6', () => {
     const queue = uniqueQueue('ack-shape');
     const pid = await pushMessages(queue, 'p1', 1);
     const body = await popOk(queue, 'p1');
-    const res = await api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
+    const res = await setup.api.post('/api/v1/ack', { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(res.json.length, 1);
@@ -488,7 +476,7 @@ describe('POST /api/v1/ack: effects', () => {
     const queue = uniqueQueue('ack-rule1');
     const pid = await pushMessages(queue, 'p1', 3);
     const body = await popOk(queue, 'p1', 'batch=3');
-    const res = await api.post('/api/v1/ack/batch', {
+    const res = await setup.api.post('/api/v1/ack/batch', {
       acknowledgments: [
         { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId, status: 'failed' },
         { transactionId: 'm-2', partitionId: pid, leaseId: body.leaseId, status: 'completed' },
@@ -509,7 +497,7 @@ describe('POST /api/v1/ack: effects', () => {
     await configure(queue, { retryLimit: 0 });
     const pid = await pushMessages(queue, 'p1', 3);
     const body = await popOk(queue, 'p1', 'batch=2');
-    const res = await api.post('/api/v1/ack/batch', {
+    const res = await setup.api.post('/api/v1/ack/batch', {
       acknowledgments: [
         { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId, status: 'failed', error: 'bad' },
         { transactionId: 'm-2', partitionId: pid, leaseId: body.leaseId, status: 'completed' },
@@ -528,7 +516,7 @@ describe('POST /api/v1/ack: effects', () => {
     const queue = uniqueQueue('ack-rule1b');
     const pid = await pushMessages(queue, 'p1', 2);
     const body = await popOk(queue, 'p1', 'batch=2');
-    const res = await api.post('/api/v1/ack/batch', {
+    const res = await setup.api.post('/api/v1/ack/batch', {
       acknowledgments: [
         { transactionId: 'm-2', partitionId: pid, leaseId: body.leaseId, status: 'completed' },
         { transactionId: 'm-1', partitionId: pid, leaseId: body.leaseId, status: 'retry' },
@@ -658,7 +646,7 @@ describe('POST /api/v1/ack: effects', () => {
       const held = await popOk(queue, 'p1', 'consumerGroup=g');
       assert.deepEqual(txids(held), ['m-1']);
       let answered = false;
-      const parked = api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g&wait=true&timeout=10000`).finally(() => (answered = true));
+      const parked = setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g&wait=true&timeout=10000`).finally(() => (answered = true));
       await sleep(500); // let the pop make its first (empty) attempt and park; its next re-check tick is 20 s away
       assert.equal(answered, false, 'the pop answered before the lease was released');
       const released = Date.now();

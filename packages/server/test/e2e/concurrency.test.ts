@@ -4,22 +4,10 @@
  * (partition, group), and pushes interleaved with pops lose nothing.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const txids = (body: any): string[] => body.messages.map((m: any) => m.transactionId);
@@ -52,12 +40,12 @@ class GroupLog {
 async function consume(queue: string, log: GroupLog, opts: { batch: number; partitions: number; deadline: number; groupParam: boolean }): Promise<void> {
   const group = opts.groupParam ? `&consumerGroup=${encodeURIComponent(log.name)}` : '';
   while (!log.done && Date.now() < opts.deadline) {
-    const res = await api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${opts.batch}&partitions=${opts.partitions}&wait=true&timeout=1000&leaseSeconds=120${group}`);
+    const res = await setup.api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${opts.batch}&partitions=${opts.partitions}&wait=true&timeout=1000&leaseSeconds=120${group}`);
     if (res.status === 204) continue;
     assert.equal(res.status, 200, res.text);
     // Recorded before the ack: the partition's next batch can only be claimed once this ack released the lease.
     log.record(res.json);
-    const acks = await api.post('/api/v1/ack/batch', {
+    const acks = await setup.api.post('/api/v1/ack/batch', {
       ...(opts.groupParam ? { consumerGroup: log.name } : {}),
       acknowledgments: res.json.messages.map((m: any) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed' })),
     });
@@ -97,7 +85,7 @@ test('(a) 4 consumers in each of 2 groups drain 2000 messages over 20 partitions
       items.push({ queue, partition, transactionId, payload: { seq } });
       seq++;
     }
-    const res = await api.push(items);
+    const res = await setup.api.push(items);
     assert.equal(res.status, 201);
     assert.ok(res.json.every((r: any) => r.status === 'queued'));
   }
@@ -110,50 +98,50 @@ test('(a) 4 consumers in each of 2 groups drain 2000 messages over 20 partitions
 
   for (const log of groups) {
     assertExactlyOnceInOrder(log, pushed);
-    const rest = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${log.name}&batch=100&partitions=0`);
+    const rest = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${log.name}&batch=100&partitions=0`);
     assert.equal(rest.status, 204, `${log.name} still had messages to pop`);
   }
 });
 
 test('(b) a stale lease is refused after expiry and re-claim; the new holder\'s ack succeeds', async () => {
   const queue = uniqueQueue('conc-stale');
-  const res = await api.push([1, 2, 3].map((n) => ({ queue, partition: 'p', transactionId: `s-${n}` })));
+  const res = await setup.api.push([1, 2, 3].map((n) => ({ queue, partition: 'p', transactionId: `s-${n}` })));
   assert.equal(res.status, 201);
   const pid = res.json[0].partition_id;
-  const a = await api.get(`/api/v1/pop/queue/${queue}/partition/p?consumerGroup=g&batch=3&leaseSeconds=1`);
+  const a = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p?consumerGroup=g&batch=3&leaseSeconds=1`);
   assert.equal(a.status, 200);
   assert.deepEqual(txids(a.json), ['s-1', 's-2', 's-3']);
   await sleep(1500); // the behaviour under test is lease expiry
-  const b = await api.get(`/api/v1/pop/queue/${queue}/partition/p?consumerGroup=g&batch=3`);
+  const b = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p?consumerGroup=g&batch=3`);
   assert.equal(b.status, 200);
   assert.deepEqual(txids(b.json), ['s-1', 's-2', 's-3']);
   assert.notEqual(b.json.leaseId, a.json.leaseId);
 
-  const stale = await api.post('/api/v1/ack', { transactionId: 's-3', partitionId: pid, leaseId: a.json.leaseId, consumerGroup: 'g' });
+  const stale = await setup.api.post('/api/v1/ack', { transactionId: 's-3', partitionId: pid, leaseId: a.json.leaseId, consumerGroup: 'g' });
   assert.equal(stale.status, 200);
   assert.deepEqual(stale.json, [{ index: 0, transactionId: 's-3', success: false, error: 'Invalid or expired lease', queueName: queue, partitionName: 'p', leaseReleased: false, dlq: false }]);
-  const staleBatch = await api.post('/api/v1/ack/batch', {
+  const staleBatch = await setup.api.post('/api/v1/ack/batch', {
     consumerGroup: 'g',
     acknowledgments: a.json.messages.map((m: any) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: a.json.leaseId, status: 'failed' })),
   });
   assert.deepEqual(staleBatch.json.map((r: any) => [r.success, r.error]), Array(3).fill([false, 'Invalid or expired lease']));
 
-  const fresh = await api.post('/api/v1/ack/batch', {
+  const fresh = await setup.api.post('/api/v1/ack/batch', {
     consumerGroup: 'g',
     acknowledgments: b.json.messages.map((m: any) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: b.json.leaseId })),
   });
   assert.deepEqual(fresh.json.map((r: any) => [r.success, r.error, r.leaseReleased]), [[true, null, false], [true, null, false], [true, null, true]]);
-  const cur = await db.query(`SELECT committed::int AS c, retry_count FROM queen.cursors WHERE partition_id = $1 AND consumer_group = 'g'`, [pid]);
+  const cur = await setup.db.query(`SELECT committed::int AS c, retry_count FROM queen.cursors WHERE partition_id = $1 AND consumer_group = 'g'`, [pid]);
   assert.deepEqual(cur.rows[0], { c: 3, retry_count: 0 });
 });
 
 test('(c) 10 concurrent pops of one group on a single partition: exactly one gets the batch', async () => {
   for (const route of ['partition', 'wildcard'] as const) {
     const queue = uniqueQueue(`conc-one-${route}`);
-    const res = await api.push(Array.from({ length: 5 }, (_, i) => ({ queue, partition: 'only', transactionId: `o-${i + 1}` })));
+    const res = await setup.api.push(Array.from({ length: 5 }, (_, i) => ({ queue, partition: 'only', transactionId: `o-${i + 1}` })));
     assert.equal(res.status, 201);
     const path = route === 'partition' ? `/api/v1/pop/queue/${queue}/partition/only` : `/api/v1/pop/queue/${queue}`;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => api.get(`${path}?consumerGroup=workers&batch=5`)));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => setup.api.get(`${path}?consumerGroup=workers&batch=5`)));
     const ok = answers.filter((r) => r.status === 200);
     const empty = answers.filter((r) => r.status === 204);
     assert.equal(ok.length, 1, `${route}: ${ok.length} pops delivered`);
@@ -190,7 +178,7 @@ test('(d) producers pushing while consumers consume: nothing lost, nothing dupli
         pushed.get(partition)!.push(transactionId);
         items.push({ queue, partition, transactionId, payload: i });
       }
-      const res = await api.push(items);
+      const res = await setup.api.push(items);
       assert.equal(res.status, 201, res.text);
       assert.ok(res.json.every((r: any) => r.status === 'queued'), res.text);
     }
@@ -198,36 +186,36 @@ test('(d) producers pushing while consumers consume: nothing lost, nothing dupli
   await Promise.all([...producers.map(produce), ...consumers]);
 
   for (const log of groups) assertExactlyOnceInOrder(log, pushed);
-  const counts = await db.query(`SELECT count(*)::int AS n FROM queen.message_keys k JOIN queen.partitions p ON p.id = k.partition_id
+  const counts = await setup.db.query(`SELECT count(*)::int AS n FROM queen.message_keys k JOIN queen.partitions p ON p.id = k.partition_id
                                    JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`, [queue]);
   assert.equal(counts.rows[0]?.n, total);
 });
 
 test('(e) racing acks: 10 concurrent failed acks with one lease spend the budget once; 10 concurrent completes release once', async () => {
   const queue = uniqueQueue('conc-acks');
-  const res = await api.push([1, 2].map((n) => ({ queue, partition: 'p', transactionId: `r-${n}` })));
+  const res = await setup.api.push([1, 2].map((n) => ({ queue, partition: 'p', transactionId: `r-${n}` })));
   assert.equal(res.status, 201);
   const pid = res.json[0].partition_id;
-  const first = await api.get(`/api/v1/pop/queue/${queue}/partition/p?batch=2`);
+  const first = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p?batch=2`);
   assert.equal(first.status, 200);
   const failed = await Promise.all(Array.from({ length: 10 }, () =>
-    api.post('/api/v1/ack', { transactionId: 'r-1', partitionId: pid, leaseId: first.json.leaseId, status: 'failed' })));
+    setup.api.post('/api/v1/ack', { transactionId: 'r-1', partitionId: pid, leaseId: first.json.leaseId, status: 'failed' })));
   const outcomes = failed.map((r) => r.json[0]);
   assert.equal(outcomes.filter((o) => o.success).length, 1, JSON.stringify(outcomes));
   assert.equal(outcomes.filter((o) => o.leaseReleased).length, 1);
   assert.deepEqual(outcomes.filter((o) => !o.success).map((o) => o.error), Array(9).fill('Invalid or expired lease'));
-  const cur = await db.query(`SELECT committed::int AS c, retry_count FROM queen.cursors WHERE partition_id = $1 AND consumer_group = '__QUEUE_MODE__'`, [pid]);
+  const cur = await setup.db.query(`SELECT committed::int AS c, retry_count FROM queen.cursors WHERE partition_id = $1 AND consumer_group = '__QUEUE_MODE__'`, [pid]);
   assert.deepEqual(cur.rows[0], { c: 0, retry_count: 1 });
 
-  const second = await api.get(`/api/v1/pop/queue/${queue}/partition/p?batch=2`);
+  const second = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p?batch=2`);
   assert.equal(second.status, 200);
   assert.deepEqual(txids(second.json), ['r-1', 'r-2']);
   const completes = await Promise.all(Array.from({ length: 10 }, () =>
-    api.post('/api/v1/ack', { transactionId: 'r-2', partitionId: pid, leaseId: second.json.leaseId })));
+    setup.api.post('/api/v1/ack', { transactionId: 'r-2', partitionId: pid, leaseId: second.json.leaseId })));
   const done = completes.map((r) => r.json[0]);
   // The first to get the pair's lock settles and releases; the others find r-2 at or below the cursor (C3).
   assert.deepEqual(done.map((o) => [o.success, o.error]), Array(10).fill([true, null]));
   assert.equal(done.filter((o) => o.leaseReleased).length, 1);
-  const after = await db.query(`SELECT committed::int AS c, retry_count, total_consumed::int AS t FROM queen.cursors WHERE partition_id = $1 AND consumer_group = '__QUEUE_MODE__'`, [pid]);
+  const after = await setup.db.query(`SELECT committed::int AS c, retry_count, total_consumed::int AS t FROM queen.cursors WHERE partition_id = $1 AND consumer_group = '__QUEUE_MODE__'`, [pid]);
   assert.deepEqual(after.rows[0], { c: 2, retry_count: 0, t: 2 });
 });

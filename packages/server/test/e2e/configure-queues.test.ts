@@ -3,8 +3,8 @@
  * DELETE /api/v1/resources/queues/:queue (API.md 4.3).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MILLIS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -18,25 +18,13 @@ const OPTION_KEYS = Object.keys(CONFIGURE_DEFAULTS).sort();
 const STATS_KEYS = ['completed', 'deadLetter', 'failed', 'pending', 'processing', 'total'];
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 const sortedKeys = (o: object): string[] => Object.keys(o).sort();
 const detailPath = (queue: string): string => `/api/v1/resources/queues/${encodeURIComponent(queue)}`;
 
 async function configure(body: Record<string, unknown>): Promise<any> {
-  const res = await api.post('/api/v1/configure', body);
+  const res = await setup.api.post('/api/v1/configure', body);
   assert.equal(res.status, 200, res.text);
   return res.json;
 }
@@ -50,14 +38,14 @@ function assertSameInstant(millis: string, micros: string): void {
 }
 
 async function queueRow(name: string): Promise<Record<string, any> | undefined> {
-  const r = await db.query('SELECT * FROM queen.queues WHERE name = $1', [name]);
+  const r = await setup.db.query('SELECT * FROM queen.queues WHERE name = $1', [name]);
   return r.rows[0];
 }
 
 describe('POST /api/v1/configure', () => {
   test('response shape: ids, derived namespace/task and every option with its /configure default', async () => {
     const queue = uniqueQueue('orders') + '.created';
-    const res = await api.post('/api/v1/configure', { queue });
+    const res = await setup.api.post('/api/v1/configure', { queue });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(sortedKeys(res.json), ['configured', 'namespace', 'options', 'partitionId', 'queue', 'queueId', 'task']);
@@ -70,7 +58,7 @@ describe('POST /api/v1/configure', () => {
     assert.match(res.json.partitionId, UUID);
     const row = await queueRow(queue);
     assert.equal(row?.id, res.json.queueId);
-    const partitions = await db.query('SELECT id, name FROM queen.partitions WHERE queue_id = $1', [res.json.queueId]);
+    const partitions = await setup.db.query('SELECT id, name FROM queen.partitions WHERE queue_id = $1', [res.json.queueId]);
     assert.deepEqual(partitions.rows, [{ id: res.json.partitionId, name: 'Default' }]);
   });
 
@@ -83,7 +71,7 @@ describe('POST /api/v1/configure', () => {
     };
     const res = await configure({ queue, options });
     assert.deepEqual(res.options, options);
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.deepEqual(detail.json.config, options);
   });
 
@@ -96,18 +84,18 @@ describe('POST /api/v1/configure', () => {
     assert.deepEqual(second.options, CONFIGURE_DEFAULTS);
     assert.equal(second.queueId, first.queueId);
     assert.equal(second.partitionId, first.partitionId);
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.deepEqual(detail.json.config, CONFIGURE_DEFAULTS);
   });
 
   test('configure over an implicitly created queue replaces leaseTime 60 with 300 and keeps its partitions', async () => {
     const queue = uniqueQueue('implicit-then-configure');
-    const pushed = await api.push([{ queue, partition: 'p1', payload: 1 }]);
+    const pushed = await setup.api.push([{ queue, partition: 'p1', payload: 1 }]);
     assert.equal(pushed.json[0].status, 'queued');
-    assert.equal((await api.get(detailPath(queue))).json.config.leaseTime, 60);
+    assert.equal((await setup.api.get(detailPath(queue))).json.config.leaseTime, 60);
     const res = await configure({ queue });
     assert.equal(res.options.leaseTime, 300);
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.deepEqual(detail.json.partitions.map((p: any) => p.name).sort(), ['Default', 'p1']);
     assert.equal(detail.json.totals.total, 1);
   });
@@ -137,7 +125,7 @@ describe('POST /api/v1/configure', () => {
     assert.equal(onlyTask.namespace, `mixed${tag}`);
     assert.equal(onlyTask.task, 'explicit');
 
-    const detail = await api.get(detailPath(`orders${tag}.created.v2`));
+    const detail = await setup.api.get(detailPath(`orders${tag}.created.v2`));
     assert.equal(detail.json.namespace, `orders${tag}`);
     assert.equal(detail.json.task, 'created');
   });
@@ -152,7 +140,7 @@ describe('POST /api/v1/configure', () => {
       [{ queue: 'x'.repeat(256) }, 'Invalid queue name'],
     ];
     for (const [body, error] of cases) {
-      const res = await api.post('/api/v1/configure', body);
+      const res = await setup.api.post('/api/v1/configure', body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.deepEqual(res.json, { error });
     }
@@ -166,7 +154,7 @@ describe('POST /api/v1/configure', () => {
   test('leaseTime -1, "10", 1.5: 400 Invalid option leaseTime: must be a non-negative integer; nothing written', async () => {
     const queue = uniqueQueue('bad-lease');
     for (const value of [-1, '10', 1.5, true, [], {}]) {
-      const res = await api.post('/api/v1/configure', { queue, options: { leaseTime: value } });
+      const res = await setup.api.post('/api/v1/configure', { queue, options: { leaseTime: value } });
       assert.equal(res.status, 400, JSON.stringify(value));
       assert.deepEqual(res.json, { error: 'Invalid option leaseTime: must be a non-negative integer' });
     }
@@ -179,7 +167,7 @@ describe('POST /api/v1/configure', () => {
     const queue = uniqueQueue('bad-ints');
     for (const name of names) {
       for (const value of [-1, '5', 2.5]) {
-        const res = await api.post('/api/v1/configure', { queue, options: { [name]: value } });
+        const res = await setup.api.post('/api/v1/configure', { queue, options: { [name]: value } });
         assert.equal(res.status, 400, `${name}=${JSON.stringify(value)}`);
         assert.deepEqual(res.json, { error: `Invalid option ${name}: must be a non-negative integer` });
       }
@@ -191,7 +179,7 @@ describe('POST /api/v1/configure', () => {
     const queue = uniqueQueue('bad-signed');
     for (const name of ['ttl', 'priority']) {
       for (const value of ['5', 2.5, false]) {
-        const res = await api.post('/api/v1/configure', { queue, options: { [name]: value } });
+        const res = await setup.api.post('/api/v1/configure', { queue, options: { [name]: value } });
         assert.equal(res.status, 400, `${name}=${JSON.stringify(value)}`);
         assert.deepEqual(sortedKeys(res.json), ['error']);
         assert.ok(res.json.error.startsWith(`Invalid option ${name}: `), res.json.error);
@@ -207,7 +195,7 @@ describe('POST /api/v1/configure', () => {
     const queue = uniqueQueue('bad-bools');
     for (const name of ['retentionEnabled', 'encryptionEnabled', 'deadLetterQueue', 'dlqAfterMaxRetries']) {
       for (const value of [1, 0, 'true']) {
-        const res = await api.post('/api/v1/configure', { queue, options: { [name]: value } });
+        const res = await setup.api.post('/api/v1/configure', { queue, options: { [name]: value } });
         assert.equal(res.status, 400, `${name}=${JSON.stringify(value)}`);
         assert.deepEqual(sortedKeys(res.json), ['error']);
         assert.ok(res.json.error.startsWith(`Invalid option ${name}: `), res.json.error);
@@ -219,10 +207,10 @@ describe('POST /api/v1/configure', () => {
   test('a rejected configure leaves an existing configuration untouched', async () => {
     const queue = uniqueQueue('bad-keeps');
     await configure({ queue, options: { leaseTime: 42, retryLimit: 8 } });
-    const res = await api.post('/api/v1/configure', { queue, options: { leaseTime: 10, retryLimit: -3 } });
+    const res = await setup.api.post('/api/v1/configure', { queue, options: { leaseTime: 10, retryLimit: -3 } });
     assert.equal(res.status, 400);
     assert.deepEqual(res.json, { error: 'Invalid option retryLimit: must be a non-negative integer' });
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.equal(detail.json.config.leaseTime, 42);
     assert.equal(detail.json.config.retryLimit, 8);
   });
@@ -230,7 +218,7 @@ describe('POST /api/v1/configure', () => {
   test('minPopWaitTime above 60000 is stored as 60000; 60000 and 0 are kept', async () => {
     const queue = uniqueQueue('mpwt');
     assert.equal((await configure({ queue, options: { minPopWaitTime: 70000 } })).options.minPopWaitTime, 60000);
-    assert.equal((await api.get(detailPath(queue))).json.config.minPopWaitTime, 60000);
+    assert.equal((await setup.api.get(detailPath(queue))).json.config.minPopWaitTime, 60000);
     assert.equal((await configure({ queue, options: { minPopWaitTime: 60000 } })).options.minPopWaitTime, 60000);
     assert.equal((await configure({ queue, options: { minPopWaitTime: 59999 } })).options.minPopWaitTime, 59999);
     assert.equal((await configure({ queue, options: { minPopWaitTime: 0 } })).options.minPopWaitTime, 0);
@@ -250,26 +238,26 @@ describe('POST /api/v1/configure', () => {
     for (const [options, expected] of cases) {
       const res = await configure({ queue, options });
       assert.equal(res.options.retentionEnabled, expected, JSON.stringify(options));
-      assert.equal((await api.get(detailPath(queue))).json.config.retentionEnabled, expected);
+      assert.equal((await setup.api.get(detailPath(queue))).json.config.retentionEnabled, expected);
     }
   });
 
   test('encryptionEnabled without QUEEN_ENCRYPTION_KEY: configured, with the exact warning', async () => {
     const queue = uniqueQueue('enc');
-    const res = await api.post('/api/v1/configure', { queue, options: { encryptionEnabled: true } });
+    const res = await setup.api.post('/api/v1/configure', { queue, options: { encryptionEnabled: true } });
     assert.equal(res.status, 200);
     assert.equal(res.json.configured, true);
     assert.equal(res.json.warning, ENCRYPTION_WARNING);
     assert.deepEqual(sortedKeys(res.json), ['configured', 'namespace', 'options', 'partitionId', 'queue', 'queueId', 'task', 'warning']);
     assert.equal(res.json.options.encryptionEnabled, true);
-    assert.equal((await api.get(detailPath(queue))).json.config.encryptionEnabled, true);
+    assert.equal((await setup.api.get(detailPath(queue))).json.config.encryptionEnabled, true);
     // Payloads stay usable (stored unencrypted).
-    await api.push([{ queue, payload: { secret: 'visible' } }]);
-    const pop = await api.get(`/api/v1/pop/queue/${queue}?autoAck=true`);
+    await setup.api.push([{ queue, payload: { secret: 'visible' } }]);
+    const pop = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true`);
     assert.equal(pop.status, 200);
     assert.deepEqual(pop.json.messages[0].data, { secret: 'visible' });
 
-    const off = await api.post('/api/v1/configure', { queue, options: { encryptionEnabled: false } });
+    const off = await setup.api.post('/api/v1/configure', { queue, options: { encryptionEnabled: false } });
     assert.equal(off.status, 200);
     assert.equal('warning' in off.json, false);
   });
@@ -290,14 +278,14 @@ describe('POST /api/v1/configure', () => {
   test('new options apply from the next push (maxSize) and the next pop (leaseTime)', async () => {
     const queue = uniqueQueue('effect');
     await configure({ queue, options: { maxSize: 1 } });
-    const pushed = await api.push([{ queue, payload: 1 }, { queue, payload: 2 }]);
+    const pushed = await setup.api.push([{ queue, payload: 1 }, { queue, payload: 2 }]);
     assert.deepEqual(pushed.json.map((r: any) => r.status), ['queued', 'failed']);
     await configure({ queue, options: { maxSize: 0, leaseTime: 1234 } });
-    const more = await api.push([{ queue, payload: 3 }]);
+    const more = await setup.api.push([{ queue, payload: 3 }]);
     assert.equal(more.json[0].status, 'queued');
-    const pop = await api.get(`/api/v1/pop/queue/${queue}?batch=10`);
+    const pop = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`);
     assert.equal(pop.status, 200);
-    const lease = await db.query(
+    const lease = await setup.db.query(
       'SELECT extract(epoch FROM lease_expires_at - now())::float8 AS s FROM queen.cursors WHERE partition_id = $1 AND lease_id = $2',
       [pop.json.partitionId, pop.json.leaseId],
     );
@@ -311,37 +299,37 @@ describe('GET /api/v1/resources/queues/:queue', () => {
   test('shape and hand-computed counts', async () => {
     const queue = uniqueQueue('detail');
     const configured = await configure({ queue, options: { leaseTime: 120, retryLimit: 2 } });
-    const pushA = await api.push(Array.from({ length: 5 }, (_, i) => ({ queue, partition: 'A', payload: i, transactionId: `a-${i}` })));
-    const pushB = await api.push(Array.from({ length: 3 }, (_, i) => ({ queue, partition: 'B', payload: i, transactionId: `b-${i}` })));
+    const pushA = await setup.api.push(Array.from({ length: 5 }, (_, i) => ({ queue, partition: 'A', payload: i, transactionId: `a-${i}` })));
+    const pushB = await setup.api.push(Array.from({ length: 3 }, (_, i) => ({ queue, partition: 'B', payload: i, transactionId: `b-${i}` })));
     assert.ok([...pushA.json, ...pushB.json].every((r: any) => r.status === 'queued'));
 
     // A: lease 2 (not autoAck), ack the first with the lease -> completed 1, processing 1, pending 3.
-    const popA = await api.get(`/api/v1/pop/queue/${queue}/partition/A?batch=2`);
+    const popA = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/A?batch=2`);
     assert.equal(popA.status, 200);
     assert.deepEqual(popA.json.messages.map((m: any) => m.transactionId), ['a-0', 'a-1']);
-    const viewLeased = await api.get(detailPath(queue));
+    const viewLeased = await setup.api.get(detailPath(queue));
     const leasedA = viewLeased.json.partitions.find((p: any) => p.name === 'A');
     assert.deepEqual(leasedA.stats, { total: 5, pending: 3, processing: 2, completed: 0, failed: 0, deadLetter: 0 });
 
-    const ackA = await api.post('/api/v1/ack', { transactionId: 'a-0', partitionId: popA.json.partitionId, leaseId: popA.json.leaseId });
+    const ackA = await setup.api.post('/api/v1/ack', { transactionId: 'a-0', partitionId: popA.json.partitionId, leaseId: popA.json.leaseId });
     assert.equal(ackA.json[0].success, true, ackA.text);
 
     // B: lease 1, fail it (retry counter 1, lease released), lease it again and send it to the DLQ.
-    const popB = await api.get(`/api/v1/pop/queue/${queue}/partition/B`);
+    const popB = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/B`);
     assert.equal(popB.status, 200);
-    const failB = await api.post('/api/v1/ack', { transactionId: 'b-0', partitionId: popB.json.partitionId, leaseId: popB.json.leaseId, status: 'failed' });
+    const failB = await setup.api.post('/api/v1/ack', { transactionId: 'b-0', partitionId: popB.json.partitionId, leaseId: popB.json.leaseId, status: 'failed' });
     assert.equal(failB.json[0].success, true, failB.text);
-    const viewFailed = await api.get(detailPath(queue));
+    const viewFailed = await setup.api.get(detailPath(queue));
     assert.deepEqual(viewFailed.json.partitions.find((p: any) => p.name === 'B').stats,
       { total: 3, pending: 3, processing: 0, completed: 0, failed: 1, deadLetter: 0 });
-    const popB2 = await api.get(`/api/v1/pop/queue/${queue}/partition/B`);
+    const popB2 = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/B`);
     assert.equal(popB2.status, 200);
     assert.equal(popB2.json.messages[0].transactionId, 'b-0');
-    const dlqB = await api.post('/api/v1/ack', { transactionId: 'b-0', partitionId: popB2.json.partitionId, leaseId: popB2.json.leaseId, status: 'dlq' });
+    const dlqB = await setup.api.post('/api/v1/ack', { transactionId: 'b-0', partitionId: popB2.json.partitionId, leaseId: popB2.json.leaseId, status: 'dlq' });
     assert.equal(dlqB.json[0].success, true, dlqB.text);
     assert.equal(dlqB.json[0].dlq, true);
 
-    const res = await api.get(detailPath(queue));
+    const res = await setup.api.get(detailPath(queue));
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-queen-status'), null);
     const d = res.json;
@@ -382,12 +370,12 @@ describe('GET /api/v1/resources/queues/:queue', () => {
 
   test('oldest and newest follow the segments of separate pushes', async () => {
     const queue = uniqueQueue('detail-times');
-    await api.push([{ queue, payload: 1 }]);
-    await api.push([{ queue, payload: 2 }]);
-    const pop = await api.get(`/api/v1/pop/queue/${queue}?batch=10`);
+    await setup.api.push([{ queue, payload: 1 }]);
+    await setup.api.push([{ queue, payload: 2 }]);
+    const pop = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`);
     assert.equal(pop.status, 200);
     const [m1, m2] = pop.json.messages;
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     const p = detail.json.partitions[0];
     assertSameInstant(p.oldestMessage, m1.createdAt);
     assertSameInstant(p.newestMessage, m2.createdAt);
@@ -396,20 +384,20 @@ describe('GET /api/v1/resources/queues/:queue', () => {
 
   test('counts use the queue-mode cursor when queue mode contacted the partition, else the lowest named group', async () => {
     const queue = uniqueQueue('detail-ref');
-    await api.push(Array.from({ length: 4 }, (_, i) => ({ queue, payload: i })));
+    await setup.api.push(Array.from({ length: 4 }, (_, i) => ({ queue, payload: i })));
     // Named groups only: g1 consumed 3, g2 consumed 1 -> reference 1.
-    assert.equal((await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g1&batch=3&autoAck=true`)).status, 200);
-    assert.equal((await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g2&batch=1&autoAck=true`)).status, 200);
-    let p = (await api.get(detailPath(queue))).json.partitions[0];
+    assert.equal((await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g1&batch=3&autoAck=true`)).status, 200);
+    assert.equal((await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g2&batch=1&autoAck=true`)).status, 200);
+    let p = (await setup.api.get(detailPath(queue))).json.partitions[0];
     assert.deepEqual(p.stats, { total: 4, pending: 3, processing: 0, completed: 1, failed: 0, deadLetter: 0 });
     // Queue mode consumed 2 -> it is the reference.
-    assert.equal((await api.get(`/api/v1/pop/queue/${queue}?batch=2&autoAck=true`)).status, 200);
-    p = (await api.get(detailPath(queue))).json.partitions[0];
+    assert.equal((await setup.api.get(`/api/v1/pop/queue/${queue}?batch=2&autoAck=true`)).status, 200);
+    p = (await setup.api.get(detailPath(queue))).json.partitions[0];
     assert.deepEqual(p.stats, { total: 4, pending: 2, processing: 0, completed: 2, failed: 0, deadLetter: 0 });
   });
 
   test('a missing queue answers 200 {"error":"Queue not found"} with X-Queen-Status: 404', async () => {
-    const res = await api.get(detailPath(uniqueQueue('missing')));
+    const res = await setup.api.get(detailPath(uniqueQueue('missing')));
     assert.equal(res.status, 200);
     assert.equal(res.text, '{"error":"Queue not found"}');
     assert.equal(res.headers.get('x-queen-status'), '404');
@@ -420,19 +408,19 @@ describe('GET /api/v1/resources/queues/:queue', () => {
 describe('queue detail counts with deleted messages', () => {
   test('a message deleted in the middle of a partition is counted nowhere', async () => {
     const queue = uniqueQueue('gaps');
-    const pushed = await api.push(['m1', 'm2', 'm3', 'm4'].map((id) => ({ queue, partition: 'P', transactionId: id, payload: id })));
+    const pushed = await setup.api.push(['m1', 'm2', 'm3', 'm4'].map((id) => ({ queue, partition: 'P', transactionId: id, payload: id })));
     const partitionId = pushed.json[0].partition_id as string;
-    const deleted = await api.del(`/api/v1/messages/${partitionId}/m2`);
+    const deleted = await setup.api.del(`/api/v1/messages/${partitionId}/m2`);
     assert.equal(deleted.json.success, true);
 
-    const first = await api.get(`/api/v1/pop/queue/${queue}?batch=1&autoAck=true`);
+    const first = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=1&autoAck=true`);
     assert.deepEqual(first.json.messages.map((m: any) => m.transactionId), ['m1']);
-    let stats = (await api.get(detailPath(queue))).json.partitions[0].stats;
+    let stats = (await setup.api.get(detailPath(queue))).json.partitions[0].stats;
     assert.deepEqual(stats, { total: 3, pending: 2, processing: 0, completed: 1, failed: 0, deadLetter: 0 });
 
-    const rest = await api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
+    const rest = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
     assert.deepEqual(rest.json.messages.map((m: any) => m.transactionId), ['m3', 'm4']);
-    stats = (await api.get(detailPath(queue))).json.partitions[0].stats;
+    stats = (await setup.api.get(detailPath(queue))).json.partitions[0].stats;
     assert.deepEqual(stats, { total: 3, pending: 0, processing: 0, completed: 3, failed: 0, deadLetter: 0 });
   });
 });
@@ -440,49 +428,49 @@ describe('queue detail counts with deleted messages', () => {
 describe('DELETE /api/v1/resources/queues/:queue', () => {
   test('deletes the queue and everything under it; a second delete answers existed:false', async () => {
     const queue = uniqueQueue('delete');
-    const pushed = await api.push([
+    const pushed = await setup.api.push([
       { queue, partition: 'p1', payload: 1, transactionId: 't1' },
       { queue, partition: 'p1', payload: 2, transactionId: 't2' },
       { queue, partition: 'p2', payload: 3, transactionId: 't3' },
     ]);
     assert.ok(pushed.json.every((r: any) => r.status === 'queued'));
     // State under the queue: a DLQ entry, a live lease, a named group cursor and a subscription record.
-    const pop1 = await api.get(`/api/v1/pop/queue/${queue}/partition/p1`);
+    const pop1 = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p1`);
     assert.equal(pop1.status, 200);
-    const dlq = await api.post('/api/v1/ack', { transactionId: 't1', partitionId: pop1.json.partitionId, leaseId: pop1.json.leaseId, status: 'dlq' });
+    const dlq = await setup.api.post('/api/v1/ack', { transactionId: 't1', partitionId: pop1.json.partitionId, leaseId: pop1.json.leaseId, status: 'dlq' });
     assert.equal(dlq.json[0].dlq, true);
-    const pop2 = await api.get(`/api/v1/pop/queue/${queue}/partition/p2`);
+    const pop2 = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p2`);
     assert.equal(pop2.status, 200);
-    const sub = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=late&subscriptionMode=new`);
+    const sub = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=late&subscriptionMode=new`);
     assert.equal(sub.status, 204);
     const queueId = (await queueRow(queue))!.id;
-    const partitionIds = (await db.query('SELECT id FROM queen.partitions WHERE queue_id = $1', [queueId])).rows.map((r) => r.id);
+    const partitionIds = (await setup.db.query('SELECT id FROM queen.partitions WHERE queue_id = $1', [queueId])).rows.map((r) => r.id);
     assert.equal(partitionIds.length, 2);
-    assert.equal((await db.query('SELECT 1 FROM queen.subscriptions WHERE queue_id = $1', [queueId])).rowCount, 1);
-    assert.equal((await db.query('SELECT 1 FROM queen.dead_letters WHERE partition_id = ANY($1::uuid[])', [partitionIds])).rowCount, 1);
+    assert.equal((await setup.db.query('SELECT 1 FROM queen.subscriptions WHERE queue_id = $1', [queueId])).rowCount, 1);
+    assert.equal((await setup.db.query('SELECT 1 FROM queen.dead_letters WHERE partition_id = ANY($1::uuid[])', [partitionIds])).rowCount, 1);
 
-    const res = await api.del(detailPath(queue));
+    const res = await setup.api.del(detailPath(queue));
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, { deleted: true, queue, existed: true });
 
     for (const [table, column] of [['segments', 'partition_id'], ['message_keys', 'partition_id'], ['cursors', 'partition_id'],
       ['dead_letters', 'partition_id'], ['partitions', 'id']] as const) {
-      const left = await db.query(`SELECT count(*)::int AS n FROM queen.${table} WHERE ${column} = ANY($1::uuid[])`, [partitionIds]);
+      const left = await setup.db.query(`SELECT count(*)::int AS n FROM queen.${table} WHERE ${column} = ANY($1::uuid[])`, [partitionIds]);
       assert.equal(left.rows[0]!.n, 0, `queen.${table} still has rows of the deleted queue`);
     }
-    assert.equal((await db.query('SELECT 1 FROM queen.subscriptions WHERE queue_id = $1', [queueId])).rowCount, 0);
+    assert.equal((await setup.db.query('SELECT 1 FROM queen.subscriptions WHERE queue_id = $1', [queueId])).rowCount, 0);
     assert.equal(await queueRow(queue), undefined);
 
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.equal(detail.text, '{"error":"Queue not found"}');
     assert.equal(detail.headers.get('x-queen-status'), '404');
 
-    const again = await api.del(detailPath(queue));
+    const again = await setup.api.del(detailPath(queue));
     assert.equal(again.status, 200);
     assert.deepEqual(again.json, { deleted: true, queue, existed: false });
 
     // Acks for its messages: Message not found (leased one included).
-    const ack = await api.post('/api/v1/ack', { transactionId: 't3', partitionId: pop2.json.partitionId, leaseId: pop2.json.leaseId });
+    const ack = await setup.api.post('/api/v1/ack', { transactionId: 't3', partitionId: pop2.json.partitionId, leaseId: pop2.json.leaseId });
     assert.equal(ack.status, 200);
     assert.deepEqual(ack.json, [{
       index: 0, transactionId: 't3', success: false, error: 'Message not found', queueName: null, partitionName: null, leaseReleased: false, dlq: false,
@@ -491,29 +479,29 @@ describe('DELETE /api/v1/resources/queues/:queue', () => {
 
   test('after a delete the messages are gone: a pop answers 204 (and recreates an empty queue row)', async () => {
     const queue = uniqueQueue('delete-pop');
-    await api.push([{ queue, payload: 1, transactionId: 'x1' }, { queue, payload: 2, transactionId: 'x2' }]);
-    const res = await api.del(detailPath(queue));
+    await setup.api.push([{ queue, payload: 1, transactionId: 'x1' }, { queue, payload: 2, transactionId: 'x2' }]);
+    const res = await setup.api.del(detailPath(queue));
     assert.deepEqual(res.json, { deleted: true, queue, existed: true });
-    const pop = await api.get(`/api/v1/pop/queue/${queue}?batch=10`);
+    const pop = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`);
     assert.equal(pop.status, 204);
     assert.equal(pop.text, '');
     // The queue-scoped pop created the queue row again, with the implicit defaults and no partitions.
-    const detail = await api.get(detailPath(queue));
+    const detail = await setup.api.get(detailPath(queue));
     assert.equal(detail.status, 200);
     assert.equal(detail.json.name, queue);
     assert.deepEqual(detail.json.config, IMPLICIT_DEFAULTS);
     assert.deepEqual(detail.json.partitions, []);
     assert.deepEqual(detail.json.totals, { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 });
     // Deduplication state is gone with the messages: the same transactionId is accepted again.
-    const again = await api.push([{ queue, payload: 'new', transactionId: 'x1' }]);
+    const again = await setup.api.push([{ queue, payload: 'new', transactionId: 'x1' }]);
     assert.equal(again.json[0].status, 'queued');
-    const popNew = await api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
+    const popNew = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
     assert.deepEqual(popNew.json.messages.map((m: any) => [m.transactionId, m.data]), [['x1', 'new']]);
   });
 
   test('deleting a queue that never existed is not an error', async () => {
     const queue = uniqueQueue('never');
-    const res = await api.del(detailPath(queue));
+    const res = await setup.api.del(detailPath(queue));
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, { deleted: true, queue, existed: false });
     assert.equal(await queueRow(queue), undefined);
@@ -523,25 +511,25 @@ describe('DELETE /api/v1/resources/queues/:queue', () => {
     const tag = uniqueQueue('').slice(1);
     for (const name of [`a/b${tag}`, `with space${tag}`, `pct%${tag}`, `ü-ñ${tag}`]) {
       await configure({ queue: name, options: { leaseTime: 33 } });
-      const detail = await api.get(`/api/v1/resources/queues/${encodeURIComponent(name)}`);
+      const detail = await setup.api.get(`/api/v1/resources/queues/${encodeURIComponent(name)}`);
       assert.equal(detail.status, 200);
       assert.equal(detail.json.name, name);
       assert.equal(detail.json.config.leaseTime, 33);
-      const del = await api.del(`/api/v1/resources/queues/${encodeURIComponent(name)}`);
+      const del = await setup.api.del(`/api/v1/resources/queues/${encodeURIComponent(name)}`);
       assert.deepEqual(del.json, { deleted: true, queue: name, existed: true });
       assert.equal(await queueRow(name), undefined);
     }
     // The literal path a%2Fb is one segment, never two.
     const slashName = `a/b${tag}-2`;
-    await api.push([{ queue: slashName, payload: 1 }]);
-    const lower = await api.get(`/api/v1/resources/queues/a%2fb${tag}-2`);
+    await setup.api.push([{ queue: slashName, payload: 1 }]);
+    const lower = await setup.api.get(`/api/v1/resources/queues/a%2fb${tag}-2`);
     assert.equal(lower.json.name, slashName);
-    const del = await api.del(`/api/v1/resources/queues/a%2Fb${tag}-2`);
+    const del = await setup.api.del(`/api/v1/resources/queues/a%2Fb${tag}-2`);
     assert.deepEqual(del.json, { deleted: true, queue: slashName, existed: true });
     // `+` stays a plus in a path segment.
     const plusName = `x+y${tag}`;
     await configure({ queue: plusName });
-    const plus = await api.get(`/api/v1/resources/queues/x+y${tag}`);
+    const plus = await setup.api.get(`/api/v1/resources/queues/x+y${tag}`);
     assert.equal(plus.json.name, plusName);
   });
 });

@@ -5,32 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { before, describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 import { messaging, MILLIS_Z, QUEUE_MODE, UUID_V7 } from '../support/messaging.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
 let fx: ReturnType<typeof messaging>;
-
-before(async () => {
-  db = await createDatabase();
-  // Re-check ticks 20 s apart: a parked pop that answers at once was woken by the commit.
-  broker = await startBroker(db, { POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' });
-  api = client(broker.url);
+// Re-check ticks 20 s apart: a parked pop that answers at once was woken by the commit.
+const setup = useBroker({ POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' }, ({ api, db }) => {
   fx = messaging(api, db);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
 });
 
 const ENTRY_KEYS = ['id', 'transactionId', 'partitionId', 'queue', 'partition', 'consumerGroup', 'errorMessage', 'retryCount', 'data',
   'producerSub', 'createdAt', 'failedAt'];
 
 async function dlq(query: string): Promise<any> {
-  const res = await api.get(`/api/v1/dlq?${query}`);
+  const res = await setup.api.get(`/api/v1/dlq?${query}`);
   assert.equal(res.status, 200, res.text);
   return res.json;
 }
@@ -56,7 +45,7 @@ describe('GET /api/v1/dlq', () => {
 
   before(async () => {
     traceId = randomUUID();
-    const pushed = await api.push([{ queue: a, partition: 'p1', transactionId: 'm-1', payload: { order: 7 }, traceId }]);
+    const pushed = await setup.api.push([{ queue: a, partition: 'p1', transactionId: 'm-1', payload: { order: 7 }, traceId }]);
     ids.p1 = pushed.json[0].partition_id;
     ids.p2 = await fx.push(a, 'p2', 1, 'n');
     ids.b = await fx.push(b, 'Default', 1, 'b');
@@ -66,7 +55,7 @@ describe('GET /api/v1/dlq', () => {
     await deadLetter(b, 'Default', ids.b, 'b-1', 'g1', 'e-b');
     const times: Array<[string, string, string]> = [[ids.p1, QUEUE_MODE, '10:00'], [ids.p1, 'g1', '11:00'], [ids.p2, QUEUE_MODE, '12:00'], [ids.b, 'g1', '13:00']];
     for (const [pid, group, time] of times) {
-      await db.query(`UPDATE queen.dead_letters SET failed_at = $3::timestamptz WHERE partition_id = $1 AND consumer_group = $2`, [pid, group, `2026-01-01T${time}:00Z`]);
+      await setup.db.query(`UPDATE queen.dead_letters SET failed_at = $3::timestamptz WHERE partition_id = $1 AND consumer_group = $2`, [pid, group, `2026-01-01T${time}:00Z`]);
     }
   });
 
@@ -83,7 +72,7 @@ describe('GET /api/v1/dlq', () => {
       id: entry.id, transactionId: 'm-1', partitionId: ids.p1, queue: a, partition: 'p1', consumerGroup: 'g1', errorMessage: 'e-g1',
       retryCount: 0, data: { order: 7 }, producerSub: null, createdAt: entry.createdAt, failedAt: '2026-01-01T11:00:00.000Z',
     });
-    const popped = await api.get(`/api/v1/messages/${ids.p1}/m-1`);
+    const popped = await setup.api.get(`/api/v1/messages/${ids.p1}/m-1`);
     assert.equal(popped.json.id, entry.id);
   });
 
@@ -123,7 +112,7 @@ describe('GET /api/v1/dlq', () => {
   });
 
   test('requeue: a new message with the same data and traceId for every group; DLQ entries removed', async () => {
-    const res = await api.post(retryPath(ids.p1, 'm-1'));
+    const res = await setup.api.post(retryPath(ids.p1, 'm-1'));
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.json), ['success', 'partitionId', 'transactionId', 'newTransactionId', 'messageId', 'dlqEntriesRemoved']);
     const { newTransactionId, messageId } = res.json;
@@ -137,7 +126,7 @@ describe('GET /api/v1/dlq', () => {
       const popped = await fx.popOk(a, 'p1', params);
       assert.deepEqual(popped.messages.map((m: any) => [m.id, m.transactionId, m.data, m.traceId]), [[messageId, newTransactionId, { order: 7 }, traceId]]);
     }
-    const again = await api.post(retryPath(ids.p1, 'm-1'), '');
+    const again = await setup.api.post(retryPath(ids.p1, 'm-1'), '');
     assert.deepEqual(again.json, { success: false, error: 'Message is not in the DLQ' });
     assert.equal(again.headers.get('x-queen-status'), null);
   });
@@ -148,19 +137,19 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/retry', () => {
     const queue = uniqueQueue('rq-miss');
     const pid = await fx.push(queue, 'Default', 1);
     for (const path of [retryPath(pid, 'nope'), retryPath(randomUUID(), 'm-1'), retryPath('nope', 'm-1')]) {
-      const res = await api.post(path, { ignored: true });
+      const res = await setup.api.post(path, { ignored: true });
       assert.equal(res.status, 200);
       assert.deepEqual(res.json, { success: false, error: 'Message not found' });
       assert.equal(res.headers.get('x-queen-status'), '404');
     }
-    assert.deepEqual((await api.post(retryPath(pid, 'm-1'))).json, { success: false, error: 'Message is not in the DLQ' });
+    assert.deepEqual((await setup.api.post(retryPath(pid, 'm-1'))).json, { success: false, error: 'Message is not in the DLQ' });
   });
 
   test('concurrent requeues of one message push exactly one copy', async () => {
     const queue = uniqueQueue('rq-race');
     const pid = await fx.push(queue, 'Default', 1);
     await deadLetter(queue, 'Default', pid, 'm-1', QUEUE_MODE, 'x');
-    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post(retryPath(pid, 'm-1'))));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => setup.api.post(retryPath(pid, 'm-1'))));
     const outcomes = answers.map((r) => (r.json.success === true ? 'requeued' : r.json.error)).sort();
     assert.deepEqual(outcomes, [...Array(7).fill('Message is not in the DLQ'), 'requeued']);
     assert.equal((await fx.retained(pid)).length, 2);
@@ -171,10 +160,10 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/retry', () => {
     const pid = await fx.push(queue, 'Default', 1);
     await deadLetter(queue, 'Default', pid, 'm-1', QUEUE_MODE, 'x');
     // A named group subscribing from now writes its subscription record on its first attempt, then parks.
-    const parked = api.get(`/api/v1/pop/queue/${queue}?consumerGroup=late&subscriptionMode=new&wait=true&timeout=15000`);
-    await fx.until('the first attempt of the parked pop', async () => (await db.query(`SELECT 1 FROM queen.subscriptions WHERE consumer_group = 'late'`)).rowCount === 1);
+    const parked = setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=late&subscriptionMode=new&wait=true&timeout=15000`);
+    await fx.until('the first attempt of the parked pop', async () => (await setup.db.query(`SELECT 1 FROM queen.subscriptions WHERE consumer_group = 'late'`)).rowCount === 1);
     const requeued = Date.now();
-    const res = await api.post(retryPath(pid, 'm-1'));
+    const res = await setup.api.post(retryPath(pid, 'm-1'));
     assert.equal(res.json.success, true);
     const popped = await parked;
     assert.equal(popped.status, 200);
@@ -189,21 +178,21 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/dlq', () => {
     const pid = await fx.push(queue, 'Default', 3);
     const held = await fx.popOk(queue);
     await fx.ack({ transactionId: 'm-1', partitionId: pid, leaseId: held.leaseId, status: 'failed' });
-    assert.deepEqual((await api.post(movePath(pid, 'm-2'))).json, { success: false, error: 'Message is not at the head of the consumer group' });
+    assert.deepEqual((await setup.api.post(movePath(pid, 'm-2'))).json, { success: false, error: 'Message is not at the head of the consumer group' });
 
-    const moved = await api.post(movePath(pid, 'm-1'), { error: 'operator says no' });
+    const moved = await setup.api.post(movePath(pid, 'm-1'), { error: 'operator says no' });
     assert.equal(moved.status, 200);
     assert.deepEqual(moved.json, { success: true, partitionId: pid, transactionId: 'm-1', consumerGroup: QUEUE_MODE, dlq: true });
     assert.deepEqual(await fx.cursor(pid), { committed: 1, retry_count: 0, lease_id: null, live: false });
     assert.deepEqual(await fx.deadLetters(pid), [{ consumer_group: QUEUE_MODE, transaction_id: 'm-1', error_message: 'operator says no', retry_count: 1 }]);
-    assert.deepEqual((await api.post(movePath(pid, 'm-1'))).json, { success: false, error: 'Message already consumed by this consumer group' });
+    assert.deepEqual((await setup.api.post(movePath(pid, 'm-1'))).json, { success: false, error: 'Message already consumed by this consumer group' });
     assert.deepEqual((await fx.popOk(queue)).messages.map((m: any) => m.transactionId), ['m-2']);
   });
 
   test('a named group, never contacted: default error text, the group\'s own cursor; other groups unaffected', async () => {
     const queue = uniqueQueue('mv-group');
     const pid = await fx.push(queue, 'Default', 2);
-    const moved = await api.post(movePath(pid, 'm-1'), { consumerGroup: 'billing' });
+    const moved = await setup.api.post(movePath(pid, 'm-1'), { consumerGroup: 'billing' });
     assert.deepEqual(moved.json, { success: true, partitionId: pid, transactionId: 'm-1', consumerGroup: 'billing', dlq: true });
     assert.deepEqual(await fx.deadLetters(pid), [{ consumer_group: 'billing', transaction_id: 'm-1', error_message: 'Moved to DLQ by operator', retry_count: 0 }]);
     assert.equal((await fx.cursor(pid, 'billing'))!.committed, 1);
@@ -215,7 +204,7 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/dlq', () => {
   test('a failed move has no side effect: a never-contacted group stays uncontacted', async () => {
     const queue = uniqueQueue('mv-clean');
     const pid = await fx.push(queue, 'Default', 2);
-    assert.equal((await api.post(movePath(pid, 'm-2'), { consumerGroup: 'ghost' })).json.error, 'Message is not at the head of the consumer group');
+    assert.equal((await setup.api.post(movePath(pid, 'm-2'), { consumerGroup: 'ghost' })).json.error, 'Message is not at the head of the consumer group');
     assert.equal(await fx.cursor(pid, 'ghost'), undefined);
   });
 
@@ -223,18 +212,18 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/dlq', () => {
     const queue = uniqueQueue('mv-lease');
     const pid = await fx.push(queue, 'Default', 3);
     const wide = await fx.popOk(queue, undefined, 'batch=2');
-    await api.post(movePath(pid, 'm-1'));
+    await setup.api.post(movePath(pid, 'm-1'));
     assert.deepEqual(await fx.cursor(pid), { committed: 1, retry_count: 0, lease_id: wide.leaseId, live: true });
     await fx.popEmpty(queue);
     assert.equal((await fx.ack({ transactionId: 'm-1', partitionId: pid, leaseId: wide.leaseId })).success, true, 'C3: already settled');
-    await api.post(movePath(pid, 'm-2'));
+    await setup.api.post(movePath(pid, 'm-2'));
     assert.deepEqual(await fx.cursor(pid), { committed: 2, retry_count: 0, lease_id: null, live: false });
     assert.deepEqual((await fx.popOk(queue)).messages.map((m: any) => m.transactionId), ['m-3']);
   });
 
   test('missing message or malformed partition id: {success:false, error:"Message not found"} + X-Queen-Status 404', async () => {
     for (const path of [movePath(randomUUID(), 'm-1'), movePath('bad', 'm-1')]) {
-      const res = await api.post(path);
+      const res = await setup.api.post(path);
       assert.deepEqual([res.status, res.json, res.headers.get('x-queen-status')], [200, { success: false, error: 'Message not found' }, '404']);
     }
   });
@@ -242,9 +231,9 @@ describe('POST /api/v1/messages/:partitionId/:transactionId/dlq', () => {
   test('moved, then requeued: the message is delivered again', async () => {
     const queue = uniqueQueue('mv-requeue');
     const pid = await fx.push(queue, 'Default', 1);
-    await api.post(movePath(pid, 'm-1'));
+    await setup.api.post(movePath(pid, 'm-1'));
     await fx.popEmpty(queue);
-    const requeued = await api.post(retryPath(pid, 'm-1'));
+    const requeued = await setup.api.post(retryPath(pid, 'm-1'));
     assert.equal(requeued.json.dlqEntriesRemoved, 1);
     const popped = await fx.popOk(queue);
     assert.deepEqual(popped.messages.map((m: any) => [m.transactionId, m.data]), [[requeued.json.newTransactionId, { n: 1 }]]);

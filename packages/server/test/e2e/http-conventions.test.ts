@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
-  client, createDatabase, request, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase, type TestResponse,
+  client, request, startBroker, uniqueQueue, useBroker, type BrokerProcess, type TestDatabase, type TestResponse,
 } from '../support/harness.js';
 
 const CORS: Record<string, string> = {
@@ -21,19 +21,7 @@ const CORS: Record<string, string> = {
 const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(
   path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as { version: string }).version;
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 function assertCors(res: TestResponse, what: string): void {
   for (const [name, value] of Object.entries(CORS)) assert.equal(res.headers.get(name), value, `${what}: ${name}`);
@@ -44,7 +32,7 @@ function assertJson(res: TestResponse, what: string): void {
   assert.equal(type.split(';')[0]!.trim().toLowerCase(), 'application/json', `${what}: content-type ${type}`);
 }
 
-async function queueExists(name: string, database: TestDatabase = db): Promise<boolean> {
+async function queueExists(name: string, database: TestDatabase = setup.db): Promise<boolean> {
   const r = await database.query('SELECT 1 FROM queen.queues WHERE name = $1', [name]);
   return (r.rowCount ?? 0) > 0;
 }
@@ -104,16 +92,16 @@ describe('CORS headers and content types', () => {
   test('every response carries the four CORS headers: 200, 201, 204, 400, 404, and the admin 200 + X-Queen-Status', async () => {
     const queue = uniqueQueue('cors');
     const responses: Array<[string, TestResponse, number]> = [];
-    responses.push(['GET /health', await api.get('/health'), 200]);
-    responses.push(['POST configure', await api.post('/api/v1/configure', { queue }), 200]);
-    responses.push(['POST push', await api.push([{ queue, payload: 1 }]), 201]);
-    responses.push(['GET pop', await api.get(`/api/v1/pop/queue/${queue}?autoAck=true`), 200]);
-    responses.push(['GET empty pop', await api.get(`/api/v1/pop/queue/${queue}`), 204]);
-    responses.push(['POST ack', await api.post('/api/v1/ack', { transactionId: 'nope', partitionId: 'nope' }), 200]);
-    responses.push(['POST push empty body', await api.post('/api/v1/push', ''), 400]);
-    responses.push(['GET pop 400', await api.get('/api/v1/pop'), 400]);
-    responses.push(['GET unknown', await api.get('/api/v1/no-such-route'), 404]);
-    const missing = await api.get(`/api/v1/resources/queues/${uniqueQueue('missing')}`);
+    responses.push(['GET /health', await setup.api.get('/health'), 200]);
+    responses.push(['POST configure', await setup.api.post('/api/v1/configure', { queue }), 200]);
+    responses.push(['POST push', await setup.api.push([{ queue, payload: 1 }]), 201]);
+    responses.push(['GET pop', await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true`), 200]);
+    responses.push(['GET empty pop', await setup.api.get(`/api/v1/pop/queue/${queue}`), 204]);
+    responses.push(['POST ack', await setup.api.post('/api/v1/ack', { transactionId: 'nope', partitionId: 'nope' }), 200]);
+    responses.push(['POST push empty body', await setup.api.post('/api/v1/push', ''), 400]);
+    responses.push(['GET pop 400', await setup.api.get('/api/v1/pop'), 400]);
+    responses.push(['GET unknown', await setup.api.get('/api/v1/no-such-route'), 404]);
+    const missing = await setup.api.get(`/api/v1/resources/queues/${uniqueQueue('missing')}`);
     responses.push(['GET missing queue', missing, 200]);
     for (const [what, res, status] of responses) {
       assert.equal(res.status, status, what);
@@ -131,7 +119,7 @@ describe('CORS headers and content types', () => {
     for (const p of ['/api/v1/push', '/health', '/does/not/exist', '/', `/api/v1/pop/queue/${queue}?wait=true&timeout=30000`,
       '/api/v1/resources/queues/%ZZ', '/internal/api/x']) {
       const started = Date.now();
-      const res = await request(broker.url, 'OPTIONS', p);
+      const res = await request(setup.broker.url, 'OPTIONS', p);
       assert.equal(res.status, 204, p);
       assert.equal(res.text, '', p);
       assert.equal(res.headers.get('access-control-max-age'), '86400', p);
@@ -142,7 +130,7 @@ describe('CORS headers and content types', () => {
   });
 
   test('a JSON 200 is never a zero-length body', async () => {
-    const res = await api.post('/api/v1/ack/batch', { acknowledgments: [] });
+    const res = await setup.api.post('/api/v1/ack/batch', { acknowledgments: [] });
     assert.equal(res.status, 200);
     assert.equal(res.text, '[]');
     assertJson(res, 'ack/batch []');
@@ -178,7 +166,7 @@ describe('routing', () => {
     ];
     for (const [method, p] of cases) {
       const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? { items: [] } : undefined;
-      const res = await request(broker.url, method, p, body);
+      const res = await request(setup.broker.url, method, p, body);
       assert.equal(res.status, 404, `${method} ${p}`);
       assert.deepEqual(res.json, { error: 'Not Found' }, `${method} ${p}`);
       assertJson(res, `${method} ${p}`);
@@ -188,28 +176,28 @@ describe('routing', () => {
 
   test('one trailing slash is ignored', async () => {
     const queue = uniqueQueue('slash');
-    const health = await api.get('/health/');
+    const health = await setup.api.get('/health/');
     assert.equal(health.status, 200);
     assert.equal(health.json.status, 'healthy');
-    const push = await api.post('/api/v1/push/', { items: [{ queue, payload: 'x' }] });
+    const push = await setup.api.post('/api/v1/push/', { items: [{ queue, payload: 'x' }] });
     assert.equal(push.status, 201);
     assert.equal(push.json[0].status, 'queued');
-    const detail = await api.get(`/api/v1/resources/queues/${queue}/`);
+    const detail = await setup.api.get(`/api/v1/resources/queues/${queue}/`);
     assert.equal(detail.status, 200);
     assert.equal(detail.json.name, queue);
-    const pop = await api.get(`/api/v1/pop/queue/${queue}/?autoAck=true`);
+    const pop = await setup.api.get(`/api/v1/pop/queue/${queue}/?autoAck=true`);
     assert.equal(pop.status, 200);
     assert.equal(pop.json.messages[0].data, 'x');
-    const popPartition = await api.get(`/api/v1/pop/queue/${queue}/partition/Default/`);
+    const popPartition = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default/`);
     assert.equal(popPartition.status, 204);
   });
 
   test('path segments are percent-decoded on the pop routes: %2F is part of the name', async () => {
     const queue = `${uniqueQueue('enc')}/with slash`;
     const partition = 'p/1 ü';
-    const push = await api.push([{ queue, partition, payload: 'encoded' }]);
+    const push = await setup.api.push([{ queue, partition, payload: 'encoded' }]);
     assert.equal(push.json[0].status, 'queued');
-    const res = await api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}?autoAck=true`);
+    const res = await setup.api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}?autoAck=true`);
     assert.equal(res.status, 200);
     assert.equal(res.json.queue, queue);
     assert.equal(res.json.partition, partition);
@@ -221,7 +209,7 @@ describe('request bodies', () => {
   test('empty body -> 400 {"error":"Empty request body"} on every route that reads one', async () => {
     for (const p of ['/api/v1/push', '/api/v1/configure', '/api/v1/ack', '/api/v1/ack/batch']) {
       for (const body of ['', undefined]) {
-        const res = await api.post(p, body);
+        const res = await setup.api.post(p, body);
         assert.equal(res.status, 400, `${p} ${JSON.stringify(body)}`);
         assert.deepEqual(res.json, { error: 'Empty request body' });
         assertJson(res, p);
@@ -231,14 +219,14 @@ describe('request bodies', () => {
 
   test('lease extend treats an empty body as {}', async () => {
     const leaseId = '0198f2d3-1b2c-7a00-8c11-5e6f708192a3';
-    const res = await api.post(`/api/v1/lease/${leaseId}/extend`, '');
+    const res = await setup.api.post(`/api/v1/lease/${leaseId}/extend`, '');
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, [{ index: 0, leaseId, success: false, error: 'Lease not found', expiresAt: null, newExpiresAt: null }]);
   });
 
   test('unparsable JSON -> 400 "Invalid JSON: <parser message>"', async () => {
     for (const text of ['{bad', '{"items": [}', 'undefined', "{'items': []}", '{"items": []} trailing']) {
-      const res = await api.post('/api/v1/push', text);
+      const res = await setup.api.post('/api/v1/push', text);
       assert.equal(res.status, 400, text);
       assert.deepEqual(Object.keys(res.json), ['error']);
       assert.ok(res.json.error.startsWith('Invalid JSON: '), res.json.error);
@@ -249,11 +237,11 @@ describe('request bodies', () => {
   test('valid JSON that is not an object -> 400 "Request body must be a JSON object", nothing written', async () => {
     const queue = uniqueQueue('notobject');
     for (const text of ['[]', JSON.stringify([{ queue, payload: 1 }]), '"str"', '42', 'null', 'true']) {
-      const res = await api.post('/api/v1/push', text);
+      const res = await setup.api.post('/api/v1/push', text);
       assert.equal(res.status, 400, text);
       assert.deepEqual(res.json, { error: 'Request body must be a JSON object' });
     }
-    const configure = await api.post('/api/v1/configure', JSON.stringify([{ queue }]));
+    const configure = await setup.api.post('/api/v1/configure', JSON.stringify([{ queue }]));
     assert.equal(configure.status, 400);
     assert.deepEqual(configure.json, { error: 'Request body must be a JSON object' });
     assert.equal(await queueExists(queue), false);
@@ -261,10 +249,10 @@ describe('request bodies', () => {
 
   test('the request Content-Type is not checked', async () => {
     const queue = uniqueQueue('ctype');
-    const res = await request(broker.url, 'POST', '/api/v1/push', JSON.stringify({ items: [{ queue, payload: 'ct' }] }), { 'Content-Type': 'text/plain' });
+    const res = await request(setup.broker.url, 'POST', '/api/v1/push', JSON.stringify({ items: [{ queue, payload: 'ct' }] }), { 'Content-Type': 'text/plain' });
     assert.equal(res.status, 201);
     assert.equal(res.json[0].status, 'queued');
-    const other = await request(broker.url, 'POST', '/api/v1/configure', JSON.stringify({ queue }), { 'Content-Type': 'application/x-www-form-urlencoded' });
+    const other = await request(setup.broker.url, 'POST', '/api/v1/configure', JSON.stringify({ queue }), { 'Content-Type': 'application/x-www-form-urlencoded' });
     assert.equal(other.status, 200);
     assert.equal(other.json.configured, true);
   });
@@ -282,7 +270,7 @@ describe('query strings', () => {
       `/api/v1/pop/queue/${queue}/partition/%ZZ`,
     ];
     for (const p of cases) {
-      const res = await api.get(p);
+      const res = await setup.api.get(p);
       assert.equal(res.status, 400, p);
       assert.equal(res.text.length > 0, true);
       assert.deepEqual(res.json, { success: false, error: 'Malformed URL encoding', messages: [] }, p);
@@ -294,7 +282,7 @@ describe('query strings', () => {
 
   test('malformed escape on a non-pop route: 400 {"error":"Malformed URL encoding"}', async () => {
     const queue = uniqueQueue('malformed2');
-    await api.post('/api/v1/configure', { queue });
+    await setup.api.post('/api/v1/configure', { queue });
     const cases: Array<[string, string]> = [
       ['GET', '/api/v1/resources/queues/%ZZ'],
       ['DELETE', '/api/v1/resources/queues/%ZZ'],
@@ -302,7 +290,7 @@ describe('query strings', () => {
       ['DELETE', `/api/v1/resources/queues/${queue}?x=%G1`],
     ];
     for (const [method, p] of cases) {
-      const res = await request(broker.url, method, p);
+      const res = await request(setup.broker.url, method, p);
       assert.equal(res.status, 400, `${method} ${p}`);
       assert.deepEqual(res.json, { error: 'Malformed URL encoding' }, `${method} ${p}`);
       assertCors(res, p);
@@ -312,32 +300,32 @@ describe('query strings', () => {
 
   test('form decoding: + is a space, first occurrence wins, empty value is absent, unknown keys ignored', async () => {
     const queue = uniqueQueue('form');
-    await api.push(Array.from({ length: 4 }, (_, i) => ({ queue, payload: i })));
-    const spaced = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=my+group&autoAck=true&unknownKey=1`);
+    await setup.api.push(Array.from({ length: 4 }, (_, i) => ({ queue, payload: i })));
+    const spaced = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=my+group&autoAck=true&unknownKey=1`);
     assert.equal(spaced.status, 200);
     assert.equal(spaced.json.consumerGroup, 'my group');
-    const encoded = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=%C3%BC%2Bx&autoAck=true`);
+    const encoded = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=%C3%BC%2Bx&autoAck=true`);
     assert.equal(encoded.json.consumerGroup, 'ü+x');
-    const first = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g1&consumerGroup=g2&autoAck=true&batch=2&batch=1`);
+    const first = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g1&consumerGroup=g2&autoAck=true&batch=2&batch=1`);
     assert.equal(first.json.consumerGroup, 'g1');
     assert.equal(first.json.messages.length, 2);
-    const empty = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=&autoAck=true&batch=`);
+    const empty = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=&autoAck=true&batch=`);
     assert.equal(empty.json.consumerGroup, '__QUEUE_MODE__');
     assert.equal(empty.json.messages.length, 1, 'batch= is absent: DEFAULT_BATCH_SIZE 1');
-    const caseSensitive = await api.get(`/api/v1/pop/queue/${queue}?ConsumerGroup=x&autoAck=true&Batch=3`);
+    const caseSensitive = await setup.api.get(`/api/v1/pop/queue/${queue}?ConsumerGroup=x&autoAck=true&Batch=3`);
     assert.equal(caseSensitive.json.consumerGroup, '__QUEUE_MODE__');
     assert.equal(caseSensitive.json.messages.length, 1);
-    const bools = await api.get(`/api/v1/pop/queue/${queue}?autoAck=1&consumerGroup=g3`);
+    const bools = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=1&consumerGroup=g3`);
     assert.equal(bools.json.leaseId, '', 'autoAck=1 is true');
-    const notTrue = await api.get(`/api/v1/pop/queue/${queue}?autoAck=yes&consumerGroup=g4`);
+    const notTrue = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=yes&consumerGroup=g4`);
     assert.notEqual(notTrue.json.leaseId, '', 'autoAck=yes is false');
-    const upper = await api.get(`/api/v1/pop/queue/${queue}?autoAck=TRUE&consumerGroup=g5`);
+    const upper = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=TRUE&consumerGroup=g5`);
     assert.notEqual(upper.json.leaseId, '', 'autoAck=TRUE is false (only `true` and `1` are true)');
   });
 
   test('integers: optional sign and digits below 2^53, anything else is absent', async () => {
     const queue = uniqueQueue('ints');
-    await api.push(Array.from({ length: 30 }, (_, i) => ({ queue, payload: i })));
+    await setup.api.push(Array.from({ length: 30 }, (_, i) => ({ queue, payload: i })));
     const cases: Array<[string, number]> = [
       ['%2B3', 3], // "+3"
       ['+3', 1], // "+" is a space: " 3" is not an integer, so the default batch (1) applies
@@ -351,7 +339,7 @@ describe('query strings', () => {
     ];
     let expectedPayload = 0;
     for (const [raw, count] of cases) {
-      const res = await api.get(`/api/v1/pop/queue/${queue}?autoAck=true&batch=${raw}`);
+      const res = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true&batch=${raw}`);
       assert.equal(res.status, 200, raw);
       assert.deepEqual(res.json.messages.map((m: any) => m.data), Array.from({ length: count }, (_, i) => expectedPayload + i), `batch=${raw}`);
       expectedPayload += count;
@@ -361,7 +349,7 @@ describe('query strings', () => {
 
 describe('GET /health', () => {
   test('exact shape', async () => {
-    const res = await api.get('/health');
+    const res = await setup.api.get('/health');
     assert.equal(res.status, 200);
     assertJson(res, 'health');
     const h = res.json;
@@ -378,7 +366,7 @@ describe('GET /health', () => {
       'server_health', 'server_id', 'transport'].sort());
     assert.equal(typeof s.enabled, 'boolean');
     assert.equal(typeof s.running, 'boolean');
-    assert.equal(s.server_id, `${os.hostname()}:${broker.process.pid}`);
+    assert.equal(s.server_id, `${os.hostname()}:${setup.broker.process.pid}`);
     assert.equal(typeof s.transport, 'string');
     assert.deepEqual(Object.keys(s.queue_config_cache).sort(), ['hit_rate', 'hits', 'misses', 'size']);
     for (const v of Object.values(s.queue_config_cache)) assert.equal(typeof v, 'number');
@@ -394,7 +382,7 @@ describe('MAX_PAYLOAD_BYTES', () => {
   let small: BrokerProcess;
   let smallApi: ReturnType<typeof client>;
   before(async () => {
-    small = await startBroker(db, { MAX_PAYLOAD_BYTES: '1000' });
+    small = await startBroker(setup.db, { MAX_PAYLOAD_BYTES: '1000' });
     smallApi = client(small.url);
   });
   after(async () => {
@@ -461,7 +449,7 @@ describe('MAX_PAYLOAD_BYTES', () => {
 describe('shutdown', () => {
   test('SIGTERM: a parked long poll gets 204 shutdown, then the broker exits with code 0', async () => {
     const serverId = `http-conv-${uniqueQueue('sid')}`;
-    const own = await startBroker(db, { SERVER_ID: serverId });
+    const own = await startBroker(setup.db, { SERVER_ID: serverId });
     const ownApi = client(own.url);
     try {
       const health = await ownApi.get('/health');
@@ -496,7 +484,7 @@ describe('shutdown', () => {
   });
 
   test('SIGTERM: a request in flight (headers read, body still coming) is finished before the exit', async () => {
-    const own = await startBroker(db);
+    const own = await startBroker(setup.db);
     try {
       const queue = uniqueQueue('inflight');
       const body = JSON.stringify({ items: [{ queue, payload: 'late body', transactionId: 'in-flight' }] });
@@ -524,7 +512,7 @@ describe('shutdown', () => {
       assert.equal(res.status, 201, res.text);
       assert.equal(JSON.parse(res.text)[0].status, 'queued');
       assert.equal(await exited, 0);
-      const stored = await db.query(
+      const stored = await setup.db.query(
         'SELECT k.transaction_id FROM queen.message_keys k JOIN queen.partitions p ON p.id = k.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1',
         [queue],
       );

@@ -5,24 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 import { messaging, MILLIS_Z, QUEUE_MODE } from '../support/messaging.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
 let fx: ReturnType<typeof messaging>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
+const setup = useBroker({}, ({ api, db }) => {
   fx = messaging(api, db);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
 });
 
 const LIST_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'namespace', 'task', 'status', 'queueStatus',
@@ -32,7 +21,7 @@ const DETAIL_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue',
 const NO_MODE = { hasQueueMode: false, busGroupsCount: 0, type: 'none' };
 
 async function list(query: string): Promise<any> {
-  const res = await api.get(`/api/v1/messages?${query}`);
+  const res = await setup.api.get(`/api/v1/messages?${query}`);
   assert.equal(res.status, 200, res.text);
   return res.json;
 }
@@ -41,7 +30,7 @@ const txids = (body: any): string[] => body.messages.map((m: any) => m.transacti
 const detailPath = (pid: string, txn: string): string => `/api/v1/messages/${pid}/${encodeURIComponent(txn)}`;
 
 async function detail(pid: string, txn: string): Promise<any> {
-  const res = await api.get(detailPath(pid, txn));
+  const res = await setup.api.get(detailPath(pid, txn));
   assert.equal(res.status, 200, res.text);
   assert.equal(res.headers.get('x-queen-status'), null, res.text);
   return res.json;
@@ -49,13 +38,13 @@ async function detail(pid: string, txn: string): Promise<any> {
 
 /** Moves the createdAt of a partition's segments (seconds ago): a way to place messages in time. */
 async function age(pid: string, secondsAgo: number): Promise<void> {
-  await db.query(`UPDATE queen.segments SET created_at = now() - make_interval(secs => $2) WHERE partition_id = $1`, [pid, secondsAgo]);
+  await setup.db.query(`UPDATE queen.segments SET created_at = now() - make_interval(secs => $2) WHERE partition_id = $1`, [pid, secondsAgo]);
 }
 
 describe('GET /api/v1/messages', () => {
   test('shape, newest first, no payload; mode of the queue filter', async () => {
     const queue = uniqueQueue('ml-shape');
-    const pushed = await api.push([{ queue, partition: 'p1', transactionId: 'm-1', payload: { secret: 1 }, traceId: randomUUID().toUpperCase() }, { queue, partition: 'p1', transactionId: 'm-2' }]);
+    const pushed = await setup.api.push([{ queue, partition: 'p1', transactionId: 'm-1', payload: { secret: 1 }, traceId: randomUUID().toUpperCase() }, { queue, partition: 'p1', transactionId: 'm-2' }]);
     const p2 = await fx.push(queue, 'p2', 1, 'n');
     const body = await list(`queue=${queue}`);
     assert.deepEqual(Object.keys(body), ['messages', 'mode']);
@@ -105,7 +94,7 @@ describe('GET /api/v1/messages', () => {
 
   test('limit (default 200, at most 1000) and offset', async () => {
     const queue = uniqueQueue('ml-page');
-    await api.push(Array.from({ length: 1001 }, (_, i) => ({ queue, transactionId: `t-${i + 1}` })));
+    await setup.api.push(Array.from({ length: 1001 }, (_, i) => ({ queue, transactionId: `t-${i + 1}` })));
     assert.equal((await list(`queue=${queue}`)).messages.length, 200);
     assert.equal((await list(`queue=${queue}&limit=0`)).messages.length, 200);
     assert.equal((await list(`queue=${queue}&limit=5000`)).messages.length, 1000);
@@ -162,7 +151,7 @@ describe('GET /api/v1/messages/:partitionId/:transactionId', () => {
   test('shape of a message nobody consumed yet', async () => {
     const queue = uniqueQueue('md-shape');
     await fx.configure(queue, { leaseTime: 45, retryLimit: 5, retryDelay: 10, ttl: 99, priority: 4 });
-    const res = await api.push([{ queue, transactionId: 'a/b c', payload: { deep: [1, { x: 'y' }] } }]);
+    const res = await setup.api.push([{ queue, transactionId: 'a/b c', payload: { deep: [1, { x: 'y' }] } }]);
     const pid = res.json[0].partition_id;
     const body = await detail(pid, 'a/b c');
     assert.deepEqual(Object.keys(body), DETAIL_KEYS);
@@ -229,7 +218,7 @@ describe('GET /api/v1/messages/:partitionId/:transactionId', () => {
     const queue = uniqueQueue('md-miss');
     const pid = await fx.push(queue, 'Default', 1);
     for (const path of [detailPath(pid, 'nope'), detailPath(randomUUID(), 'm-1'), detailPath('not-a-uuid', 'm-1'), detailPath('%20', 'm-1'), detailPath(pid, 'm\u0000')]) {
-      const res = await api.get(path);
+      const res = await setup.api.get(path);
       assert.equal(res.status, 200, path);
       assert.deepEqual(res.json, { error: 'Message not found' });
       assert.equal(res.headers.get('x-queen-status'), '404');
@@ -241,7 +230,7 @@ describe('DELETE /api/v1/messages/:partitionId/:transactionId', () => {
   test('the offset stays and pops skip it; the transactionId is freed; neighbours keep their offsets', async () => {
     const queue = uniqueQueue('del');
     const pid = await fx.push(queue, 'Default', 4);
-    const res = await api.del(detailPath(pid, 'm-2'));
+    const res = await setup.api.del(detailPath(pid, 'm-2'));
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, { success: true, partitionId: pid, transactionId: 'm-2', message: 'Message deleted successfully' });
     assert.deepEqual(await fx.retained(pid), ['m-1', 'm-3', 'm-4']);
@@ -250,7 +239,7 @@ describe('DELETE /api/v1/messages/:partitionId/:transactionId', () => {
     assert.deepEqual(popped.messages.map((m: any) => [m.transactionId, m.data]), [['m-1', { n: 1 }], ['m-3', { n: 3 }], ['m-4', { n: 4 }]]);
     assert.equal((await fx.ack({ transactionId: 'm-3', partitionId: pid, leaseId: popped.leaseId })).success, true);
     assert.equal((await fx.cursor(pid))!.committed, 3, 'm-3 kept offset 3');
-    const again = await api.push([{ queue, transactionId: 'm-2', payload: 'back' }]);
+    const again = await setup.api.push([{ queue, transactionId: 'm-2', payload: 'back' }]);
     assert.equal(again.json[0].status, 'queued', 'the transactionId is free again');
     assert.equal((await fx.ack({ transactionId: 'm-4', partitionId: pid, leaseId: popped.leaseId })).leaseReleased, true);
     assert.deepEqual((await fx.popOk(queue)).messages.map((m: any) => [m.transactionId, m.data]), [['m-2', 'back']]);
@@ -261,11 +250,11 @@ describe('DELETE /api/v1/messages/:partitionId/:transactionId', () => {
     const queue = uniqueQueue('del-lease');
     const pid = await fx.push(queue, 'Default', 3);
     const held = await fx.popOk(queue, undefined, 'batch=3');
-    await api.del(detailPath(pid, 'm-3'));
+    await setup.api.del(detailPath(pid, 'm-3'));
     assert.equal((await fx.ack({ transactionId: 'm-3', partitionId: pid, leaseId: held.leaseId })).error, 'Message not found');
     await fx.ack({ transactionId: 'm-2', partitionId: pid, leaseId: held.leaseId });
     assert.deepEqual(await fx.cursor(pid), { committed: 2, retry_count: 0, lease_id: held.leaseId, live: true });
-    await api.del(detailPath(pid, 'm-1'));
+    await setup.api.del(detailPath(pid, 'm-1'));
     assert.equal((await detail(pid, 'm-2')).status, 'completed');
   });
 
@@ -274,22 +263,22 @@ describe('DELETE /api/v1/messages/:partitionId/:transactionId', () => {
     const pid = await fx.push(queue, 'Default', 1);
     const held = await fx.popOk(queue);
     await fx.ack({ transactionId: 'm-1', partitionId: pid, leaseId: held.leaseId, status: 'dlq' });
-    const traced = await api.post('/api/v1/traces', { transactionId: 'm-1', partitionId: pid, data: { step: 1 } });
+    const traced = await setup.api.post('/api/v1/traces', { transactionId: 'm-1', partitionId: pid, data: { step: 1 } });
     assert.equal(traced.status, 201, traced.text);
     assert.equal((await fx.deadLetters(pid)).length, 1);
-    await api.del(detailPath(pid, 'm-1'));
+    await setup.api.del(detailPath(pid, 'm-1'));
     assert.deepEqual(await fx.deadLetters(pid), []);
-    assert.equal((await api.get(`/api/v1/dlq?queue=${queue}`)).json.total, 0);
-    const traces = await db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid]);
+    assert.equal((await setup.api.get(`/api/v1/dlq?queue=${queue}`)).json.total, 0);
+    const traces = await setup.db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid]);
     assert.equal(traces.rows[0]!.n, 0);
   });
 
   test('a missing message or a malformed partition id: success false, "Message not found", X-Queen-Status 404', async () => {
     const queue = uniqueQueue('del-miss');
     const pid = await fx.push(queue, 'Default', 1);
-    await api.del(detailPath(pid, 'm-1'));
+    await setup.api.del(detailPath(pid, 'm-1'));
     for (const [p, t] of [[pid, 'm-1'], ['zzz', 'm-1'], [randomUUID(), 'x'], [pid, 'm\u0000']] as const) {
-      const res = await api.del(detailPath(p, t));
+      const res = await setup.api.del(detailPath(p, t));
       assert.equal(res.status, 200);
       assert.deepEqual(res.json, { success: false, partitionId: p, transactionId: t, message: 'Message not found' });
       assert.equal(res.headers.get('x-queen-status'), '404');

@@ -8,24 +8,12 @@
  * a change within one poll of `waitFor`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { ackAll, popOk, pushIds, scrape, waitFor, type Api } from '../support/monitoring.js';
+import { describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
+import { ackAll, popOk, pushIds, scrape, waitFor } from '../support/monitoring.js';
 import { sampleValue, type Family } from '../support/prometheus.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: Api;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db, { STATS_INTERVAL_MS: '500' });
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker({ STATS_INTERVAL_MS: '500' });
 
 const QUEUE_MODE = '__QUEUE_MODE__';
 
@@ -55,7 +43,7 @@ const value = (families: Map<string, Family>, family: string, labels: Record<str
 
 describe('GET /metrics', () => {
   test('the JSON body has exactly the keys of API.md 7.11, with numbers', async () => {
-    const res = await api.get('/metrics');
+    const res = await setup.api.get('/metrics');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json');
     const body = res.json;
@@ -73,12 +61,12 @@ describe('GET /metrics', () => {
   });
 
   test('requests and pushed messages count what this broker served, with rates over 60 s', async () => {
-    const before = (await api.get('/metrics')).json;
+    const before = (await setup.api.get('/metrics')).json;
     const queue = uniqueQueue('m-json');
-    await pushIds(api, queue, ['a', 'b', 'c']);
-    await pushIds(api, queue, ['d', 'e', 'f', 'g']);
-    await pushIds(api, queue, ['a']).catch(() => undefined); // a duplicate: not a new message
-    const after = (await api.get('/metrics')).json;
+    await pushIds(setup.api, queue, ['a', 'b', 'c']);
+    await pushIds(setup.api, queue, ['d', 'e', 'f', 'g']);
+    await pushIds(setup.api, queue, ['a']).catch(() => undefined); // a duplicate: not a new message
+    const after = (await setup.api.get('/metrics')).json;
     assert.equal(after.messages.total - before.messages.total, 7);
     assert.ok(after.requests.total - before.requests.total >= 3, `${before.requests.total} -> ${after.requests.total}`);
     assert.ok(after.messages.rate >= Math.floor((7 / 60) * 1000) / 1000, `rate ${after.messages.rate}`);
@@ -89,7 +77,7 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics/prometheus', () => {
   test('answers the exposition format, parses strictly and lists every queen_* family and the default ones', async () => {
-    const families = await scrape(broker.url);
+    const families = await scrape(setup.broker.url);
     for (const [name, type] of FAMILIES) {
       const family = families.get(name);
       assert.ok(family, `family ${name} missing`);
@@ -104,19 +92,19 @@ describe('GET /metrics/prometheus', () => {
 
   test('counters move with traffic: pushed, popped, acked by status, dlq, empty pops, requests, durations', async () => {
     const queue = uniqueQueue('m-prom');
-    const before = await scrape(broker.url);
-    await pushIds(api, queue, ['m1', 'm2', 'm3', 'm4', 'm5']);
-    const popped = await popOk(api, `/api/v1/pop/queue/${queue}`, 'batch=4');
+    const before = await scrape(setup.broker.url);
+    await pushIds(setup.api, queue, ['m1', 'm2', 'm3', 'm4', 'm5']);
+    const popped = await popOk(setup.api, `/api/v1/pop/queue/${queue}`, 'batch=4');
     assert.equal(popped.messages.length, 4);
-    await ackAll(api, popped, ['completed', 'completed', 'dlq', 'failed']);
+    await ackAll(setup.api, popped, ['completed', 'completed', 'dlq', 'failed']);
     // m5 exists but is not leased by this lease: the ack is refused, under the message's queue.
-    const refused = await api.post('/api/v1/ack', { transactionId: 'm5', partitionId: popped.partitionId, leaseId: popped.leaseId, status: 'completed' });
+    const refused = await setup.api.post('/api/v1/ack', { transactionId: 'm5', partitionId: popped.partitionId, leaseId: popped.leaseId, status: 'completed' });
     assert.equal(refused.json[0].success, false, refused.text);
     assert.equal(refused.json[0].queueName, queue, refused.text);
-    const empty = await api.get(`/api/v1/pop/queue/${uniqueQueue('m-empty')}`);
+    const empty = await setup.api.get(`/api/v1/pop/queue/${uniqueQueue('m-empty')}`);
     assert.equal(empty.status, 204);
     const reason = empty.headers.get('x-queen-empty-reason')!;
-    const after = await scrape(broker.url);
+    const after = await scrape(setup.broker.url);
 
     const delta = (family: string, labels: Record<string, string>): number => value(after, family, labels) - value(before, family, labels);
     assert.equal(delta('queen_messages_pushed_total', { queue }), 5);
@@ -143,53 +131,53 @@ describe('GET /metrics/prometheus', () => {
   });
 
   test('an unknown path is counted under route "unmatched"', async () => {
-    const before = value(await scrape(broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
-    assert.equal((await api.get('/no/such/path')).status, 404);
-    const after = value(await scrape(broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
+    const before = value(await scrape(setup.broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
+    assert.equal((await setup.api.get('/no/such/path')).status, 404);
+    const after = value(await scrape(setup.broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
     assert.equal(after - before, 1);
   });
 
   test('pending messages, DLQ depth, lag and live leases come from the database', async () => {
     const queue = uniqueQueue('m-gauge');
-    await pushIds(api, queue, ['g1', 'g2', 'g3', 'g4', 'g5']);
-    let families = await waitFor(() => scrape(broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 5);
+    await pushIds(setup.api, queue, ['g1', 'g2', 'g3', 'g4', 'g5']);
+    let families = await waitFor(() => scrape(setup.broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 5);
     assert.equal(sampleValue(families, 'queen_dlq_depth', { queue }), 0);
     assert.equal(sampleValue(families, 'queen_queue_lag_seconds', { queue, consumer_group: QUEUE_MODE }), undefined, 'no group has contacted the queue');
 
     const leasesBefore = value(families, 'queen_leases_active');
-    const popped = await popOk(api, `/api/v1/pop/queue/${queue}`, 'batch=2');
-    await ackAll(api, popped, ['dlq']); // g1 to the DLQ; g2 stays leased
-    families = await waitFor(() => scrape(broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 4);
+    const popped = await popOk(setup.api, `/api/v1/pop/queue/${queue}`, 'batch=2');
+    await ackAll(setup.api, popped, ['dlq']); // g1 to the DLQ; g2 stays leased
+    families = await waitFor(() => scrape(setup.broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 4);
     assert.equal(sampleValue(families, 'queen_dlq_depth', { queue }), 1);
     assert.ok(value(families, 'queen_leases_active') >= leasesBefore + 1, 'the live lease on g2 is counted');
     const lag = sampleValue(families, 'queen_queue_lag_seconds', { queue, consumer_group: QUEUE_MODE });
     assert.ok(lag !== undefined && lag > 0 && lag < 60, `lag ${lag}`);
 
-    await ackAll(api, { ...popped, messages: popped.messages.slice(1) }, ['completed']); // g2
-    const rest = await popOk(api, `/api/v1/pop/queue/${queue}`, 'batch=10&autoAck=true');
+    await ackAll(setup.api, { ...popped, messages: popped.messages.slice(1) }, ['completed']); // g2
+    const rest = await popOk(setup.api, `/api/v1/pop/queue/${queue}`, 'batch=10&autoAck=true');
     assert.equal(rest.messages.length, 3);
-    families = await waitFor(() => scrape(broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 0);
+    families = await waitFor(() => scrape(setup.broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 0);
     assert.equal(sampleValue(families, 'queen_queue_lag_seconds', { queue, consumer_group: QUEUE_MODE }), 0, 'caught up: lag 0');
   });
 
   test('parked long polls are counted per queue, discovery pops under *discovery*', async () => {
     const queue = uniqueQueue('m-park');
     const namespace = uniqueQueue('m-ns');
-    const parked = api.get(`/api/v1/pop/queue/${queue}?wait=true&timeout=10000`);
-    const discovery = api.get(`/api/v1/pop?namespace=${namespace}&wait=true&timeout=10000`);
-    const families = await waitFor(() => scrape(broker.url), (f) =>
+    const parked = setup.api.get(`/api/v1/pop/queue/${queue}?wait=true&timeout=10000`);
+    const discovery = setup.api.get(`/api/v1/pop?namespace=${namespace}&wait=true&timeout=10000`);
+    const families = await waitFor(() => scrape(setup.broker.url), (f) =>
       sampleValue(f, 'queen_long_polls_parked', { queue }) === 1 && sampleValue(f, 'queen_long_polls_parked', { queue: '*discovery*' }) === 1);
     assert.ok(families);
-    await pushIds(api, queue, ['wake']);
-    await pushIds(api, `${namespace}.t`, ['wake']);
+    await pushIds(setup.api, queue, ['wake']);
+    await pushIds(setup.api, `${namespace}.t`, ['wake']);
     assert.equal((await parked).status, 200);
     assert.equal((await discovery).status, 200);
-    const later = await scrape(broker.url);
+    const later = await scrape(setup.broker.url);
     assert.equal(sampleValue(later, 'queen_long_polls_parked', { queue }), undefined, 'nothing parked any more');
   });
 
   test('pool, buffer and maintenance gauges describe this process', async () => {
-    const families = await scrape(broker.url);
+    const families = await scrape(setup.broker.url);
     const total = value(families, 'queen_db_pool_connections', { state: 'total' });
     const idle = value(families, 'queen_db_pool_connections', { state: 'idle' });
     assert.ok(total >= 1 && total <= 20, `total ${total}`);

@@ -13,6 +13,7 @@ import {
   serverConnection,
   startBroker,
   uniqueQueue,
+  useBroker,
   type BrokerProcess,
   type TestDatabase,
   type TestResponse,
@@ -84,23 +85,11 @@ function keysOutsideData(value: unknown, out: string[] = []): string[] {
 
 const txIds = (body: any): string[] => body.messages.map((m: any) => m.transactionId);
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 /** Pushes one item per transaction id to one partition (one request); returns the push results. */
 async function push(queue: string, partition: string, ids: string[], payload: (id: string) => unknown = (id) => ({ id })): Promise<any[]> {
-  const res = await api.push(ids.map((id) => ({ queue, partition, transactionId: id, payload: payload(id) })));
+  const res = await setup.api.push(ids.map((id) => ({ queue, partition, transactionId: id, payload: payload(id) })));
   assert.equal(res.status, 201, res.text);
   for (const r of res.json) assert.equal(r.status, 'queued', JSON.stringify(r));
   return res.json;
@@ -110,7 +99,7 @@ describe('200 response shape', () => {
   test('top-level and per-message fields are exactly the documented ones with the documented values', async () => {
     const queue = uniqueQueue('shape');
     const traceId = randomUUID().toUpperCase();
-    const pushed = await api.push([
+    const pushed = await setup.api.push([
       { queue, transactionId: 'order-1', traceId, payload: { orderId: 1, nested: { list: [1, 'two', null] } } },
       { queue, transactionId: 'order-2', payload: 'a plain string' },
       { queue, transactionId: 'order-3' },
@@ -119,7 +108,7 @@ describe('200 response shape', () => {
     const partitionId = pushed.json[0].partition_id;
 
     const before = Date.now();
-    const res = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=billing&batch=10`);
+    const res = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=billing&batch=10`);
     const body = assertPopBody(res, { queue, group: 'billing' });
     assert.equal(body.partition, 'Default');
     assert.equal(body.partitionId, partitionId);
@@ -154,7 +143,7 @@ describe('200 response shape', () => {
     const queue = uniqueQueue('shape-order');
     await push(queue, 'Default', ['a']);
     await push(queue, 'Default', ['b']);
-    const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10`), { queue, group: QUEUE_MODE });
+    const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`), { queue, group: QUEUE_MODE });
     assert.deepEqual(txIds(body), ['a', 'b']);
     assert.ok(body.messages[0].createdAt <= body.messages[1].createdAt);
   });
@@ -163,26 +152,26 @@ describe('200 response shape', () => {
     const queue = uniqueQueue('lease-shared');
     await push(queue, 'p1', ['a1', 'a2']);
     await push(queue, 'p2', ['b1', 'b2']);
-    const first = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&partitions=0`), { queue, group: QUEUE_MODE });
+    const first = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&partitions=0`), { queue, group: QUEUE_MODE });
     assert.equal(first.messages.length, 4);
     assert.equal(first.partitionsClaimed, 2);
     assert.equal(new Set(first.messages.map((m: any) => m.leaseId)).size, 1);
     assert.match(first.leaseId, UUID_V7);
-    const stored = await db.query(
+    const stored = await setup.db.query(
       `SELECT DISTINCT c.lease_id::text AS lease_id FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
        JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`,
       [queue],
     );
     assert.deepEqual(stored.rows, [{ lease_id: first.leaseId }]);
 
-    const other = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&partitions=0&consumerGroup=g2`), { queue, group: 'g2' });
+    const other = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&partitions=0&consumerGroup=g2`), { queue, group: 'g2' });
     assert.notEqual(other.leaseId, first.leaseId, 'each pop mints its own lease id');
   });
 
   test('no offset (or other undocumented field) appears anywhere in the response', async () => {
     const queue = uniqueQueue('no-offset');
     await push(queue, 'Default', ['x1', 'x2'], () => ({ offset: 'user data may say offset' }));
-    const res = await api.get(`/api/v1/pop/queue/${queue}?batch=10`);
+    const res = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`);
     const body = assertPopBody(res, { queue, group: QUEUE_MODE });
     const keys = keysOutsideData(body);
     assert.ok(!keys.some((k) => /offset|position|attempt|retry|expires|status/i.test(k)), `unexpected keys: ${keys.join(',')}`);
@@ -198,26 +187,26 @@ describe('consumer groups and queue mode', () => {
     const variants = ['', '&consumerGroup=', `&consumerGroup=${QUEUE_MODE}`];
     const delivered: string[] = [];
     for (const variant of variants) {
-      const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=1${variant}`), { queue, group: QUEUE_MODE });
+      const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=1${variant}`), { queue, group: QUEUE_MODE });
       assert.equal(body.messages.length, 1);
       delivered.push(body.messages[0].transactionId);
       // While the lease lives, every spelling of queue mode is blocked on the partition.
       for (const v of variants) {
-        assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/Default?batch=1${v}`), 'leased');
+        assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default?batch=1${v}`), 'leased');
       }
-      const ack = await api.post('/api/v1/ack', { transactionId: body.messages[0].transactionId, partitionId, leaseId: body.leaseId });
+      const ack = await setup.api.post('/api/v1/ack', { transactionId: body.messages[0].transactionId, partitionId, leaseId: body.leaseId });
       assert.equal(ack.status, 200);
       assert.equal(ack.json[0].success, true, ack.text);
     }
     assert.deepEqual(delivered, ['m1', 'm2', 'm3']);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}`), 'none');
     // Pop and ack never remove anything.
-    const stored = await db.query('SELECT count(*)::int AS n FROM queen.message_keys WHERE partition_id = $1', [partitionId]);
+    const stored = await setup.db.query('SELECT count(*)::int AS n FROM queen.message_keys WHERE partition_id = $1', [partitionId]);
     assert.equal(stored.rows[0]!.n, 3);
-    const cursors = await db.query('SELECT consumer_group, committed::int AS committed FROM queen.cursors WHERE partition_id = $1', [partitionId]);
+    const cursors = await setup.db.query('SELECT consumer_group, committed::int AS committed FROM queen.cursors WHERE partition_id = $1', [partitionId]);
     assert.deepEqual(cursors.rows, [{ consumer_group: QUEUE_MODE, committed: 3 }]);
     // A named group still reads everything through its own cursor.
-    const named = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=late`), { queue, group: 'late' });
+    const named = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=late`), { queue, group: 'late' });
     assert.deepEqual(txIds(named), ['m1', 'm2', 'm3']);
   });
 
@@ -225,10 +214,10 @@ describe('consumer groups and queue mode', () => {
     const queue = uniqueQueue('fanout');
     await push(queue, 'Default', ['f1', 'f2', 'f3']);
     for (const group of ['alpha', 'beta']) {
-      const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=${group}`), { queue, group });
+      const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=${group}`), { queue, group });
       assert.deepEqual(txIds(body), ['f1', 'f2', 'f3']);
     }
-    const qm = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10`), { queue, group: QUEUE_MODE });
+    const qm = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10`), { queue, group: QUEUE_MODE });
     assert.deepEqual(txIds(qm), ['f1', 'f2', 'f3']);
   });
 
@@ -236,8 +225,8 @@ describe('consumer groups and queue mode', () => {
     const queue = uniqueQueue('compete');
     await push(queue, 'p1', ['a1', 'a2']);
     await push(queue, 'p2', ['b1', 'b2']);
-    const one = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), { queue, group: 'workers' });
-    const two = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), { queue, group: 'workers' });
+    const one = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), { queue, group: 'workers' });
+    const two = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), { queue, group: 'workers' });
     assert.equal(one.partitionsClaimed, 1);
     assert.equal(two.partitionsClaimed, 1);
     assert.notEqual(one.partitionId, two.partitionId);
@@ -246,7 +235,7 @@ describe('consumer groups and queue mode', () => {
       const ids = txIds(body);
       assert.ok(JSON.stringify(ids) === '["a1","a2"]' || JSON.stringify(ids) === '["b1","b2"]', `offset order within a partition: ${ids}`);
     }
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=10&consumerGroup=workers`), 'none');
   });
 });
 
@@ -258,7 +247,7 @@ describe('batch budget and partitions cap', () => {
       const r = await push(queue, p, [`${p}-1`, `${p}-2`, `${p}-3`]);
       partitionIds.set(r[0].partition_id, p);
     }
-    const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=5&partitions=0`), { queue, group: QUEUE_MODE });
+    const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=5&partitions=0`), { queue, group: QUEUE_MODE });
     assert.equal(body.messages.length, 5);
     // Grouped by partition; each partition's run is its head in offset order; the first run takes min(5, 3).
     const runs: { partition: string; ids: string[] }[] = [];
@@ -274,33 +263,33 @@ describe('batch budget and partitions cap', () => {
     assert.equal(body.partition, runs[0]!.partition, 'top-level partition is the first claimed one');
 
     // Both touched partitions are leased now; the rest of the budget comes from the two untouched ones.
-    const rest = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
+    const rest = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
     assert.equal(rest.partitionsClaimed, 2);
     assert.equal(rest.messages.length, 6);
     const restPartitions = new Set(rest.messages.map((m: any) => m.partition));
     for (const run of runs) assert.ok(!restPartitions.has(run.partition), 'leased partitions are skipped');
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), 'none');
   });
 
   test('partitions caps the partitions claimed; default 1; 0 and negative mean no cap', async () => {
     const queue = uniqueQueue('cap');
     for (const p of ['p1', 'p2', 'p3', 'p4']) await push(queue, p, [`${p}-1`, `${p}-2`]);
 
-    const two = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=2&consumerGroup=g2`), { queue, group: 'g2' });
+    const two = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=2&consumerGroup=g2`), { queue, group: 'g2' });
     assert.equal(two.partitionsClaimed, 2);
     assert.equal(two.messages.length, 4);
 
     for (const [group, variant] of [['gdefault', ''], ['gjunk', '&partitions=abc'], ['gempty', '&partitions=']]) {
-      const dflt = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&consumerGroup=${group}${variant}`), { queue, group: group! });
+      const dflt = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&consumerGroup=${group}${variant}`), { queue, group: group! });
       assert.equal(dflt.partitionsClaimed, 1, `partitions ${variant || 'absent'}`);
       assert.equal(dflt.messages.length, 2);
     }
 
-    const zero = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0&consumerGroup=gzero`), { queue, group: 'gzero' });
+    const zero = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0&consumerGroup=gzero`), { queue, group: 'gzero' });
     assert.equal(zero.partitionsClaimed, 4);
     assert.equal(zero.messages.length, 8);
 
-    const neg = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=-3&consumerGroup=gneg`), { queue, group: 'gneg' });
+    const neg = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=-3&consumerGroup=gneg`), { queue, group: 'gneg' });
     assert.equal(neg.partitionsClaimed, 4);
     assert.equal(neg.messages.length, 8);
     for (const body of [zero, neg]) {
@@ -315,7 +304,7 @@ describe('batch budget and partitions cap', () => {
     await push(queue, 'Default', ['b1', 'b2', 'b3']);
     const variants: Record<string, string> = { gabsent: '', gzero: '&batch=0', gneg: '&batch=-7', gjunk: '&batch=abc', gempty: '&batch=', gfrac: '&batch=2.5', ghex: '&batch=0x5' };
     for (const [group, variant] of Object.entries(variants)) {
-      const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${group}${variant}`), { queue, group });
+      const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${group}${variant}`), { queue, group });
       assert.deepEqual(txIds(body), ['b1'], `variant ${variant || '(absent)'}`);
     }
   });
@@ -328,7 +317,7 @@ describe('batch budget and partitions cap', () => {
     const served: string[] = [];
     const deliveredPer = new Map<string, string[]>(partitions.map((p) => [p, []]));
     for (let i = 0; i < 2 * partitions.length; i += 1) {
-      const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=fair&autoAck=true&batch=1`), { queue, group: 'fair', autoAck: true });
+      const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=fair&autoAck=true&batch=1`), { queue, group: 'fair', autoAck: true });
       const p = body.partition;
       served.push(p);
       deliveredPer.get(p)!.push(...txIds(body));
@@ -346,22 +335,22 @@ describe('batch budget and partitions cap', () => {
   test('a repeated query key: the first occurrence wins', async () => {
     const queue = uniqueQueue('repeat');
     await push(queue, 'Default', ['r1', 'r2', 'r3']);
-    const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=2&batch=5&consumerGroup=first&consumerGroup=second`), { queue, group: 'first' });
+    const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=2&batch=5&consumerGroup=first&consumerGroup=second`), { queue, group: 'first' });
     assert.deepEqual(txIds(body), ['r1', 'r2']);
   });
 
   test('the single-partition route claims only its partition and ignores partitions', async () => {
     const queue = uniqueQueue('single');
     for (const p of ['p1', 'p2', 'p3']) await push(queue, p, [`${p}-1`, `${p}-2`]);
-    const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}/partition/p2?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
+    const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p2?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
     assert.equal(body.partition, 'p2');
     assert.equal(body.partitionsClaimed, 1);
     assert.deepEqual(txIds(body), ['p2-1', 'p2-2']);
-    const capped = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}/partition/p3?batch=100&partitions=5&consumerGroup=g`), { queue, group: 'g' });
+    const capped = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/p3?batch=100&partitions=5&consumerGroup=g`), { queue, group: 'g' });
     assert.deepEqual(txIds(capped), ['p3-1', 'p3-2']);
     assert.equal(capped.partitionsClaimed, 1);
     // p1 and p3 are untouched for queue mode.
-    const rest = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
+    const rest = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0`), { queue, group: QUEUE_MODE });
     assert.deepEqual(txIds(rest).sort(), ['p1-1', 'p1-2', 'p3-1', 'p3-2']);
   });
 });
@@ -370,7 +359,7 @@ describe('batch environment variables', () => {
   let small: BrokerProcess;
   let smallApi: ReturnType<typeof client>;
   before(async () => {
-    small = await startBroker(db, { DEFAULT_BATCH_SIZE: '2', POP_MAX_BATCH_SIZE: '3' });
+    small = await startBroker(setup.db, { DEFAULT_BATCH_SIZE: '2', POP_MAX_BATCH_SIZE: '3' });
     smallApi = client(small.url);
   });
   after(async () => {
@@ -397,7 +386,7 @@ describe('batch environment variables', () => {
 describe('discovery route', () => {
   test('neither namespace nor task: 400 with the exact pop error body', async () => {
     for (const path of ['/api/v1/pop', '/api/v1/pop?batch=5&consumerGroup=g', '/api/v1/pop?namespace=&task=', '/api/v1/pop?wait=true&timeout=5000']) {
-      const res = await api.get(path);
+      const res = await setup.api.get(path);
       assertPopBadRequest(res, 'namespace or task is required');
       assert.equal(res.text, '{"success":false,"error":"namespace or task is required","messages":[]}');
     }
@@ -415,7 +404,7 @@ describe('discovery route', () => {
       byPartitionId.set(r[0].partition_id, q);
     }
     const popped = async (query: string, group: string): Promise<string[]> => {
-      const body = assertPopBody(await api.get(`/api/v1/pop?${query}&consumerGroup=${group}&batch=100&partitions=0`), { queue: '', group });
+      const body = assertPopBody(await setup.api.get(`/api/v1/pop?${query}&consumerGroup=${group}&batch=100&partitions=0`), { queue: '', group });
       for (const m of body.messages) assert.ok(byPartitionId.has(m.partitionId), 'every message comes from a pushed partition');
       return body.messages.map((m: any) => byPartitionId.get(m.partitionId)).sort();
     };
@@ -423,7 +412,7 @@ describe('discovery route', () => {
     assert.deepEqual(await popped(`namespace=${ns}`, 'g-ns'), [queues.bare, queues.nsA, queues.nsB].sort());
     assert.deepEqual(await popped(`task=${taskA}`, 'g-task'), [queues.nsA, queues.otherA].sort());
     assert.deepEqual(await popped(`namespace=${ns}&task=${taskA}`, 'g-both'), [queues.nsA]);
-    assertEmpty(await api.get(`/api/v1/pop?namespace=${ns}&task=${taskA}&consumerGroup=g-both`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop?namespace=${ns}&task=${taskA}&consumerGroup=g-both`), 'none');
   });
 
   test('discovery prefers queues with a higher priority', async () => {
@@ -431,21 +420,21 @@ describe('discovery route', () => {
     const low = `${ns}.low`;
     const high = `${ns}.high`;
     await push(low, 'Default', ['low-1']);
-    const conf = await api.post('/api/v1/configure', { queue: high, options: { priority: 10 } });
+    const conf = await setup.api.post('/api/v1/configure', { queue: high, options: { priority: 10 } });
     assert.equal(conf.status, 200, conf.text);
     await push(high, 'Default', ['high-1']);
-    const first = assertPopBody(await api.get(`/api/v1/pop?namespace=${ns}&batch=10`), { queue: '', group: QUEUE_MODE });
+    const first = assertPopBody(await setup.api.get(`/api/v1/pop?namespace=${ns}&batch=10`), { queue: '', group: QUEUE_MODE });
     assert.deepEqual(txIds(first), ['high-1'], 'the higher-priority queue first, although its message is younger');
-    const second = assertPopBody(await api.get(`/api/v1/pop?namespace=${ns}&batch=10`), { queue: '', group: QUEUE_MODE });
+    const second = assertPopBody(await setup.api.get(`/api/v1/pop?namespace=${ns}&batch=10`), { queue: '', group: QUEUE_MODE });
     assert.deepEqual(txIds(second), ['low-1']);
   });
 
   test('the discovery route never creates queues', async () => {
     const ns = `ghost${randomUUID().slice(0, 8)}`;
-    assertEmpty(await api.get(`/api/v1/pop?namespace=${ns}`), 'none');
-    assertEmpty(await api.get(`/api/v1/pop?namespace=${ns}&task=t&consumerGroup=g&subscriptionMode=new`), 'none');
-    assertEmpty(await api.get(`/api/v1/pop?task=${ns}`), 'none');
-    const rows = await db.query('SELECT count(*)::int AS n FROM queen.queues WHERE namespace = $1 OR task = $1 OR name LIKE $2', [ns, `%${ns}%`]);
+    assertEmpty(await setup.api.get(`/api/v1/pop?namespace=${ns}`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop?namespace=${ns}&task=t&consumerGroup=g&subscriptionMode=new`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop?task=${ns}`), 'none');
+    const rows = await setup.db.query('SELECT count(*)::int AS n FROM queen.queues WHERE namespace = $1 OR task = $1 OR name LIKE $2', [ns, `%${ns}%`]);
     assert.equal(rows.rows[0]!.n, 0);
   });
 });
@@ -455,47 +444,47 @@ describe('validation', () => {
   const max = 'y'.repeat(255);
 
   test('queue name longer than 255: 400 Invalid queue name on both queue-scoped routes', async () => {
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${long}`), 'Invalid queue name');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${long}/partition/Default`), 'Invalid queue name');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${long}?wait=true&timeout=5000`), 'Invalid queue name');
-    const rows = await db.query('SELECT count(*)::int AS n FROM queen.queues WHERE name = $1', [long]);
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${long}`), 'Invalid queue name');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${long}/partition/Default`), 'Invalid queue name');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${long}?wait=true&timeout=5000`), 'Invalid queue name');
+    const rows = await setup.db.query('SELECT count(*)::int AS n FROM queen.queues WHERE name = $1', [long]);
     assert.equal(rows.rows[0]!.n, 0, 'a rejected pop creates nothing');
   });
 
   test('partition name longer than 255: 400 Invalid partition name', async () => {
     const queue = uniqueQueue('val-part');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${queue}/partition/${long}`), 'Invalid partition name');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/${long}`), 'Invalid partition name');
   });
 
   test('consumerGroup longer than 255: 400 Invalid consumerGroup on all three routes', async () => {
     const queue = uniqueQueue('val-group');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${long}`), 'Invalid consumerGroup');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=${long}`), 'Invalid consumerGroup');
-    assertPopBadRequest(await api.get(`/api/v1/pop?namespace=${queue}&consumerGroup=${long}`), 'Invalid consumerGroup');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${long}`), 'Invalid consumerGroup');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=${long}`), 'Invalid consumerGroup');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop?namespace=${queue}&consumerGroup=${long}`), 'Invalid consumerGroup');
   });
 
   test('names of exactly 255 characters are accepted', async () => {
     const queue = `${uniqueQueue('max')}${max}`.slice(0, 255);
-    const res = await api.push([{ queue, partition: max, transactionId: 't1' }]);
+    const res = await setup.api.push([{ queue, partition: max, transactionId: 't1' }]);
     assert.equal(res.json[0].status, 'queued', res.text);
-    const body = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}/partition/${max}?consumerGroup=${max}`), { queue, group: max });
+    const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/${max}?consumerGroup=${max}`), { queue, group: max });
     assert.equal(body.partition, max);
     assert.deepEqual(txIds(body), ['t1']);
   });
 
   test('malformed percent-encoding: 400 Malformed URL encoding in the pop shape', async () => {
     const queue = uniqueQueue('val-enc');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/bad%E0%A4%A`), 'Malformed URL encoding');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${queue}/partition/%ZZ`), 'Malformed URL encoding');
-    assertPopBadRequest(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=%E0%A4%A`), 'Malformed URL encoding');
-    assertPopBadRequest(await api.get(`/api/v1/pop?namespace=%G1`), 'Malformed URL encoding');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/bad%E0%A4%A`), 'Malformed URL encoding');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/%ZZ`), 'Malformed URL encoding');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=%E0%A4%A`), 'Malformed URL encoding');
+    assertPopBadRequest(await setup.api.get(`/api/v1/pop?namespace=%G1`), 'Malformed URL encoding');
   });
 
   test('percent-encoded names are decoded on the pop routes', async () => {
     const queue = `${uniqueQueue('enc')} with/slash`;
     await push(queue, 'part one', ['e1']);
     const body = assertPopBody(
-      await api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent('part one')}?consumerGroup=${encodeURIComponent('group +x')}`),
+      await setup.api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent('part one')}?consumerGroup=${encodeURIComponent('group +x')}`),
       { queue, group: 'group +x' },
     );
     assert.equal(body.partition, 'part one');
@@ -506,9 +495,9 @@ describe('validation', () => {
 describe('empty responses and implicit creation', () => {
   test('a queue-scoped pop on a missing queue answers 204 and creates the queue row with implicit defaults', async () => {
     const queue = `${uniqueQueue('nsimp')}.taskimp.rest`;
-    const res = await api.get(`/api/v1/pop/queue/${queue}`);
+    const res = await setup.api.get(`/api/v1/pop/queue/${queue}`);
     assertEmpty(res, 'none');
-    const detail = await api.get(`/api/v1/resources/queues/${queue}`);
+    const detail = await setup.api.get(`/api/v1/resources/queues/${queue}`);
     assert.equal(detail.status, 200);
     assert.equal(detail.headers.get('x-queen-status'), null);
     assert.equal(detail.json.name, queue);
@@ -517,15 +506,15 @@ describe('empty responses and implicit creation', () => {
     assert.equal(detail.json.config.leaseTime, 60);
     assert.deepEqual(detail.json.partitions, [], 'pops never create partitions');
     // A second pop finds the queue and does not duplicate it.
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g`), 'none');
-    const rows = await db.query('SELECT namespace, task, lease_time FROM queen.queues WHERE name = $1', [queue]);
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=g`), 'none');
+    const rows = await setup.db.query('SELECT namespace, task, lease_time FROM queen.queues WHERE name = $1', [queue]);
     assert.deepEqual(rows.rows, [{ namespace: queue.split('.')[0], task: 'taskimp', lease_time: 60 }]);
   });
 
   test('a single-partition pop on a missing queue creates the queue but no partition: 204 no_partition', async () => {
     const queue = uniqueQueue('imp-single');
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/Nope`), 'no_partition');
-    const detail = await api.get(`/api/v1/resources/queues/${queue}`);
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Nope`), 'no_partition');
+    const detail = await setup.api.get(`/api/v1/resources/queues/${queue}`);
     assert.equal(detail.status, 200);
     assert.equal(detail.json.name, queue);
     assert.equal(detail.json.namespace, queue);
@@ -537,9 +526,9 @@ describe('empty responses and implicit creation', () => {
   test('a single-partition pop on a missing partition of an existing queue: 204 no_partition, nothing created', async () => {
     const queue = uniqueQueue('nopart');
     await push(queue, 'Default', ['d1']);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/missing?consumerGroup=g`), 'no_partition');
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/missing`), 'no_partition');
-    const rows = await db.query(
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/missing?consumerGroup=g`), 'no_partition');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/missing`), 'no_partition');
+    const rows = await setup.db.query(
       'SELECT p.name FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.name',
       [queue],
     );
@@ -549,14 +538,14 @@ describe('empty responses and implicit creation', () => {
   test('every empty pop is a bare 204 with X-Queen-Empty-Reason and the CORS headers', async () => {
     const queue = uniqueQueue('empty');
     await push(queue, 'Default', ['only']);
-    const taken = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}/partition/Default`), { queue, group: QUEUE_MODE });
+    const taken = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default`), { queue, group: QUEUE_MODE });
     assert.deepEqual(txIds(taken), ['only']);
 
-    const leased = await api.get(`/api/v1/pop/queue/${queue}/partition/Default`);
+    const leased = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default`);
     assertEmpty(leased, 'leased');
-    const wildcard = await api.get(`/api/v1/pop/queue/${queue}`);
+    const wildcard = await setup.api.get(`/api/v1/pop/queue/${queue}`);
     assertEmpty(wildcard, 'none');
-    const discovery = await api.get(`/api/v1/pop?namespace=${queue}`);
+    const discovery = await setup.api.get(`/api/v1/pop?namespace=${queue}`);
     assertEmpty(discovery, 'none');
     for (const res of [leased, wildcard, discovery]) {
       assert.equal(res.headers.get('content-length') ?? '0', '0');
@@ -564,12 +553,12 @@ describe('empty responses and implicit creation', () => {
       assert.equal(res.headers.get('access-control-expose-headers'), 'X-Queen-Empty-Reason, X-Queen-Status');
     }
     // Another group is not blocked by that lease.
-    const other = assertPopBody(await api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=other`), { queue, group: 'other' });
+    const other = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=other`), { queue, group: 'other' });
     assert.deepEqual(txIds(other), ['only']);
     // Nothing left for the other group either: the single-partition route reports `none`.
-    const ack = await api.post('/api/v1/ack', { transactionId: 'only', partitionId: other.partitionId, leaseId: other.leaseId, consumerGroup: 'other' });
+    const ack = await setup.api.post('/api/v1/ack', { transactionId: 'only', partitionId: other.partitionId, leaseId: other.leaseId, consumerGroup: 'other' });
     assert.equal(ack.json[0].success, true, ack.text);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=other`), 'none');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default?consumerGroup=other`), 'none');
   });
 });
 

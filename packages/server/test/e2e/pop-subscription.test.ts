@@ -6,23 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase, type TestResponse } from '../support/harness.js';
+import { client, startBroker, uniqueQueue, useBroker, type BrokerProcess, type TestResponse } from '../support/harness.js';
 
 const QUEUE_MODE = '__QUEUE_MODE__';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -43,11 +31,11 @@ async function pushWith(target: ReturnType<typeof client>, queue: string, partit
   assert.equal(res.status, 201, res.text);
   for (const r of res.json) assert.equal(r.status, 'queued', JSON.stringify(r));
 }
-const push = (queue: string, partition: string, ids: string[]): Promise<void> => pushWith(api, queue, partition, ids);
+const push = (queue: string, partition: string, ids: string[]): Promise<void> => pushWith(setup.api, queue, partition, ids);
 
 /** The database clock, formatted like pop createdAt (microseconds, Z), optionally shifted. */
 async function dbNow(shiftSeconds = 0): Promise<string> {
-  const rows = await db.query(
+  const rows = await setup.db.query(
     `SELECT to_char((clock_timestamp() + make_interval(secs => $1)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t`,
     [shiftSeconds],
   );
@@ -55,7 +43,7 @@ async function dbNow(shiftSeconds = 0): Promise<string> {
 }
 
 async function subscriptions(queue: string): Promise<{ consumer_group: string; partition_name: string; mode: string; from: string }[]> {
-  const rows = await db.query(
+  const rows = await setup.db.query(
     `SELECT s.consumer_group, s.partition_name, s.mode,
             to_char(s.subscribed_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "from"
      FROM queen.subscriptions s JOIN queen.queues q ON q.id = s.queue_id WHERE q.name = $1
@@ -66,7 +54,7 @@ async function subscriptions(queue: string): Promise<{ consumer_group: string; p
 }
 
 async function committed(queue: string, partition: string, group: string): Promise<number | null> {
-  const rows = await db.query(
+  const rows = await setup.db.query(
     `SELECT c.committed::int AS committed FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
      JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2 AND c.consumer_group = $3`,
     [queue, partition, group],
@@ -74,7 +62,7 @@ async function committed(queue: string, partition: string, group: string): Promi
   return rows.rows.length === 0 ? null : rows.rows[0]!.committed;
 }
 
-const wild = (queue: string, query: string): Promise<TestResponse<any>> => api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0&${query}`);
+const wild = (queue: string, query: string): Promise<TestResponse<any>> => setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&partitions=0&${query}`);
 
 describe('seeding a named group', () => {
   test('subscriptionMode=new skips the backlog and receives only messages pushed after its first pop', async () => {
@@ -198,30 +186,30 @@ describe('seeding a named group', () => {
     const queue = uniqueQueue('sub-single');
     await push(queue, 'A', ['a-old']);
     await push(queue, 'B', ['b-old']);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/A?consumerGroup=g&subscriptionMode=new`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/A?consumerGroup=g&subscriptionMode=new`));
     assert.deepEqual((await subscriptions(queue)).map((s) => [s.consumer_group, s.partition_name, s.mode]), [['g', 'A', 'new']]);
     assert.equal(await committed(queue, 'A', 'g'), 1);
     // Partition B has no applicable record: its first contact with intent `all` starts at the oldest.
-    assert.deepEqual(delivered(await api.get(`/api/v1/pop/queue/${queue}/partition/B?consumerGroup=g`), 'g'), ['b-old']);
+    assert.deepEqual(delivered(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/B?consumerGroup=g`), 'g'), ['b-old']);
     await push(queue, 'A', ['a-new']);
-    assert.deepEqual(delivered(await api.get(`/api/v1/pop/queue/${queue}/partition/A?consumerGroup=g`), 'g'), ['a-new']);
+    assert.deepEqual(delivered(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/A?consumerGroup=g`), 'g'), ['a-new']);
   });
 
   test('the discovery route seeds too and records the subscription on first contact', async () => {
     const ns = `sns${randomUUID().slice(0, 8)}`;
     const queue = `${ns}.task.q`;
     await push(queue, 'P', ['old1']);
-    assertEmpty(await api.get(`/api/v1/pop?namespace=${ns}&consumerGroup=g&subscriptionMode=new&batch=10`));
+    assertEmpty(await setup.api.get(`/api/v1/pop?namespace=${ns}&consumerGroup=g&subscriptionMode=new&batch=10`));
     assert.deepEqual((await subscriptions(queue)).map((s) => [s.consumer_group, s.partition_name, s.mode]), [['g', '', 'new']]);
     await push(queue, 'P', ['new1']);
-    const res = await api.get(`/api/v1/pop?namespace=${ns}&consumerGroup=g&batch=10`);
+    const res = await setup.api.get(`/api/v1/pop?namespace=${ns}&consumerGroup=g&batch=10`);
     assert.deepEqual(delivered(res, 'g'), ['new1']);
     assert.equal(res.json.queue, '');
   });
 
   test('a group may subscribe before the queue exists: the pop creates the queue and the record', async () => {
     const queue = uniqueQueue('sub-early');
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=early&subscriptionMode=new`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=early&subscriptionMode=new`));
     assert.deepEqual((await subscriptions(queue)).map((s) => [s.consumer_group, s.partition_name, s.mode]), [['early', '', 'new']]);
     await push(queue, 'P', ['first']);
     assert.deepEqual(delivered(await wild(queue, 'consumerGroup=early'), 'early'), ['first']);
@@ -238,10 +226,10 @@ describe('queue mode is never seeded', () => {
     assert.deepEqual(delivered(await wild(queue2, `consumerGroup=${QUEUE_MODE}&subscriptionFrom=now`), QUEUE_MODE), ['r1']);
     const queue3 = uniqueQueue('sub-qmode3');
     await push(queue3, 'P', ['s1']);
-    assert.deepEqual(delivered(await api.get(`/api/v1/pop/queue/${queue3}/partition/P?consumerGroup=&subscriptionMode=new-only`), QUEUE_MODE), ['s1']);
+    assert.deepEqual(delivered(await setup.api.get(`/api/v1/pop/queue/${queue3}/partition/P?consumerGroup=&subscriptionMode=new-only`), QUEUE_MODE), ['s1']);
     const queue4 = uniqueQueue('sub-qmode4');
     await push(queue4, 'P', ['t1']);
-    assert.deepEqual(delivered(await api.get(`/api/v1/pop?namespace=${queue4}&subscriptionFrom=${encodeURIComponent(await dbNow(60))}`), QUEUE_MODE), ['t1']);
+    assert.deepEqual(delivered(await setup.api.get(`/api/v1/pop?namespace=${queue4}&subscriptionFrom=${encodeURIComponent(await dbNow(60))}`), QUEUE_MODE), ['t1']);
     for (const q of [queue, queue2, queue3, queue4]) assert.deepEqual(await subscriptions(q), [], `no record for queue mode on ${q}`);
   });
 });
@@ -250,9 +238,9 @@ describe('contacted pairs ignore seeding', () => {
   test('a later subscriptionMode=new does not skip anything for a group that already contacted the partition', async () => {
     const queue = uniqueQueue('sub-contacted');
     await push(queue, 'P', ['m1', 'm2']);
-    const first = await api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&batch=1`);
+    const first = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&batch=1`);
     assert.deepEqual(delivered(first, 'g'), ['m1']);
-    const ack = await api.post('/api/v1/ack', { transactionId: 'm1', partitionId: first.json.partitionId, leaseId: first.json.leaseId, consumerGroup: 'g' });
+    const ack = await setup.api.post('/api/v1/ack', { transactionId: 'm1', partitionId: first.json.partitionId, leaseId: first.json.leaseId, consumerGroup: 'g' });
     assert.equal(ack.json[0].success, true, ack.text);
     await push(queue, 'P', ['m3']);
     assert.deepEqual(delivered(await wild(queue, 'consumerGroup=g&subscriptionMode=new&subscriptionFrom=now'), 'g'), ['m2', 'm3']);
@@ -261,8 +249,8 @@ describe('contacted pairs ignore seeding', () => {
   test('a later subscriptionMode=all does not rewind a group seeded with new', async () => {
     const queue = uniqueQueue('sub-contacted2');
     await push(queue, 'P', ['m1', 'm2']);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=new`));
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=all`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=new`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=all`));
     assertEmpty(await wild(queue, 'consumerGroup=g&subscriptionFrom=2000-01-01T00:00:00Z'));
     await push(queue, 'P', ['m3']);
     assert.deepEqual(delivered(await wild(queue, 'consumerGroup=g&subscriptionMode=all'), 'g'), ['m3']);
@@ -296,7 +284,7 @@ describe('the subscription record wins over later pop intent', () => {
 
     await push(queue, 'New', ['n-early']);
     assertEmpty(await wild(queue, 'consumerGroup=g&subscriptionMode=all'));
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/New?consumerGroup=g&subscriptionMode=all`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/New?consumerGroup=g&subscriptionMode=all`));
     // Another group without a record reads it.
     assert.deepEqual(delivered(await wild(queue, 'consumerGroup=h&subscriptionMode=all'), 'h'), ['n-early']);
 
@@ -309,7 +297,7 @@ describe('the subscription record wins over later pop intent', () => {
     const queue = uniqueQueue('sub-rec-part');
     await push(queue, 'Other', ['o-old']);
     // Partition P does not exist yet: 204 no_partition, but the record for (g, queue, P) is written.
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=new`), 'no_partition');
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionMode=new`), 'no_partition');
     const future = await dbNow(3600);
     assertEmpty(await wild(queue, `consumerGroup=g&subscriptionFrom=${encodeURIComponent(future)}`));
     assert.deepEqual((await subscriptions(queue)).map((s) => [s.consumer_group, s.partition_name, s.mode]), [['g', '', 'timestamp'], ['g', 'P', 'new']]);
@@ -317,7 +305,7 @@ describe('the subscription record wins over later pop intent', () => {
     await push(queue, 'Fresh', ['f1']);
     // P starts at its own record (p1 is newer); Fresh follows the queue-wide record (an hour ahead).
     assert.deepEqual(delivered(await wild(queue, 'consumerGroup=g'), 'g'), ['p1']);
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/Fresh?consumerGroup=g`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Fresh?consumerGroup=g`));
   });
 
   test('a queue-wide record also governs partitions first reached through the single-partition route', async () => {
@@ -326,7 +314,7 @@ describe('the subscription record wins over later pop intent', () => {
     assertEmpty(await wild(queue, `consumerGroup=g&subscriptionFrom=${encodeURIComponent(future)}`));
     await push(queue, 'P', ['p1']);
     // The pop's own intent (a timestamp long past) would deliver p1; the queue-wide record (an hour ahead) wins.
-    assertEmpty(await api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionFrom=2000-01-01T00:00:00Z`));
+    assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=g&subscriptionFrom=2000-01-01T00:00:00Z`));
     // The partition-scoped write yields to the existing queue-wide record.
     assert.deepEqual((await subscriptions(queue)).map((s) => [s.consumer_group, s.partition_name]), [['g', '']]);
   });
@@ -336,7 +324,7 @@ describe('DEFAULT_SUBSCRIPTION_MODE=new', () => {
   let newBroker: BrokerProcess;
   let newApi: ReturnType<typeof client>;
   before(async () => {
-    newBroker = await startBroker(db, { DEFAULT_SUBSCRIPTION_MODE: 'new' });
+    newBroker = await startBroker(setup.db, { DEFAULT_SUBSCRIPTION_MODE: 'new' });
     newApi = client(newBroker.url);
   });
   after(async () => {

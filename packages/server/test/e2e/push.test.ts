@@ -3,8 +3,8 @@
  * deduplication, implicit queue creation, ordering and maxSize.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { client, uniqueQueue, useBroker } from '../support/harness.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MICROS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -18,19 +18,7 @@ const IMPLICIT_CONFIG = {
   maxWaitTimeSeconds: 0, deadLetterQueue: false, dlqAfterMaxRetries: false,
 };
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 const sortedKeys = (o: object): string[] => Object.keys(o).sort();
 
@@ -41,7 +29,7 @@ async function drain(queue: string, partition?: string): Promise<any[]> {
     : `/api/v1/pop/queue/${encodeURIComponent(queue)}/partition/${encodeURIComponent(partition)}`;
   const all: any[] = [];
   for (let i = 0; i < 100; i++) {
-    const res = await api.get(`${base}?batch=10000&partitions=0&autoAck=true`);
+    const res = await setup.api.get(`${base}?batch=10000&partitions=0&autoAck=true`);
     if (res.status === 204) return all;
     assert.equal(res.status, 200, res.text);
     all.push(...res.json.messages);
@@ -50,12 +38,12 @@ async function drain(queue: string, partition?: string): Promise<any[]> {
 }
 
 async function queueRowCount(name: string): Promise<number> {
-  const r = await db.query('SELECT count(*)::int AS n FROM queen.queues WHERE name = $1', [name]);
+  const r = await setup.db.query('SELECT count(*)::int AS n FROM queen.queues WHERE name = $1', [name]);
   return r.rows[0]!.n as number;
 }
 
 async function partitionId(queue: string, partition: string): Promise<string> {
-  const r = await db.query(
+  const r = await setup.db.query(
     'SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2',
     [queue, partition],
   );
@@ -64,7 +52,7 @@ async function partitionId(queue: string, partition: string): Promise<string> {
 }
 
 async function configure(queue: string, options: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
-  const res = await api.post('/api/v1/configure', { queue, options, ...extra });
+  const res = await setup.api.post('/api/v1/configure', { queue, options, ...extra });
   assert.equal(res.status, 200, res.text);
   return res.json;
 }
@@ -73,7 +61,7 @@ describe('result shapes', () => {
   test('queued: 201 with exactly the queued keys and their values', async () => {
     const queue = uniqueQueue('shape');
     const traceId = '0b6f3c5e-2d1a-4c7b-9e8f-1a2b3c4d5e6f';
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, partition: 'p1', payload: { a: 1 }, transactionId: 'tx-shape-1', traceId },
       { queue, payload: 'second' },
     ]);
@@ -103,9 +91,9 @@ describe('result shapes', () => {
 
   test('duplicate: exactly the duplicate keys, pointing at the stored message', async () => {
     const queue = uniqueQueue('shape-dup');
-    const first = await api.push([{ queue, payload: 1, transactionId: 'dup-1' }]);
+    const first = await setup.api.push([{ queue, payload: 1, transactionId: 'dup-1' }]);
     assert.equal(first.status, 201);
-    const again = await api.push([{ queue, payload: 2, transactionId: 'dup-1' }]);
+    const again = await setup.api.push([{ queue, payload: 2, transactionId: 'dup-1' }]);
     assert.equal(again.status, 201);
     assert.equal(again.json.length, 1);
     const dup = again.json[0];
@@ -115,7 +103,7 @@ describe('result shapes', () => {
 
   test('failed: exactly the failed keys, transaction_id is the client value or null', async () => {
     const queue = uniqueQueue('shape-fail');
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, partition: '', transactionId: 'tx-bad-partition' },
       { queue, traceId: 'nope' },
     ]);
@@ -131,13 +119,13 @@ describe('result shapes', () => {
   });
 
   test('items: [] answers 201 []', async () => {
-    const res = await api.post('/api/v1/push', { items: [] });
+    const res = await setup.api.post('/api/v1/push', { items: [] });
     assert.equal(res.status, 201);
     assert.equal(res.text, '[]');
   });
 
   test('an all-failed request is still a 201', async () => {
-    const res = await api.push([{ queue: '' }, { queue: 'x'.repeat(256) }]);
+    const res = await setup.api.push([{ queue: '' }, { queue: 'x'.repeat(256) }]);
     assert.equal(res.status, 201);
     assert.deepEqual(res.json.map((r: any) => [r.index, r.status, r.error]), [
       [0, 'failed', 'Invalid queue name'],
@@ -155,7 +143,7 @@ describe('400s: type checks over the whole request, nothing written', () => {
   ];
   for (const c of cases) {
     test(`${c.name} -> 400 ${c.error}`, async () => {
-      const res = await api.post('/api/v1/push', c.body);
+      const res = await setup.api.post('/api/v1/push', c.body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, { error: c.error });
     });
@@ -181,7 +169,7 @@ describe('400s: type checks over the whole request, nothing written', () => {
   for (const c of itemCases) {
     test(`${c.name} -> 400 ${c.error}, and the valid sibling is not written`, async () => {
       const queue = uniqueQueue('bad');
-      const res = await api.push([{ queue, payload: { ok: true }, transactionId: 'valid-sibling' }, c.bad(queue)]);
+      const res = await setup.api.push([{ queue, payload: { ok: true }, transactionId: 'valid-sibling' }, c.bad(queue)]);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, { error: c.error });
       assert.equal(await queueRowCount(queue), 0, 'a 400 must not create the queue');
@@ -190,9 +178,9 @@ describe('400s: type checks over the whole request, nothing written', () => {
 
   test('a 400 on an existing queue writes nothing to it', async () => {
     const queue = uniqueQueue('bad-existing');
-    const seed = await api.push([{ queue, payload: 'seed', transactionId: 'seed' }]);
+    const seed = await setup.api.push([{ queue, payload: 'seed', transactionId: 'seed' }]);
     assert.equal(seed.json[0].status, 'queued');
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, payload: 'must not be stored', transactionId: 'not-stored-1' },
       { queue, partition: 'other', payload: 'must not be stored either', transactionId: 'not-stored-2' },
       { queue, transactionId: 99 },
@@ -201,7 +189,7 @@ describe('400s: type checks over the whole request, nothing written', () => {
     assert.deepEqual(res.json, { error: 'TransactionId must be a string' });
     const messages = await drain(queue);
     assert.deepEqual(messages.map((m) => m.transactionId), ['seed']);
-    const partitions = await db.query(
+    const partitions = await setup.db.query(
       'SELECT p.name FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.name',
       [queue],
     );
@@ -210,7 +198,7 @@ describe('400s: type checks over the whole request, nothing written', () => {
 
   test('type checks win over per-item failures of earlier items', async () => {
     const queue = uniqueQueue('bad-order');
-    const res = await api.push([{ queue: '' }, { queue, traceId: 'not-a-uuid' }, { queue, partition: 3 }]);
+    const res = await setup.api.push([{ queue: '' }, { queue, traceId: 'not-a-uuid' }, { queue, partition: 3 }]);
     assert.equal(res.status, 400);
     assert.deepEqual(res.json, { error: 'Partition must be a string' });
     assert.equal(await queueRowCount(queue), 0);
@@ -218,7 +206,7 @@ describe('400s: type checks over the whole request, nothing written', () => {
 
   test('null optional fields count as absent (not a 400)', async () => {
     const queue = uniqueQueue('nulls');
-    const res = await api.push([{ queue, partition: null, transactionId: null, traceId: null, payload: 'n' }]);
+    const res = await setup.api.push([{ queue, partition: null, transactionId: null, traceId: null, payload: 'n' }]);
     assert.equal(res.status, 201);
     const [r] = res.json;
     assert.equal(r.status, 'queued');
@@ -236,7 +224,7 @@ describe('per-item failures fail alone', () => {
     const q256 = `${q255}x`;
     const p255 = 'p'.repeat(255);
     const t255 = 't'.repeat(255);
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, payload: 0, transactionId: 'ok-0' },
       { queue: '', payload: 1, transactionId: 'bad-1' },
       { queue, payload: 2, transactionId: 'ok-2' },
@@ -276,7 +264,7 @@ describe('per-item failures fail alone', () => {
     assert.deepEqual(longQueue.map((m) => [m.transactionId, m.data]), [['ok-10', 10]]);
     assert.equal(await queueRowCount(''), 0);
     assert.equal(await queueRowCount(q256), 0);
-    const parts = await db.query(
+    const parts = await setup.db.query(
       'SELECT p.name FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.name',
       [queue],
     );
@@ -287,7 +275,7 @@ describe('per-item failures fail alone', () => {
 describe('ids', () => {
   test('transactionId absent or "" is minted by the broker as a UUIDv7 and delivered as such', async () => {
     const queue = uniqueQueue('mint');
-    const res = await api.push([{ queue, payload: 'a' }, { queue, payload: 'b', transactionId: '' }, { queue, payload: 'c' }]);
+    const res = await setup.api.push([{ queue, payload: 'a' }, { queue, payload: 'b', transactionId: '' }, { queue, payload: 'c' }]);
     assert.equal(res.status, 201);
     const ids = res.json.map((r: any) => r.transaction_id);
     for (const r of res.json) {
@@ -303,7 +291,7 @@ describe('ids', () => {
 
   test('message ids of one request increase in input order (monotonic UUIDv7)', async () => {
     const queue = uniqueQueue('mono');
-    const res = await api.push(Array.from({ length: 50 }, (_, i) => ({ queue, payload: i })));
+    const res = await setup.api.push(Array.from({ length: 50 }, (_, i) => ({ queue, payload: i })));
     const ids: string[] = res.json.map((r: any) => r.message_id);
     for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]}`);
   });
@@ -313,7 +301,7 @@ describe('ids', () => {
     const v4Upper = 'F47AC10B-58CC-4372-A567-0E02B2C3D479';
     const v1Mixed = 'c232Ab00-9414-11Ec-B3C8-9F6bDECED846';
     const nil = '00000000-0000-0000-0000-000000000000';
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, payload: 1, traceId: v4Upper },
       { queue, payload: 2, traceId: v1Mixed },
       { queue, payload: 3, traceId: nil },
@@ -355,7 +343,7 @@ describe('payloads', () => {
     ];
     const items: unknown[] = payloads.map((payload, i) => ({ queue, payload, transactionId: `p-${i}` }));
     items.push({ queue, transactionId: 'absent' });
-    const res = await api.push(items);
+    const res = await setup.api.push(items);
     assert.equal(res.status, 201);
     assert.ok(res.json.every((r: any) => r.status === 'queued'), res.text);
     const messages = await drain(queue);
@@ -376,7 +364,7 @@ describe('payloads', () => {
 
   test('the key `data` of an item is not read as the payload', async () => {
     const queue = uniqueQueue('datakey');
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, data: { should: 'be ignored' }, transactionId: 'only-data' },
       { queue, payload: 'real', data: 'ignored', transactionId: 'both' },
     ]);
@@ -387,7 +375,7 @@ describe('payloads', () => {
 
   test('ignored item fields and top-level fields do not change the outcome', async () => {
     const queue = uniqueQueue('ignored');
-    const res = await api.post('/api/v1/push', {
+    const res = await setup.api.post('/api/v1/push', {
       items: [{ queue, payload: 1, producerSub: 'someone', namespace: 'nsx', task: 'tx', unknownField: 5 }],
       bufferMs: 100,
       bufferMax: 10,
@@ -397,7 +385,7 @@ describe('payloads', () => {
     assert.equal(res.json[0].status, 'queued');
     const [m] = await drain(queue);
     assert.equal(m.producerSub, null, 'producerSub is the JWT sub (null without auth), never the item field');
-    const detail = await api.get(`/api/v1/resources/queues/${encodeURIComponent(queue)}`);
+    const detail = await setup.api.get(`/api/v1/resources/queues/${encodeURIComponent(queue)}`);
     assert.equal(detail.json.namespace, queue);
     assert.equal(detail.json.task, '');
   });
@@ -406,7 +394,7 @@ describe('payloads', () => {
 describe('deduplication', () => {
   test('a duplicate inside one request points at the first occurrence', async () => {
     const queue = uniqueQueue('dedup-req');
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, payload: 'first', transactionId: 'a' },
       { queue, payload: 'other', transactionId: 'b' },
       { queue, payload: 'second a', transactionId: 'a' },
@@ -424,27 +412,27 @@ describe('deduplication', () => {
 
   test('a duplicate of a stored message answers the stored id and writes nothing, also after consumption', async () => {
     const queue = uniqueQueue('dedup-stored');
-    const first = await api.push([{ queue, partition: 'p', payload: 'original', transactionId: 'order-1' }]);
+    const first = await setup.api.push([{ queue, partition: 'p', payload: 'original', transactionId: 'order-1' }]);
     assert.equal(first.json[0].status, 'queued');
     const storedId = first.json[0].message_id;
-    const dup = await api.push([{ queue, partition: 'p', payload: 'replayed', transactionId: 'order-1' }]);
+    const dup = await setup.api.push([{ queue, partition: 'p', payload: 'replayed', transactionId: 'order-1' }]);
     assert.deepEqual(dup.json, [{ index: 0, transaction_id: 'order-1', status: 'duplicate', message_id: storedId, queueName: queue }]);
     const messages = await drain(queue);
     assert.deepEqual(messages.map((m) => [m.id, m.data]), [[storedId, 'original']]);
     // No time window and consumption does not remove: still a duplicate after the pop.
-    const later = await api.push([{ queue, partition: 'p', payload: 'again', transactionId: 'order-1' }]);
+    const later = await setup.api.push([{ queue, partition: 'p', payload: 'again', transactionId: 'order-1' }]);
     assert.deepEqual(later.json, [{ index: 0, transaction_id: 'order-1', status: 'duplicate', message_id: storedId, queueName: queue }]);
-    assert.equal((await api.get(`/api/v1/pop/queue/${queue}?autoAck=true`)).status, 204);
-    const segments = await db.query('SELECT coalesce(sum(last_offset - first_offset + 1), 0)::int AS n FROM queen.segments WHERE partition_id = $1', [await partitionId(queue, 'p')]);
+    assert.equal((await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true`)).status, 204);
+    const segments = await setup.db.query('SELECT coalesce(sum(last_offset - first_offset + 1), 0)::int AS n FROM queen.segments WHERE partition_id = $1', [await partitionId(queue, 'p')]);
     assert.equal(segments.rows[0]!.n, 1);
   });
 
   test('20 concurrent identical pushes produce exactly one queued', async () => {
     for (const fresh of [true, false]) {
       const queue = fresh ? uniqueQueue('dedup-conc') : uniqueQueue('dedup-conc-existing');
-      if (!fresh) assert.equal((await api.push([{ queue, partition: 'hot', payload: 'warm-up' }])).status, 201);
+      if (!fresh) assert.equal((await setup.api.push([{ queue, partition: 'hot', payload: 'warm-up' }])).status, 201);
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => api.push([{ queue, partition: 'hot', payload: { i }, transactionId: 'same-tx' }])),
+        Array.from({ length: 20 }, (_, i) => setup.api.push([{ queue, partition: 'hot', payload: { i }, transactionId: 'same-tx' }])),
       );
       for (const r of responses) assert.equal(r.status, 201);
       const results = responses.map((r) => r.json[0]);
@@ -462,14 +450,14 @@ describe('deduplication', () => {
   test('the same transactionId in two partitions (or two queues) is not a duplicate', async () => {
     const queue = uniqueQueue('dedup-parts');
     const other = uniqueQueue('dedup-parts-other');
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, partition: 'p1', payload: 1, transactionId: 'shared' },
       { queue, partition: 'p2', payload: 2, transactionId: 'shared' },
       { queue: other, partition: 'p1', payload: 3, transactionId: 'shared' },
     ]);
     assert.deepEqual(res.json.map((r: any) => r.status), ['queued', 'queued', 'queued']);
     assert.equal(new Set(res.json.map((r: any) => r.message_id)).size, 3);
-    const again = await api.push([{ queue, partition: 'p2', payload: 'x', transactionId: 'shared' }]);
+    const again = await setup.api.push([{ queue, partition: 'p2', payload: 'x', transactionId: 'shared' }]);
     assert.equal(again.json[0].status, 'duplicate');
     assert.equal(again.json[0].message_id, res.json[1].message_id);
     const messages = await drain(queue);
@@ -485,10 +473,10 @@ describe('implicit creation', () => {
       { queue: `orders${tag}.created.v2`, namespace: `orders${tag}`, task: 'created' },
       { queue: `orders${tag}`, namespace: `orders${tag}`, task: '' },
     ];
-    const res = await api.push(names.map((n) => ({ queue: n.queue, partition: 'first-partition', payload: 1 })));
+    const res = await setup.api.push(names.map((n) => ({ queue: n.queue, partition: 'first-partition', payload: 1 })));
     assert.deepEqual(res.json.map((r: any) => r.status), ['queued', 'queued', 'queued']);
     for (const n of names) {
-      const detail = await api.get(`/api/v1/resources/queues/${encodeURIComponent(n.queue)}`);
+      const detail = await setup.api.get(`/api/v1/resources/queues/${encodeURIComponent(n.queue)}`);
       assert.equal(detail.status, 200);
       assert.equal(detail.json.name, n.queue);
       assert.equal(detail.json.namespace, n.namespace);
@@ -501,10 +489,10 @@ describe('implicit creation', () => {
   test('push never changes an existing queue configuration', async () => {
     const queue = uniqueQueue('keep.config');
     await configure(queue, { leaseTime: 77, retryLimit: 5, maxSize: 1000, priority: 4 }, { namespace: 'custom-ns', task: 'custom-task' });
-    const before = await api.get(`/api/v1/resources/queues/${queue}`);
-    const res = await api.push([{ queue, payload: 1 }, { queue, partition: 'new-one', payload: 2 }]);
+    const before = await setup.api.get(`/api/v1/resources/queues/${queue}`);
+    const res = await setup.api.push([{ queue, payload: 1 }, { queue, partition: 'new-one', payload: 2 }]);
     assert.deepEqual(res.json.map((r: any) => r.status), ['queued', 'queued']);
-    const after = await api.get(`/api/v1/resources/queues/${queue}`);
+    const after = await setup.api.get(`/api/v1/resources/queues/${queue}`);
     assert.equal(after.json.config.leaseTime, 77);
     assert.deepEqual(after.json.config, before.json.config);
     assert.equal(after.json.namespace, 'custom-ns');
@@ -525,7 +513,7 @@ describe('ordering', () => {
       if (i % 10 === 3) items.push({ queue, partition: 'B', payload: { b }, transactionId: `b-${b++}` });
       else items.push({ queue, partition: 'A', payload: { a }, transactionId: `a-${a++}` });
     }
-    const res = await api.push(items);
+    const res = await setup.api.push(items);
     assert.equal(res.status, 201);
     assert.ok(res.json.every((r: any, i: number) => r.status === 'queued' && r.index === i));
     for (const [partition, prefix, count] of [['A', 'a', 450], ['B', 'b', 50]] as const) {
@@ -549,7 +537,7 @@ describe('ordering', () => {
     await Promise.all(
       Array.from({ length: writers }, async (_, w) => {
         for (let s = 0; s < perWriter; s++) {
-          const res = await api.push([{ queue, partition: 'shared', payload: { w, s }, transactionId: `w${w}-s${s}` }]);
+          const res = await setup.api.push([{ queue, partition: 'shared', payload: { w, s }, transactionId: `w${w}-s${s}` }]);
           assert.equal(res.status, 201);
           assert.equal(res.json[0].status, 'queued');
           acked.set(`w${w}-s${s}`, res.json[0].message_id);
@@ -581,7 +569,7 @@ describe('maxSize', () => {
   test('items beyond maxSize fail; room opens when queue mode consumes', async () => {
     const queue = uniqueQueue('maxsize');
     await configure(queue, { maxSize: 5 });
-    const res = await api.push(Array.from({ length: 8 }, (_, i) => ({ queue, payload: i, transactionId: `m-${i}` })));
+    const res = await setup.api.push(Array.from({ length: 8 }, (_, i) => ({ queue, payload: i, transactionId: `m-${i}` })));
     assert.equal(res.status, 201);
     assert.deepEqual(res.json.slice(0, 5).map((r: any) => r.status), ['queued', 'queued', 'queued', 'queued', 'queued']);
     assert.deepEqual(res.json.slice(5), [5, 6, 7].map((i) => ({
@@ -589,36 +577,36 @@ describe('maxSize', () => {
     })));
 
     // Full: another push fails, a duplicate of a stored message is still a duplicate.
-    const full = await api.push([{ queue, payload: 'x', transactionId: 'm-x' }, { queue, payload: 'y', transactionId: 'm-0' }]);
+    const full = await setup.api.push([{ queue, payload: 'x', transactionId: 'm-x' }, { queue, payload: 'y', transactionId: 'm-0' }]);
     assert.deepEqual(full.json.map((r: any) => [r.status, r.error ?? null]), [['failed', capacityError(queue)], ['duplicate', null]]);
     assert.equal(full.json[1].message_id, res.json[0].message_id);
 
     // A named group consuming does not open room; a queue-mode lease does not either (the cursor has not moved).
-    const named = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=other&batch=5&autoAck=true`);
+    const named = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=other&batch=5&autoAck=true`);
     assert.equal(named.status, 200);
     assert.equal(named.json.messages.length, 5);
-    const leased = await api.get(`/api/v1/pop/queue/${queue}?batch=2`);
+    const leased = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=2`);
     assert.equal(leased.status, 200);
     assert.deepEqual(leased.json.messages.map((m: any) => m.transactionId), ['m-0', 'm-1']);
-    const stillFull = await api.push([{ queue, payload: 'z', transactionId: 'm-z' }]);
+    const stillFull = await setup.api.push([{ queue, payload: 'z', transactionId: 'm-z' }]);
     assert.equal(stillFull.json[0].status, 'failed');
     assert.equal(stillFull.json[0].error, capacityError(queue));
 
     // Acking the two leased messages moves the queue-mode cursor: room for exactly two.
-    const ack = await api.post('/api/v1/ack/batch', {
+    const ack = await setup.api.post('/api/v1/ack/batch', {
       acknowledgments: leased.json.messages.map((m: any) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId })),
     });
     assert.equal(ack.status, 200);
     assert.ok(ack.json.every((r: any) => r.success === true), ack.text);
-    const room = await api.push([1, 2, 3].map((i) => ({ queue, payload: i, transactionId: `r-${i}` })));
+    const room = await setup.api.push([1, 2, 3].map((i) => ({ queue, payload: i, transactionId: `r-${i}` })));
     assert.deepEqual(room.json.map((r: any) => r.status), ['queued', 'queued', 'failed']);
     assert.equal(room.json[2].error, capacityError(queue));
 
     // An autoAck queue-mode pop of 2 opens room for 2 more.
-    const popped = await api.get(`/api/v1/pop/queue/${queue}?batch=2&autoAck=true`);
+    const popped = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=2&autoAck=true`);
     assert.equal(popped.status, 200);
     assert.deepEqual(popped.json.messages.map((m: any) => m.transactionId), ['m-2', 'm-3']);
-    const again = await api.push([4, 5, 6].map((i) => ({ queue, payload: i, transactionId: `r-${i}` })));
+    const again = await setup.api.push([4, 5, 6].map((i) => ({ queue, payload: i, transactionId: `r-${i}` })));
     assert.deepEqual(again.json.map((r: any) => r.status), ['queued', 'queued', 'failed']);
 
     const rest = await drain(queue);
@@ -629,7 +617,7 @@ describe('maxSize', () => {
     const queue = uniqueQueue('maxsize-parts');
     await configure(queue, { maxSize: 5 });
     // Partition names deliberately sort in the opposite order of the input.
-    const res = await api.push([
+    const res = await setup.api.push([
       { queue, partition: 'zz', payload: 0, transactionId: 'z-0' },
       { queue, partition: 'zz', payload: 1, transactionId: 'z-1' },
       { queue, partition: 'zz', payload: 2, transactionId: 'z-2' },
@@ -644,7 +632,7 @@ describe('maxSize', () => {
     assert.equal(res.json[5].error, capacityError(queue));
     assert.equal(res.json[5].partition, 'aa');
     // Another partition is refused too: the cap is per queue.
-    const other = await api.push([{ queue, partition: 'mm', payload: 'x' }]);
+    const other = await setup.api.push([{ queue, partition: 'mm', payload: 'x' }]);
     assert.equal(other.json[0].status, 'failed');
     assert.equal(other.json[0].error, capacityError(queue));
   });

@@ -4,31 +4,20 @@
  * configuration stay, offsets keep growing, transactionIds are freed; misses answer with X-Queen-Status 404.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 import { messaging, QUEUE_MODE } from '../support/messaging.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
 let fx: ReturnType<typeof messaging>;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-  api = client(broker.url);
+const setup = useBroker({}, ({ api, db }) => {
   fx = messaging(api, db);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
 });
 
 const clearPath = (queue: string, partition?: string): string =>
   `/api/v1/queues/${encodeURIComponent(queue)}/clear${partition === undefined ? '' : `?partition=${encodeURIComponent(partition)}`}`;
 
 async function traceCount(pid: string): Promise<number> {
-  const res = await db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid]);
+  const res = await setup.db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid]);
   return res.rows[0]!.n as number;
 }
 
@@ -39,11 +28,11 @@ test('clearing a queue deletes every message, DLQ entry and trace, releases leas
   const p2 = await fx.push(queue, 'p2', 2, 'n');
   const held = await fx.popOk(queue, 'p1', 'batch=2');
   await fx.ack({ transactionId: 'm-1', partitionId: p1, leaseId: held.leaseId, status: 'dlq' });
-  await api.post('/api/v1/traces', { transactionId: 'n-1', partitionId: p2, data: { seen: true } });
+  await setup.api.post('/api/v1/traces', { transactionId: 'n-1', partitionId: p2, data: { seen: true } });
   await fx.popOk(queue, 'p2', 'consumerGroup=g');
   assert.equal(await traceCount(p2), 1);
 
-  const res = await api.del(clearPath(queue));
+  const res = await setup.api.del(clearPath(queue));
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-queen-status'), null);
   assert.deepEqual(res.json, { success: true, queue, partition: null, deletedMessages: 5 });
@@ -55,10 +44,10 @@ test('clearing a queue deletes every message, DLQ entry and trace, releases leas
   assert.deepEqual(await fx.cursor(p1), { committed: 1, retry_count: 0, lease_id: null, live: false }, 'the cursor stays, the lease is released');
   assert.equal((await fx.cursor(p2, 'g'))!.live, false);
   assert.equal((await fx.cursor(p2, 'g'))!.committed, 0);
-  assert.equal((await api.get(`/api/v1/resources/queues/${queue}`)).json.config.retryLimit, 7, 'configuration stays');
+  assert.equal((await setup.api.get(`/api/v1/resources/queues/${queue}`)).json.config.retryLimit, 7, 'configuration stays');
   await fx.popEmpty(queue, 'p1');
 
-  const again = await api.push([{ queue, partition: 'p1', transactionId: 'm-2', payload: 'reused' }]);
+  const again = await setup.api.push([{ queue, partition: 'p1', transactionId: 'm-2', payload: 'reused' }]);
   assert.equal(again.json[0].status, 'queued', 'freed transactionIds may be reused');
   assert.equal(again.json[0].partition_id, p1, 'the partition stays');
   const popped = await fx.popOk(queue, 'p1');
@@ -71,18 +60,18 @@ test('clearing one partition leaves the others alone', async () => {
   const queue = uniqueQueue('clr-part');
   const p1 = await fx.push(queue, 'p1', 2);
   const p2 = await fx.push(queue, 'p2', 2, 'n');
-  const res = await api.del(clearPath(queue, 'p2'));
+  const res = await setup.api.del(clearPath(queue, 'p2'));
   assert.deepEqual(res.json, { success: true, queue, partition: 'p2', deletedMessages: 2 });
   assert.deepEqual(await fx.retained(p1), ['m-1', 'm-2']);
   assert.deepEqual(await fx.retained(p2), []);
-  assert.deepEqual((await api.del(clearPath(queue, 'p2'))).json, { success: true, queue, partition: 'p2', deletedMessages: 0 }, 'clearing twice is harmless');
+  assert.deepEqual((await setup.api.del(clearPath(queue, 'p2'))).json, { success: true, queue, partition: 'p2', deletedMessages: 0 }, 'clearing twice is harmless');
 });
 
 test('clearing releases a live lease so the partition is claimable at once', async () => {
   const queue = uniqueQueue('clr-lease');
   const pid = await fx.push(queue, 'Default', 1);
   const held = await fx.popOk(queue, undefined, `consumerGroup=${QUEUE_MODE}&leaseSeconds=600`);
-  await api.del(clearPath(queue));
+  await setup.api.del(clearPath(queue));
   await fx.push(queue, 'Default', 1, 'after');
   const next = await fx.popOk(queue);
   assert.notEqual(next.leaseId, held.leaseId);
@@ -92,21 +81,21 @@ test('clearing releases a live lease so the partition is claimable at once', asy
 
 test('a missing queue or partition: {success:false, error} with X-Queen-Status 404; nothing is created', async () => {
   const missing = uniqueQueue('clr-missing');
-  const res = await api.del(clearPath(missing));
+  const res = await setup.api.del(clearPath(missing));
   assert.deepEqual([res.status, res.json, res.headers.get('x-queen-status')], [200, { success: false, error: 'Queue not found' }, '404']);
   assert.equal(await fx.queueExists(missing), false);
 
   const queue = uniqueQueue('clr-nopart');
   await fx.push(queue, 'p1', 1);
-  const part = await api.del(clearPath(queue, 'p9'));
+  const part = await setup.api.del(clearPath(queue, 'p9'));
   assert.deepEqual([part.status, part.json, part.headers.get('x-queen-status')], [200, { success: false, error: 'Partition not found' }, '404']);
-  assert.deepEqual((await api.del(clearPath(queue, ''))).json.partition, null, 'an empty partition value counts as absent');
-  assert.deepEqual((await api.del(clearPath(queue, 'p\u0000'))).json, { success: false, error: 'Partition not found' }, 'a name that cannot exist');
-  assert.deepEqual((await api.del(clearPath('q\u0000'))).json, { success: false, error: 'Queue not found' });
+  assert.deepEqual((await setup.api.del(clearPath(queue, ''))).json.partition, null, 'an empty partition value counts as absent');
+  assert.deepEqual((await setup.api.del(clearPath(queue, 'p\u0000'))).json, { success: false, error: 'Partition not found' }, 'a name that cannot exist');
+  assert.deepEqual((await setup.api.del(clearPath('q\u0000'))).json, { success: false, error: 'Queue not found' });
 });
 
 test('an empty queue clears with deletedMessages 0', async () => {
   const queue = uniqueQueue('clr-empty');
   await fx.configure(queue, {});
-  assert.deepEqual((await api.del(clearPath(queue))).json, { success: true, queue, partition: null, deletedMessages: 0 });
+  assert.deepEqual((await setup.api.del(clearPath(queue))).json, { success: true, queue, partition: null, deletedMessages: 0 });
 });

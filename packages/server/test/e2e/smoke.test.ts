@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { test } from 'node:test';
+import { client, uniqueQueue, useBroker } from '../support/harness.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
+const setup = useBroker();
 
 test('push then pop returns the message with the exact wire shape', async () => {
-  const api = client(broker.url);
+  const api = client(setup.broker.url);
   const queue = uniqueQueue('smoke');
   const pushed = await api.push([{ queue, payload: { hello: 'world' }, transactionId: 'tx-1' }]);
   assert.equal(pushed.status, 201);

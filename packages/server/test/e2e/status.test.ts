@@ -12,11 +12,11 @@
  */
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { STATS_LOCK_KEY } from '../../src/services/stats.js';
-import { client, createDatabase, serverConnection, startBroker, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { ackAll, popOk, pushIds, refresh, type Api } from '../support/monitoring.js';
+import { serverConnection, useBroker } from '../support/harness.js';
+import { ackAll, popOk, pushIds, refresh } from '../support/monitoring.js';
 
 const SERVER_ID = 'status-a';
 const ALPHA = 'st.alpha';
@@ -24,15 +24,7 @@ const BETA = 'st.beta';
 const OTHER = 'zz.other';
 const HOUR = 3600_000;
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: Api;
-
-before(async () => {
-  db = await createDatabase();
-  broker = await startBroker(db, { SERVER_ID, STATS_INTERVAL_MS: '3600000' });
-  api = client(broker.url);
-
+const setup = useBroker({ SERVER_ID, STATS_INTERVAL_MS: '3600000' }, async ({ api }) => {
   await pushIds(api, ALPHA, ['a1', 'a2', 'a3', 'a4'], 'P1');
   await pushIds(api, ALPHA, ['b1', 'b2'], 'P2');
   const p1 = await popOk(api, `/api/v1/pop/queue/${ALPHA}/partition/P1`, 'batch=3');
@@ -45,16 +37,12 @@ before(async () => {
   await pushIds(api, OTHER, ['o1']);
   await refresh(api);
 });
-after(async () => {
-  await broker?.stop();
-  await db?.close();
-});
 
 const sum = (points: any[], key: string): number => points.reduce((total, p) => total + p[key], 0);
 
 describe('GET /api/v1/status', () => {
   test('exact keys, a one-hour range in 1-minute buckets by default, this broker among the workers', async () => {
-    const res = await api.get('/api/v1/status');
+    const res = await setup.api.get('/api/v1/status');
     assert.equal(res.status, 200);
     const body = res.json;
     assert.deepEqual(Object.keys(body), ['timeRange', 'bucketMinutes', 'pointCount', 'throughput', 'queues', 'messages', 'leases',
@@ -74,12 +62,12 @@ describe('GET /api/v1/status', () => {
     assert.deepEqual(Object.keys(body.errors), ['dbErrors', 'ackFailed', 'dlqMessages']);
     assert.equal(body.statsAge, 0);
     assert.deepEqual(body.workers.map((w: any) => Object.keys(w)), [['workerId', 'hostname', 'pid', 'lastSeen']]);
-    assert.deepEqual(body.workers.map((w: any) => [w.workerId, w.hostname, w.pid]), [[SERVER_ID, os.hostname(), broker.process.pid]]);
+    assert.deepEqual(body.workers.map((w: any) => [w.workerId, w.hostname, w.pid]), [[SERVER_ID, os.hostname(), setup.broker.process.pid]]);
     assert.ok(Date.now() - Date.parse(body.workers[0].lastSeen) < 15_000);
   });
 
   test('unfiltered: every queue, its counts, the traffic of this file and the DLQ', async () => {
-    const body = (await api.get('/api/v1/status')).json;
+    const body = (await setup.api.get('/api/v1/status')).json;
     assert.deepEqual(body.queues.map((q: any) => [q.name, q.namespace, q.task, q.partitions, q.totalConsumed]), [
       [OTHER, 'zz', 'other', 1, 0],
       [BETA, 'st', 'beta', 1, 1], // the dlq ack moved the cursor past c1
@@ -103,7 +91,7 @@ describe('GET /api/v1/status', () => {
   });
 
   test('queue filter: only that queue\'s counts, traffic, leases and DLQ', async () => {
-    const body = (await api.get(`/api/v1/status?queue=${ALPHA}`)).json;
+    const body = (await setup.api.get(`/api/v1/status?queue=${ALPHA}`)).json;
     assert.deepEqual(body.queues.map((q: any) => q.name), [ALPHA]);
     const { requests, batchEfficiency, ...counts } = body.messages;
     assert.deepEqual(counts, { total: 6, pending: 3, processing: 1, completed: 2, failed: 1, deadLetter: 0 });
@@ -116,15 +104,15 @@ describe('GET /api/v1/status', () => {
   });
 
   test('namespace and task filters', async () => {
-    const st = (await api.get('/api/v1/status?namespace=st')).json;
+    const st = (await setup.api.get('/api/v1/status?namespace=st')).json;
     assert.deepEqual(st.queues.map((q: any) => q.name), [BETA, ALPHA]);
     assert.equal(st.messages.total, 7);
     assert.deepEqual(st.messages.requests, { push: 3, pop: 3, ack: 3 });
-    const beta = (await api.get('/api/v1/status?namespace=st&task=beta')).json;
+    const beta = (await setup.api.get('/api/v1/status?namespace=st&task=beta')).json;
     assert.deepEqual(beta.queues.map((q: any) => q.name), [BETA]);
     assert.deepEqual(beta.deadLetterQueue.topErrors, [{ error: 'boom', count: 1 }]);
     assert.deepEqual(beta.errors, { dbErrors: 0, ackFailed: 0, dlqMessages: 1 });
-    const none = (await api.get('/api/v1/status?namespace=nothing-here')).json;
+    const none = (await setup.api.get('/api/v1/status?namespace=nothing-here')).json;
     assert.deepEqual(none.queues, []);
     assert.equal(none.messages.total, 0);
     assert.equal(sum(none.throughput, 'ingested'), 0);
@@ -135,7 +123,7 @@ describe('GET /api/v1/status', () => {
     const cases: Array<[number, number]> = [[2 * HOUR, 1], [3 * HOUR, 5], [24 * HOUR, 5], [2 * 24 * HOUR, 60], [8 * 24 * HOUR, 1440]];
     for (const [span, minutes] of cases) {
       const from = new Date(to.getTime() - span);
-      const body = (await api.get(`/api/v1/status?from=${from.toISOString()}&to=${to.toISOString()}`)).json;
+      const body = (await setup.api.get(`/api/v1/status?from=${from.toISOString()}&to=${to.toISOString()}`)).json;
       assert.equal(body.bucketMinutes, minutes, `span ${span}`);
       const bucketMs = minutes * 60_000;
       assert.equal(body.pointCount, Math.floor(to.getTime() / bucketMs) - Math.floor(from.getTime() / bucketMs) + 1);
@@ -147,7 +135,7 @@ describe('GET /api/v1/status', () => {
 
 describe('GET /api/v1/status/queues', () => {
   test('newest queue first, counts of API.md 7.2, pagination echoed', async () => {
-    const res = await api.get('/api/v1/status/queues');
+    const res = await setup.api.get('/api/v1/status/queues');
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.json), ['queues', 'pagination']);
     assert.deepEqual(res.json.pagination, { limit: 100, offset: 0 });
@@ -161,8 +149,8 @@ describe('GET /api/v1/status/queues', () => {
   });
 
   test('namespace filter and a page of it', async () => {
-    assert.deepEqual((await api.get('/api/v1/status/queues?namespace=st')).json.queues.map((q: any) => q.name), [BETA, ALPHA]);
-    const page = (await api.get('/api/v1/status/queues?limit=1&offset=1')).json;
+    assert.deepEqual((await setup.api.get('/api/v1/status/queues?namespace=st')).json.queues.map((q: any) => q.name), [BETA, ALPHA]);
+    const page = (await setup.api.get('/api/v1/status/queues?limit=1&offset=1')).json;
     assert.deepEqual(page.queues.map((q: any) => q.name), [BETA]);
     assert.deepEqual(page.pagination, { limit: 1, offset: 1 });
   });
@@ -170,7 +158,7 @@ describe('GET /api/v1/status/queues', () => {
 
 describe('GET /api/v1/status/queues/:queue', () => {
   test('the queue, its configuration, each partition with counts, activity and cursor counters, the totals', async () => {
-    const res = await api.get(`/api/v1/status/queues/${ALPHA}`);
+    const res = await setup.api.get(`/api/v1/status/queues/${ALPHA}`);
     assert.equal(res.status, 200);
     const body = res.json;
     assert.deepEqual(Object.keys(body), ['queue', 'partitions', 'totals']);
@@ -204,7 +192,7 @@ describe('GET /api/v1/status/queues/:queue', () => {
   });
 
   test('a missing queue: 200, X-Queen-Status 404, {"error":"Queue not found"}', async () => {
-    const res = await api.get('/api/v1/status/queues/no-such-queue');
+    const res = await setup.api.get('/api/v1/status/queues/no-such-queue');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-queen-status'), '404');
     assert.deepEqual(res.json, { error: 'Queue not found' });
@@ -213,7 +201,7 @@ describe('GET /api/v1/status/queues/:queue', () => {
 
 describe('GET /api/v1/status/queues/:queue/messages', () => {
   test('a bare array, newest first, with the status of API.md 7.4', async () => {
-    const res = await api.get(`/api/v1/status/queues/${ALPHA}/messages`);
+    const res = await setup.api.get(`/api/v1/status/queues/${ALPHA}/messages`);
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.json[0]), ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'status', 'createdAt']);
     assert.deepEqual(res.json.map((m: any) => [m.transactionId, m.queuePath, m.status]), [
@@ -224,13 +212,13 @@ describe('GET /api/v1/status/queues/:queue/messages', () => {
       ['a2', `${ALPHA}/P1`, 'completed'],
       ['a1', `${ALPHA}/P1`, 'completed'],
     ]);
-    assert.deepEqual((await api.get(`/api/v1/status/queues/${BETA}/messages`)).json.map((m: any) => [m.transactionId, m.status]), [['c1', 'dead_letter']]);
+    assert.deepEqual((await setup.api.get(`/api/v1/status/queues/${BETA}/messages`)).json.map((m: any) => [m.transactionId, m.status]), [['c1', 'dead_letter']]);
   });
 
   test('limit and offset; an unknown queue answers []', async () => {
-    const page = (await api.get(`/api/v1/status/queues/${ALPHA}/messages?limit=2&offset=3`)).json;
+    const page = (await setup.api.get(`/api/v1/status/queues/${ALPHA}/messages?limit=2&offset=3`)).json;
     assert.deepEqual(page.map((m: any) => m.transactionId), ['a3', 'a2']);
-    const unknown = await api.get('/api/v1/status/queues/no-such-queue/messages');
+    const unknown = await setup.api.get('/api/v1/status/queues/no-such-queue/messages');
     assert.equal(unknown.status, 200);
     assert.deepEqual(unknown.json, []);
   });
@@ -238,7 +226,7 @@ describe('GET /api/v1/status/queues/:queue/messages', () => {
 
 describe('GET /api/v1/status/buffers', () => {
   test('no buffer exists: nothing pending or failed; the database is healthy; worker is the server id', async () => {
-    const res = await api.get('/api/v1/status/buffers');
+    const res = await setup.api.get('/api/v1/status/buffers');
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, { pending: 0, failed: 0, dbHealthy: true, worker: SERVER_ID });
   });
@@ -247,7 +235,7 @@ describe('GET /api/v1/status/buffers', () => {
 describe('POST /api/v1/stats/refresh', () => {
   test('every step with ok and its duration; an empty body and {} both work', async () => {
     for (const body of [undefined, {}]) {
-      const res = await api.post('/api/v1/stats/refresh', body);
+      const res = await setup.api.post('/api/v1/stats/refresh', body);
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(Object.keys(res.json), ['partition', 'queue', 'namespace', 'task', 'system', 'cleanup']);
       for (const step of Object.values(res.json) as any[]) {
@@ -259,15 +247,15 @@ describe('POST /api/v1/stats/refresh', () => {
   });
 
   test('skipped while another session holds the stats lock', async () => {
-    const holder = new pg.Client(serverConnection(db.name));
+    const holder = new pg.Client(serverConnection(setup.db.name));
     await holder.connect();
     try {
       await holder.query('SELECT pg_advisory_lock($1::bigint)', [STATS_LOCK_KEY]);
-      const res = await api.post('/api/v1/stats/refresh');
+      const res = await setup.api.post('/api/v1/stats/refresh');
       assert.equal(res.status, 200);
       assert.deepEqual(res.json, { skipped: true, reason: 'another_instance_running' });
       await holder.query('SELECT pg_advisory_unlock($1::bigint)', [STATS_LOCK_KEY]);
-      assert.equal((await api.post('/api/v1/stats/refresh')).json.cleanup.ok, true);
+      assert.equal((await setup.api.post('/api/v1/stats/refresh')).json.cleanup.ok, true);
     } finally {
       await holder.end();
     }

@@ -5,32 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { uniqueQueue, useBroker } from '../support/harness.js';
 import { messaging, UUID_V7 } from '../support/messaging.js';
 
-let db: TestDatabase;
-let broker: BrokerProcess;
-let api: ReturnType<typeof client>;
 let fx: ReturnType<typeof messaging>;
-
-before(async () => {
-  db = await createDatabase();
-  // Re-check ticks 20 s apart: a parked pop that answers at once was woken by the commit.
-  broker = await startBroker(db, { POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' });
-  api = client(broker.url);
+// Re-check ticks 20 s apart: a parked pop that answers at once was woken by the commit.
+const setup = useBroker({ POP_WAIT_INITIAL_INTERVAL_MS: '20000', POP_WAIT_MAX_INTERVAL_MS: '20000' }, ({ api, db }) => {
   fx = messaging(api, db);
-});
-after(async () => {
-  await broker?.stop();
-  await db?.close();
 });
 
 const PUSH_KEYS = ['index', 'type', 'success', 'transactionId', 'messageId', 'partitionId', 'queueName'];
 const ACK_KEYS = ['index', 'type', 'success', 'transactionId', 'error', 'dlq', 'leaseReleased'];
 
 async function transaction(body: unknown): Promise<any> {
-  const res = await api.post('/api/v1/transaction', body);
+  const res = await setup.api.post('/api/v1/transaction', body);
   assert.equal(res.status, 200, res.text);
   assert.match(res.json.transactionId, UUID_V7);
   return res.json;
@@ -57,20 +46,20 @@ describe('POST /api/v1/transaction: 400s', () => {
   ];
   for (const [name, body, error] of cases) {
     test(`${name} -> 400 ${error}`, async () => {
-      const res = await api.post('/api/v1/transaction', body);
+      const res = await setup.api.post('/api/v1/transaction', body);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, { error });
     });
   }
 
   test('empty body and non-object body use the global texts', async () => {
-    assert.deepEqual((await api.post('/api/v1/transaction', '')).json, { error: 'Empty request body' });
-    assert.deepEqual((await api.post('/api/v1/transaction', '[1]')).json, { error: 'Request body must be a JSON object' });
+    assert.deepEqual((await setup.api.post('/api/v1/transaction', '')).json, { error: 'Empty request body' });
+    assert.deepEqual((await setup.api.post('/api/v1/transaction', '[1]')).json, { error: 'Request body must be a JSON object' });
   });
 
   test('a 400 anywhere in the request applies nothing, not even the valid operations before it', async () => {
     const queue = uniqueQueue('tx-400');
-    const res = await api.post('/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue, payload: 1 }] }, { type: 'ack' }] });
+    const res = await setup.api.post('/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue, payload: 1 }] }, { type: 'ack' }] });
     assert.equal(res.status, 400);
     assert.equal(await fx.queueExists(queue), false);
   });
@@ -188,7 +177,7 @@ describe('POST /api/v1/transaction: success', () => {
 
   test('after the commit, parked pops of the pushed queue are woken at once', async () => {
     const queue = uniqueQueue('tx-wake');
-    const parked = api.get(`/api/v1/pop/queue/${queue}?wait=true&timeout=15000`);
+    const parked = setup.api.get(`/api/v1/pop/queue/${queue}?wait=true&timeout=15000`);
     await fx.untilQueueCreated(queue);
     const committed = Date.now();
     const body = await transaction({ operations: [{ type: 'push', items: [{ queue, transactionId: 'w-1' }] }] });
@@ -311,11 +300,11 @@ describe('POST /api/v1/transaction: concurrency', () => {
     const queue = uniqueQueue('tx-order');
     const rounds = 15;
     const answers = await Promise.all(Array.from({ length: rounds }, (_, i) => [
-      api.post('/api/v1/transaction', { operations: [
+      setup.api.post('/api/v1/transaction', { operations: [
         { type: 'push', items: [{ queue, partition: 'left', transactionId: `l-a${i}` }] },
         { type: 'push', items: [{ queue, partition: 'right', transactionId: `r-a${i}` }] },
       ] }),
-      api.post('/api/v1/transaction', { operations: [
+      setup.api.post('/api/v1/transaction', { operations: [
         { type: 'push', items: [{ queue, partition: 'right', transactionId: `r-b${i}` }] },
         { type: 'push', items: [{ queue, partition: 'left', transactionId: `l-b${i}` }] },
       ] }),
@@ -324,7 +313,7 @@ describe('POST /api/v1/transaction: concurrency', () => {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.success, true, res.text);
     }
-    const stored = await db.query(
+    const stored = await setup.db.query(
       `SELECT p.name, sum(s.last_offset - s.first_offset + 1)::int AS n FROM queen.partitions p
          JOIN queen.queues q ON q.id = p.queue_id JOIN queen.segments s ON s.partition_id = p.id
         WHERE q.name = $1 GROUP BY p.name ORDER BY p.name`,

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import pg from 'pg';
 
 const SERVER_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -178,6 +179,57 @@ export function client(baseUrl: string) {
     /** POST /api/v1/push with the given items. */
     push: <T = any>(items: unknown[]) => request<T>(baseUrl, 'POST', '/api/v1/push', { items }),
   };
+}
+
+/** A client bound to one broker, as returned by `client()`. */
+export type Client = ReturnType<typeof client>;
+
+/** The live values of a `useBroker()` set-up. */
+export interface BrokerSetup {
+  readonly db: TestDatabase;
+  readonly broker: BrokerProcess;
+  readonly api: Client;
+}
+
+/**
+ * A database and a broker on it for the whole file (or describe block): created in `before`, stopped in
+ * `after`. Registers the node:test hooks in the calling scope, so call it at module level (or directly in a
+ * `describe` body). The getters return the live values and throw if used before the `before` hook ran.
+ *
+ * `ready` runs at the end of that same `before` hook, for set-up that needs the broker (fixtures, seed
+ * traffic). Use it rather than a second top-level `before`: on Node 20 the root-level `before` hooks of a
+ * file are started without waiting for one another, so a second one can run before the broker is up.
+ */
+export function useBroker(env: Record<string, string> = {}, ready?: (setup: BrokerSetup) => void | Promise<void>): BrokerSetup {
+  let db: TestDatabase | undefined;
+  let broker: BrokerProcess | undefined;
+  let api: Client | undefined;
+  before(async () => {
+    db = await createDatabase();
+    broker = await startBroker(db, env);
+    api = client(broker.url);
+    await ready?.(setup);
+  });
+  after(async () => {
+    await broker?.stop();
+    await db?.close();
+  });
+  const live = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`useBroker(): \`${name}\` used before the \`before\` hook ran (use it inside a test or hook)`);
+    return value;
+  };
+  const setup: BrokerSetup = {
+    get db() {
+      return live(db, 'db');
+    },
+    get broker() {
+      return live(broker, 'broker');
+    },
+    get api() {
+      return live(api, 'api');
+    },
+  };
+  return setup;
 }
 
 /** A unique queue name for a test. */
