@@ -67,7 +67,7 @@ export interface ServerRow {
  * server_id order, optionally only those of one hostname or one server_id.
  */
 export async function serverList(
-  db: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   params: { from: Date; to: Date; hostname: string | null; serverId: string | null },
 ): Promise<ServerRow[]> {
   const result = await db.query<ServerRow>(

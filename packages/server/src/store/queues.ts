@@ -73,7 +73,7 @@ export type LocatedPartitionFacts = PartitionFacts & { queue_id: string };
  * the one source of the message counts of API.md 7.2.
  */
 export async function partitionFactsList(
-  db: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   params: { queueIds: string[]; partitionIds: string[] },
 ): Promise<LocatedPartitionFacts[]> {
   const result = await db.query<LocatedPartitionFacts>(

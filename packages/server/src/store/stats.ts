@@ -108,13 +108,13 @@ function values(buckets: Buckets, filter: CounterFilter): unknown[] {
 }
 
 /** Counters summed per bucket over the filter, one point per bucket of the range (zeros included). */
-export async function counterSeries(db: pg.Pool, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
+export async function counterSeries(db: pg.Pool | pg.PoolClient, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
   const result = await db.query<SumsRow>(SERIES_SQL, values(params.buckets, params.filter));
   return result.rows.map((row) => ({ bucket: row.bucket!, ...counters(row) }));
 }
 
 /** Counters summed per (bucket, queue) over the filter, for the buckets and queues that have any. */
-export async function counterQueueSeries(db: pg.Pool, params: { buckets: Buckets; filter: CounterFilter }): Promise<QueueCounterPoint[]> {
+export async function counterQueueSeries(db: pg.Pool | pg.PoolClient, params: { buckets: Buckets; filter: CounterFilter }): Promise<QueueCounterPoint[]> {
   const result = await db.query<SumsRow>(QUEUE_SERIES_SQL, values(params.buckets, params.filter));
   return result.rows.map((row) => ({ bucket: row.bucket!, queue: row.queue!, ...counters(row) }));
 }

@@ -26,7 +26,7 @@ export interface QueueSummaryRow {
 
 /** Queues matching the filter, newest first, one page of them (`limit` null: all). */
 export async function queueSummaryList(
-  db: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   params: { filter: QueueFilter; limit: number | null; offset: number },
 ): Promise<QueueSummaryRow[]> {
   const { filter } = params;
@@ -52,7 +52,7 @@ export interface LeaseSummaryRow {
 }
 
 /** Summarises the live leases over the queues matching the filter. */
-export async function leaseSummary(db: pg.Pool, params: { filter: QueueFilter }): Promise<LeaseSummaryRow> {
+export async function leaseSummary(db: pg.Pool | pg.PoolClient, params: { filter: QueueFilter }): Promise<LeaseSummaryRow> {
   const { filter } = params;
   const result = await db.query<LeaseSummaryRow>(
     `SELECT count(DISTINCT c.lease_id)::integer AS active, count(DISTINCT c.partition_id)::integer AS partitions_with_leases,
@@ -75,7 +75,7 @@ export interface DeadLetterSummaryRow {
 }
 
 /** Summarises the DLQ entries over the queues matching the filter. */
-export async function deadLetterSummary(db: pg.Pool, params: { filter: QueueFilter }): Promise<DeadLetterSummaryRow> {
+export async function deadLetterSummary(db: pg.Pool | pg.PoolClient, params: { filter: QueueFilter }): Promise<DeadLetterSummaryRow> {
   const { filter } = params;
   const result = await db.query<DeadLetterSummaryRow>(
     `WITH entries AS (

@@ -13,6 +13,7 @@ import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import { rangeQuery } from './status.js';
 import type { Query } from '../query.js';
+import { readSnapshot } from '../../store/snapshot.js';
 
 /** Counter filter of a per-queue analytics route: only `queue`. */
 function queueOnly(query: Query): CounterFilter {
@@ -42,11 +43,11 @@ export function analyticsRoutes(services: Services): Route[] {
         const hostname = query.string('hostname');
         const serverId = query.string('workerId');
         const filter: CounterFilter = { queue: null, namespace: null, task: null, hostname, serverId };
-        const [points, queuePoints, workers] = await Promise.all([
-          counterSeries(db, { buckets: range, filter }),
-          counterQueueSeries(db, { buckets: range, filter }),
-          serverList(db, { from: range.from, to: range.to, hostname, serverId }),
-        ]);
+        const [points, queuePoints, workers] = await readSnapshot(db, (snapshot) => Promise.all([
+          counterSeries(snapshot, { buckets: range, filter }),
+          counterQueueSeries(snapshot, { buckets: range, filter }),
+          serverList(snapshot, { from: range.from, to: range.to, hostname, serverId }),
+        ]));
         return { status: 200, body: workerMetricsBody(range, points, queuePoints, workers) };
       },
     },

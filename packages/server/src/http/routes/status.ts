@@ -22,6 +22,7 @@ import { deadLetterSummary, leaseSummary, partitionActivityList, queueSummaryLis
 import { pageOf } from '../pagination.js';
 import type { Query } from '../query.js';
 import type { Route } from '../route.js';
+import { readSnapshot } from '../../store/snapshot.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -46,14 +47,17 @@ export function statusRoutes(services: Services): Route[] {
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const filter = queueFilter(query);
-        const [points, queues, leases, deadLetters, workers] = await Promise.all([
-          counterSeries(db, { buckets: range, filter: { ...filter, hostname: null, serverId: null } }),
-          queueSummaryList(db, { filter, limit: null, offset: 0 }),
-          leaseSummary(db, { filter }),
-          deadLetterSummary(db, { filter }),
-          serverList(db, { from: range.from, to: range.to, hostname: null, serverId: null }),
-        ]);
-        const facts = await partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+        const { points, queues, leases, deadLetters, workers, facts } = await readSnapshot(db, async (snapshot) => {
+          const [points, queues, leases, deadLetters, workers] = await Promise.all([
+            counterSeries(snapshot, { buckets: range, filter: { ...filter, hostname: null, serverId: null } }),
+            queueSummaryList(snapshot, { filter, limit: null, offset: 0 }),
+            leaseSummary(snapshot, { filter }),
+            deadLetterSummary(snapshot, { filter }),
+            serverList(snapshot, { from: range.from, to: range.to, hostname: null, serverId: null }),
+          ]);
+          const facts = await partitionFactsList(snapshot, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+          return { points, queues, leases, deadLetters, workers, facts };
+        });
         const counts = sumCounts(facts.map(partitionCounts));
         return { status: 200, body: statusBody({ range, points, queues, counts, leases, deadLetters, workers }) };
       },
