@@ -24,6 +24,7 @@ import { cursorAck, cursorClaim } from './store/cursors.js';
 import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
+import { EvictionService, RetentionService } from './services/retention.js';
 import { segmentAppend } from './store/segments.js';
 import { WakeChannel } from './store/wake-channel.js';
 
@@ -47,6 +48,7 @@ export class Broker {
     private readonly embedded: EmbeddedServer | null,
     private readonly lifecycle: { draining: boolean },
     private readonly metrics: Metrics,
+    private readonly jobs: Array<RetentionService | EvictionService>,
   ) {}
 
   /** The port the HTTP server listens on. */
@@ -156,8 +158,14 @@ export class Broker {
         resolve();
       });
     });
-    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics);
+    const jobDeps = { db: pool, onDatabaseError: (error: unknown) => metrics.recorder.failure(error) };
+    const jobs = [
+      new RetentionService(config.retention, log.child({ component: 'retention' }), jobDeps),
+      new EvictionService(config.retention, log.child({ component: 'eviction' }), jobDeps),
+    ];
+    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics, jobs);
     await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
+    for (const job of jobs) await job.start();
     log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
     return broker;
   }
@@ -171,6 +179,7 @@ export class Broker {
     const grace = setTimeout(() => this.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await closed;
     clearTimeout(grace);
+    await Promise.all(this.jobs.map((job) => job.stop())); // a cycle in progress ends its current chunk's work
     await this.metrics.stop(); // after the last request: the final flush holds every counter
     await this.channel.stop();
     await this.pool.end();

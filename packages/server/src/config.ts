@@ -37,6 +37,8 @@ export interface Config {
   };
   /** Monitoring: counter flush interval (ms), heartbeat interval (ms), days of metrics kept. */
   stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
+  /** Retention, eviction and partition cleanup (API.md 9.3): intervals (ms), batch sizes (messages), idle days. */
+  retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
 }
@@ -131,6 +133,13 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: integer(env, 'STATS_INTERVAL_MS', 10_000, 100, 3_600_000),
       heartbeatIntervalMs: integer(env, 'QUEEN_HEARTBEAT_INTERVAL_MS', 5000, 100, 60_000),
       metricsRetentionDays: integer(env, 'METRICS_RETENTION_DAYS', 90, 1, 36_500),
+    },
+    retention: {
+      intervalMs: integer(env, 'RETENTION_INTERVAL', 300_000, 10, 2_147_483_647),
+      batchSize: integer(env, 'RETENTION_BATCH_SIZE', 1000, 1, 1_000_000),
+      partitionCleanupDays: integer(env, 'PARTITION_CLEANUP_DAYS', 30, 1, 36_500),
+      evictionIntervalMs: integer(env, 'EVICTION_INTERVAL', 60_000, 10, 2_147_483_647),
+      evictionBatchSize: integer(env, 'EVICTION_BATCH_SIZE', 1000, 1, 1_000_000),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
   };

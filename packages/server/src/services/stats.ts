@@ -3,8 +3,9 @@
  *
  * 1. system (this process): drain the per-minute counters and take a system sample, and write both with
  *    one statement. A failed write puts the counters back for the next cycle.
- * 2. cleanup (once per cluster): under the stats advisory lock, delete counters, samples and process rows
- *    older than METRICS_RETENTION_DAYS in batches, with a statement timeout. A process that does not get
+ * 2. cleanup (once per cluster): under the stats advisory lock, delete counters, samples, process rows and
+ *    retention history older than METRICS_RETENTION_DAYS in batches, with a statement timeout (this is the
+ *    metrics cleanup of API.md 9.3; the retention job does not repeat it). A process that does not get
  *    the lock skips this step, and the cycle reports `{skipped: true, reason: "another_instance_running"}`.
  *
  * Message counts are computed on demand from the queue tables (no snapshot), so the partition, queue,

@@ -47,10 +47,12 @@ const PURGES = [
   'DELETE FROM queen.stats_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.stats_counters WHERE bucket < $1 LIMIT $2))',
   'DELETE FROM queen.system_metrics WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.system_metrics WHERE sampled_at < $1 LIMIT $2))',
   'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
+  // The retention history (sql/migrations/0010_retention.sql) is purged with the metrics (API.md 9.3 metrics cleanup).
+  'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))',
 ];
 
 /**
- * Deletes counters, samples and process rows older than `before`, `batchSize` rows per statement (each
+ * Deletes counters, samples, process rows and retention history older than `before`, `batchSize` rows per statement (each
  * commits on its own, so a long purge never holds locks for long). Returns the number of rows deleted.
  */
 export async function statsPurge(db: pg.Pool | pg.PoolClient, params: { before: Date; batchSize: number }): Promise<number> {

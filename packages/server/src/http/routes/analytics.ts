@@ -14,6 +14,7 @@ import type { Route } from '../route.js';
 import { rangeQuery } from './status.js';
 import type { Query } from '../query.js';
 import { readSnapshot } from '../../store/snapshot.js';
+import { retentionHistoryList } from '../../store/retention.js';
 
 /** Counter filter of a per-queue analytics route: only `queue`. */
 function queueOnly(query: Query): CounterFilter {
@@ -83,8 +84,12 @@ export function analyticsRoutes(services: Services): Route[] {
       path: '/api/v1/analytics/retention',
       access: 'READ_ONLY',
       async handle({ query }) {
-        // No retention job records history yet (API.md 9.3): the shape, with nothing in it.
-        return { status: 200, body: { history: [], total: 0, pagination: pageOf(query, 100) } };
+        const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
+        const pagination = pageOf(query, 100);
+        const page = await readSnapshot(db, (snapshot) => retentionHistoryList(snapshot, {
+          from: range.from, to: range.to, queue: query.string('queue'), limit: pagination.limit, offset: pagination.offset,
+        }));
+        return { status: 200, body: { history: page.history, total: page.total, pagination } };
       },
     },
     {

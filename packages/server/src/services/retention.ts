@@ -1,0 +1,174 @@
+/**
+ * The retention and eviction services (API.md 9.3), background services of the shared shape
+ * (services/background.ts) that run once per interval per cluster (API.md 9.2 rule 3):
+ *
+ * - retention, every RETENTION_INTERVAL: for queues with retentionEnabled, removes segments older than
+ *   retentionSeconds and consumed segments older than completedRetentionSeconds, in chunks of about
+ *   RETENTION_BATCH_SIZE messages (one short transaction each); then deletes partitions idle for
+ *   PARTITION_CLEANUP_DAYS. The metrics cleanup of the same table row is the stats service's cleanup step
+ *   (services/stats.ts), which also purges the retention history: it is not repeated here.
+ * - eviction, every EVICTION_INTERVAL: for queues with maxWaitTimeSeconds, removes old segments some group
+ *   has not consumed, at most EVICTION_BATCH_SIZE messages per cycle.
+ *
+ * A cycle takes its job's non-blocking advisory lock (store/cluster-lock.ts): a process that does not get it
+ * skips the cycle. Under the lock, `queen.job_start` skips a cycle when another process started one less
+ * than an interval ago, so N processes run the job once per interval, not N times. The rules themselves, the
+ * locks and the history rows live in the SQL functions of sql/migrations/0010_retention.sql.
+ */
+import type pg from 'pg';
+import { uuidv7 } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { withClusterLock } from '../store/cluster-lock.js';
+import { isConnectivityError } from '../store/database.js';
+import { jobStart, partitionsCleanup, removalApply, removalCandidates, type RemovalJob } from '../store/retention.js';
+import { PeriodicService } from './background.js';
+
+/** The advisory lock of the retention job ("QueeRT"). */
+export const RETENTION_LOCK_KEY = 0x51_75_65_65_52_54;
+/** The advisory lock of the eviction job ("QueeEV"). */
+export const EVICTION_LOCK_KEY = 0x51_75_65_65_45_56;
+/** Statement timeout of one chunk (one transaction) of a cycle. */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** Partitions deleted per partition-cleanup transaction. */
+const CLEANUP_BATCH = 100;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Settings of the retention and eviction services (API.md 10). */
+export interface RetentionSettings {
+  intervalMs: number;
+  batchSize: number;
+  partitionCleanupDays: number;
+  evictionIntervalMs: number;
+  evictionBatchSize: number;
+}
+
+/** What one cycle did; `ran: false` when another process held the lock or ran the job within the interval. */
+export interface RemovalCycle {
+  ran: boolean;
+  /** Messages removed. */
+  messages: number;
+  /** Partitions deleted by partition cleanup (retention only). */
+  partitions: number;
+}
+
+/** What both services need. */
+export interface RemovalDeps {
+  db: pg.Pool;
+  /** Counts a database failure (metrics). */
+  onDatabaseError(error: unknown): void;
+}
+
+const SKIPPED: RemovalCycle = { ran: false, messages: 0, partitions: 0 };
+
+/** A once-per-cluster job that removes messages partition by partition. */
+abstract class RemovalService extends PeriodicService<RemovalCycle> {
+  constructor(
+    private readonly job: RemovalJob,
+    private readonly lockKey: number,
+    intervalMs: number,
+    log: Logger,
+    protected readonly deps: RemovalDeps,
+  ) {
+    super({ name: job, intervalMs, runAtStart: false }, log);
+  }
+
+  /** Work after the messages are removed (partition cleanup); returns the partitions deleted. */
+  protected async afterRemoval(_client: pg.PoolClient, _cycleId: string): Promise<number> {
+    return 0;
+  }
+
+  /** The most messages this cycle may remove (eviction's cap), or Infinity. */
+  protected abstract cycleBudget(): number;
+
+  /** Messages per transaction. */
+  protected abstract chunkSize(): number;
+
+  protected async cycle(): Promise<RemovalCycle> {
+    try {
+      const outcome = await withClusterLock(this.deps.db, { key: this.lockKey, statementTimeoutMs: STATEMENT_TIMEOUT_MS }, async (client) => {
+        if (!(await jobStart(client, { job: this.job, intervalMs: this.config.intervalMs }))) return SKIPPED;
+        const cycleId = uuidv7();
+        const messages = await this.removeMessages(client, cycleId);
+        const partitions = await this.afterRemoval(client, cycleId);
+        if (messages > 0 || partitions > 0) this.log.debug({ job: this.job, cycleId, messages, partitions }, `${this.job} cycle done`);
+        return { ran: true, messages, partitions };
+      });
+      return outcome.acquired ? outcome.value : SKIPPED;
+    } catch (error) {
+      this.deps.onDatabaseError(error);
+      throw error;
+    }
+  }
+
+  /** Removes what qualifies, partition by partition, one chunk per transaction, within the cycle's budget. */
+  private async removeMessages(client: pg.PoolClient, cycleId: string): Promise<number> {
+    let budget = this.cycleBudget();
+    let total = 0;
+    for (const partitionId of await removalCandidates(client, { job: this.job })) {
+      if (budget <= 0) break;
+      let removed = 0;
+      try {
+        for (;;) {
+          const chunk = Math.min(budget, this.chunkSize());
+          // A cycle cap is strict once the cycle removed something; before that one oversized segment may go alone.
+          const strict = this.cycleBudget() !== Infinity && total + removed > 0;
+          const deleted = await removalApply(client, { cycleId, partitionId, job: this.job, budget: chunk, strict });
+          if (deleted === 0) break;
+          removed += deleted;
+          budget -= deleted;
+          if (budget <= 0) break;
+        }
+      } catch (error) {
+        // One partition's failure (a lock timeout behind a long transaction) does not stop the others.
+        if (isConnectivityError(error)) throw error;
+        this.deps.onDatabaseError(error);
+        this.log.warn({ err: error, job: this.job, partitionId }, 'removal failed on a partition');
+      }
+      if (removed > 0) this.log.debug({ job: this.job, cycleId, partitionId, messages: removed }, 'messages removed');
+      total += removed;
+    }
+    return total;
+  }
+}
+
+/** Retention (retentionSeconds, completedRetentionSeconds) and partition cleanup, every RETENTION_INTERVAL. */
+export class RetentionService extends RemovalService {
+  constructor(private readonly settings: RetentionSettings, log: Logger, deps: RemovalDeps) {
+    super('retention', RETENTION_LOCK_KEY, settings.intervalMs, log, deps);
+  }
+
+  protected cycleBudget(): number {
+    return Infinity;
+  }
+
+  protected chunkSize(): number {
+    return this.settings.batchSize;
+  }
+
+  protected override async afterRemoval(client: pg.PoolClient, cycleId: string): Promise<number> {
+    const idleBefore = new Date(Date.now() - this.settings.partitionCleanupDays * DAY_MS);
+    let deleted = 0;
+    for (;;) {
+      const batch = await partitionsCleanup(client, { cycleId, idleBefore, limit: CLEANUP_BATCH });
+      deleted += batch;
+      if (batch < CLEANUP_BATCH) break;
+    }
+    if (deleted > 0) this.log.debug({ cycleId, partitions: deleted }, 'idle partitions deleted');
+    return deleted;
+  }
+}
+
+/** Eviction (maxWaitTimeSeconds), every EVICTION_INTERVAL, at most EVICTION_BATCH_SIZE messages per cycle. */
+export class EvictionService extends RemovalService {
+  constructor(private readonly settings: RetentionSettings, log: Logger, deps: RemovalDeps) {
+    super('eviction', EVICTION_LOCK_KEY, settings.evictionIntervalMs, log, deps);
+  }
+
+  protected cycleBudget(): number {
+    return this.settings.evictionBatchSize;
+  }
+
+  protected chunkSize(): number {
+    return this.settings.evictionBatchSize;
+  }
+}

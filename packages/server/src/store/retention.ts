@@ -1,0 +1,111 @@
+/**
+ * Retention, eviction and partition cleanup (API.md 9.3) and their history (API.md 7.10
+ * `/analytics/retention`). The deleting work is done by the SQL functions of
+ * sql/migrations/0010_retention.sql, one short transaction per call; this module lists the partitions worth
+ * a call and reads the history.
+ *
+ * Candidate partitions are found with one index probe each (the oldest retained segment's createdAt, through
+ * the segments primary key): a partition whose oldest message is younger than the queue's shortest age limit
+ * has nothing to remove and is never locked.
+ */
+import type pg from 'pg';
+
+/** The two message-removing jobs: retention (retentionSeconds, completedRetentionSeconds) and eviction (maxWaitTimeSeconds). */
+export type RemovalJob = 'retention' | 'eviction';
+
+/** What a retention history row says happened (API.md 7.10). */
+export type RemovalKind = 'retention' | 'completed' | 'eviction' | 'partition_cleanup';
+
+/** One row of `GET /api/v1/analytics/retention`. */
+export interface RetentionHistoryEntry {
+  timestamp: string;
+  queue: string;
+  partition: string;
+  kind: RemovalKind;
+  deleted: number;
+}
+
+const CANDIDATES_SQL: Record<RemovalJob, string> = {
+  retention: `
+    SELECT p.id FROM queen.queues q
+    JOIN queen.partitions p ON p.queue_id = q.id
+    CROSS JOIN LATERAL (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id
+                        ORDER BY s.last_offset LIMIT 1) oldest
+    WHERE q.retention_enabled AND (q.retention_seconds > 0 OR q.completed_retention_seconds > 0)
+      AND oldest.created_at < now() - make_interval(secs => least(nullif(q.retention_seconds, 0),
+                                                                   nullif(q.completed_retention_seconds, 0)))
+    ORDER BY q.name, p.name`,
+  eviction: `
+    SELECT p.id FROM queen.queues q
+    JOIN queen.partitions p ON p.queue_id = q.id
+    CROSS JOIN LATERAL (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id
+                        ORDER BY s.last_offset LIMIT 1) oldest
+    WHERE q.max_wait_time_seconds > 0
+      AND oldest.created_at < now() - make_interval(secs => q.max_wait_time_seconds)
+    ORDER BY q.name, p.name`,
+};
+
+/** Partitions whose oldest retained message is old enough for `job` to have something to look at, in lock order. */
+export async function removalCandidates(db: pg.Pool | pg.PoolClient, params: { job: RemovalJob }): Promise<string[]> {
+  const result = await db.query<{ id: string }>(CANDIDATES_SQL[params.job]);
+  return result.rows.map((row) => row.id);
+}
+
+/**
+ * One chunk of `job` on one partition (`queen.retention_apply`): removes whole segments, at most `budget`
+ * messages (unless `strict`, at least one segment when anything qualifies, however large), and records them
+ * under `cycleId`. Returns the messages removed; 0 when nothing qualifies (or, strict, nothing fits).
+ */
+export async function removalApply(
+  db: pg.Pool | pg.PoolClient,
+  params: { cycleId: string; partitionId: string; job: RemovalJob; budget: number; strict: boolean },
+): Promise<number> {
+  const result = await db.query<{ deleted: string }>('SELECT queen.retention_apply($1, $2, $3, $4, $5) AS deleted', [
+    params.cycleId, params.partitionId, params.job, params.budget, params.strict,
+  ]);
+  return Number(result.rows[0]?.deleted ?? 0);
+}
+
+/** Deletes up to `limit` partitions idle since `idleBefore` (`queen.partitions_cleanup`); returns how many. */
+export async function partitionsCleanup(
+  db: pg.Pool | pg.PoolClient,
+  params: { cycleId: string; idleBefore: Date; limit: number },
+): Promise<number> {
+  const result = await db.query<{ deleted: number }>('SELECT queen.partitions_cleanup($1, $2, $3) AS deleted', [
+    params.cycleId, params.idleBefore, params.limit,
+  ]);
+  return result.rows[0]?.deleted ?? 0;
+}
+
+/** Records the start of a cycle of `job` unless one started within the interval (`queen.job_start`); true when it may run. */
+export async function jobStart(db: pg.Pool | pg.PoolClient, params: { job: string; intervalMs: number }): Promise<boolean> {
+  const result = await db.query<{ started: boolean }>('SELECT queen.job_start($1, $2) AS started', [params.job, params.intervalMs]);
+  return result.rows[0]?.started === true;
+}
+
+const HISTORY_WHERE = `h.recorded_at >= $1 AND h.recorded_at <= $2 AND ($3::text IS NULL OR h.queue_name = $3)`;
+
+/** A page of the retention history in [from, to] (optionally of one queue), newest first, with the total. */
+export async function retentionHistoryList(
+  db: pg.Pool | pg.PoolClient,
+  params: { from: Date; to: Date; queue: string | null; limit: number; offset: number },
+): Promise<{ history: RetentionHistoryEntry[]; total: number }> {
+  const values = [params.from, params.to, params.queue];
+  const page = await db.query<RetentionHistoryEntry & { deleted: string }>(
+    `SELECT queen.format_millis(h.recorded_at) AS timestamp, h.queue_name AS queue, h.partition_name AS partition,
+            h.kind, h.deleted
+     FROM queen.retention_history h
+     WHERE ${HISTORY_WHERE}
+     ORDER BY h.recorded_at DESC, h.queue_name, h.partition_name, h.kind
+     LIMIT $4 OFFSET $5`,
+    [...values, params.limit, params.offset],
+  );
+  const total = await db.query<{ total: number }>(
+    `SELECT count(*)::integer AS total FROM queen.retention_history h WHERE ${HISTORY_WHERE}`,
+    values,
+  );
+  return {
+    history: page.rows.map((row) => ({ ...row, deleted: Number(row.deleted) })),
+    total: total.rows[0]?.total ?? 0,
+  };
+}
