@@ -88,6 +88,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
       const outcome = await withClusterLock(this.deps.db, { key: this.lockKey, statementTimeoutMs: STATEMENT_TIMEOUT_MS }, async (client) => {
         if (!(await jobStart(client, { job: this.job, intervalMs: this.config.intervalMs }))) return SKIPPED;
         const cycleId = uuidv7();
+        this.log.debug({ job: this.job, cycleId }, `${this.job} cycle started`);
         const messages = await this.removeMessages(client, cycleId);
         const partitions = await this.afterRemoval(client, cycleId);
         if (messages > 0 || partitions > 0) this.log.debug({ job: this.job, cycleId, messages, partitions }, `${this.job} cycle done`);
