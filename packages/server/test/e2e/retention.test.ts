@@ -133,7 +133,7 @@ describe('retention', () => {
     await fx.until('retention', async () => (await fx.retained(pid)).length === 3);
     assert.equal((await setup.api.get(`/api/v1/dlq?queue=${queue}`)).json.total, 0, 'the DLQ entry went with its message');
     assert.deepEqual((await setup.api.get(`/api/v1/traces/${pid}/d2`)).json.traces, []);
-    assert.equal((await setup.db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid])).rows[0].n, 0);
+    assert.equal((await setup.db.query('SELECT count(*)::int AS n FROM queen.traces WHERE partition_id = $1', [pid])).rows[0]!.n, 0);
     const detail = await setup.api.get(`/api/v1/messages/${pid}/d2`);
     assert.equal(detail.headers.get('x-queen-status'), '404');
     assert.deepEqual(detail.json, { error: 'Message not found' });
@@ -259,7 +259,7 @@ describe('GET /api/v1/analytics/retention', () => {
     await fx.until('retention', async () => (await fx.retained(pid)).length === 0);
     await setup.db.query(`UPDATE queen.retention_history SET recorded_at = now() - interval '91 days' WHERE queue_name = $1`, [queue]);
     const stored = async (): Promise<number> =>
-      (await setup.db.query('SELECT count(*)::int AS n FROM queen.retention_history WHERE queue_name = $1', [queue])).rows[0].n;
+      (await setup.db.query('SELECT count(*)::int AS n FROM queen.retention_history WHERE queue_name = $1', [queue])).rows[0]!.n;
     assert.equal(await stored(), 1);
     const refresh = await setup.api.post('/api/v1/stats/refresh');
     assert.equal(refresh.json.cleanup.ok, true, refresh.text);
