@@ -62,6 +62,9 @@ const SKIPPED: RemovalCycle = { ran: false, messages: 0, partitions: 0 };
 
 /** A once-per-cluster job that removes messages partition by partition. */
 abstract class RemovalService extends PeriodicService<RemovalCycle> {
+  /** Set by `stop()`: a cycle in progress ends after its current chunk instead of finishing its list. */
+  private stopping = false;
+
   constructor(
     private readonly job: RemovalJob,
     private readonly lockKey: number,
@@ -82,6 +85,18 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
 
   /** Messages per transaction. */
   protected abstract chunkSize(): number;
+
+  /** Starts the ticker. */
+  override async start(): Promise<void> {
+    this.stopping = false;
+    await super.start();
+  }
+
+  /** Stops the ticker; a cycle in progress stops after its current chunk (each chunk is its own transaction). */
+  override async stop(): Promise<void> {
+    this.stopping = true;
+    await super.stop();
+  }
 
   protected async cycle(): Promise<RemovalCycle> {
     try {
@@ -106,7 +121,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
     let budget = this.cycleBudget();
     let total = 0;
     for (const partitionId of await removalCandidates(client, { job: this.job })) {
-      if (budget <= 0) break;
+      if (budget <= 0 || this.stopping) break;
       let removed = 0;
       try {
         for (;;) {
@@ -117,7 +132,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
           if (deleted === 0) break;
           removed += deleted;
           budget -= deleted;
-          if (budget <= 0) break;
+          if (budget <= 0 || this.stopping) break;
         }
       } catch (error) {
         // One partition's failure (a lock timeout behind a long transaction) does not stop the others.

@@ -82,10 +82,16 @@ describe('retention', () => {
     await pushSegment(queue, 'P', ['a3', 'a4']);
     await pushSegment(queue, 'P', ['a5']);
     assert.deepEqual(await consume(queue, 'P', 'g', 1), ['a1']);
+    const other = uniqueQueue('ret-none');
+    const keep = await pushSegment(other, 'P', ['k1', 'k2']);
+    await age(keep, 2, 30 * 24 * 3600);
     await age(pid, 4, 120);
 
     await fx.until('retention', async () => (await fx.retained(pid)).length === 1);
+    await cycles('retention');
+    await cycles('eviction');
     assert.deepEqual(await fx.retained(pid), ['a5']);
+    assert.deepEqual(await fx.retained(keep), ['k1', 'k2'], 'a queue without retention keeps even month-old messages');
     assert.deepEqual(await deletedByKind(queue), { retention: 4 });
     assert.deepEqual(await consume(queue, 'P', QUEUE_MODE, 10), ['a5'], 'queue mode: no loss of what is retained, nothing twice');
     assert.deepEqual(await consume(queue, 'P', 'g', 10), ['a5'], 'the group that had consumed a1 goes on at a5');
