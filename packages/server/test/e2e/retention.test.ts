@@ -11,10 +11,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { uniqueQueue, useBroker } from '../support/harness.js';
 import { messaging, MILLIS_Z, QUEUE_MODE } from '../support/messaging.js';
+import { scrape, waitFor } from '../support/monitoring.js';
+import { sampleValue } from '../support/prometheus.js';
 
 let fx: ReturnType<typeof messaging>;
 const setup = useBroker(
-  { RETENTION_INTERVAL: '200', EVICTION_INTERVAL: '200', RETENTION_BATCH_SIZE: '3', EVICTION_BATCH_SIZE: '4' },
+  { RETENTION_INTERVAL: '200', EVICTION_INTERVAL: '200', RETENTION_BATCH_SIZE: '3', EVICTION_BATCH_SIZE: '4', STATS_INTERVAL_MS: '500' },
   ({ api, db }) => {
     fx = messaging(api, db);
   },
@@ -157,6 +159,34 @@ describe('retention', () => {
     await pushSegment(queue, 'P', ['d7']);
     assert.deepEqual(await consume(queue, 'P', QUEUE_MODE, 10), ['d7']);
     assert.deepEqual(await deletedByKind(queue), { retention: 3 });
+  });
+});
+
+describe('reads after the oldest segments are gone', () => {
+  test('counts, lag, the pending gauge and the minPopWaitTime probe only see retained messages', async () => {
+    const queue = uniqueQueue('ret-reads');
+    await fx.configure(queue, { retentionSeconds: 60, minPopWaitTime: 600 });
+    const pid = await pushSegment(queue, 'P', ['x1', 'x2', 'x3', 'x4', 'x5']);
+    await pushSegment(queue, 'P', ['x6', 'x7']);
+    assert.deepEqual(await consume(queue, 'P', 'g', 1), ['x1']);
+    await age(pid, 5, 120);
+    await fx.until('retention', async () => (await fx.retained(pid)).length === 2);
+
+    const partition = (await setup.api.get(`/api/v1/resources/queues/${queue}`)).json.partitions.find((p: any) => p.name === 'P');
+    assert.deepEqual(partition.stats, { total: 2, pending: 2, processing: 0, completed: 0, failed: 0, deadLetter: 0 });
+    const lag = (await setup.api.get('/api/v1/consumer-groups/g')).json[queue].partitions[0];
+    assert.equal(lag.offsetLag, 2);
+    assert.ok(lag.timeLagSeconds < 60, `time lag from the oldest retained message: ${lag.timeLagSeconds}`);
+    await waitFor(() => scrape(setup.broker.url), (f) => sampleValue(f, 'queen_queue_pending_messages', { queue }) === 2, 8000);
+
+    // 2 deliverable < batch 3: the probe holds for minPopWaitTime, then claims them (a probe counting the
+    // removed offsets would see 7 and claim at once).
+    const started = Date.now();
+    const res = await setup.api.get(`/api/v1/pop/queue/${queue}?batch=3&wait=true&timeout=10000`);
+    const elapsed = Date.now() - started;
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.messages.map((m: any) => m.transactionId), ['x6', 'x7']);
+    assert.ok(elapsed >= 450, `held ${elapsed} ms`);
   });
 });
 

@@ -383,6 +383,59 @@ describe('partition cleanup', () => {
   });
 });
 
+describe('two sessions: a chunk is short and blocks no pop', () => {
+  test('while a chunk is open, a pop of the partition answers at once (skipped, leased) and a push waits for the commit', async () => {
+    const queue = uniqueQueue('inter');
+    const pid = await push(queue, 'P', 1, 3);
+    await push(queue, 'P', 4, 5);
+    await options(queue, { retention: 60 });
+    await consume(queue, 'P', pid, QM, 1);
+    await age(pid, 3, 120);
+
+    const chunk = new pg.Client({ ...serverConnection(db.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig);
+    const writer = new pg.Client({ ...serverConnection(db.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig);
+    await chunk.connect();
+    await writer.connect();
+    try {
+      const chunkPid = (await chunk.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const writerPid = (await writer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await chunk.query('BEGIN');
+      assert.equal(Number((await chunk.query('SELECT queen.retention_apply($1, $2, $3, 100, false) AS n', [uuidv7(), pid, 'retention'])).rows[0].n), 3);
+
+      const started = Date.now();
+      const reason = await pool.query<{ empty_reason: string | null }>(
+        `SELECT empty_reason FROM queen.pop_messages('partition', $1, 'P', NULL, NULL, $2, 10, 1, $3::uuid, 0, false, NULL, NULL, true, NULL, 0)`,
+        [queue, QM, uuidv7()],
+      );
+      assert.deepEqual(reason.rows.map((r) => r.empty_reason), ['leased'], 'the pop skips the partition instead of waiting');
+      assert.ok(Date.now() - started < 5000);
+
+      let pushed = false;
+      const waiting = writer.query(
+        `SELECT status FROM queen.push_messages(ARRAY[$1], ARRAY['P'], ARRAY[$2::uuid], ARRAY['m-6'], ARRAY[NULL::uuid], ARRAY['{}'], ARRAY[NULL])`,
+        [queue, uuidv7()],
+      ).then((r) => {
+        pushed = true;
+        return r;
+      });
+      for (const deadline = Date.now() + 10_000; ;) {
+        const blockers = (await pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [writerPid])).rows[0]!.b;
+        if (blockers.includes(chunkPid)) break;
+        assert.ok(Date.now() < deadline, 'the push never waited for the chunk');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(pushed, false);
+      await chunk.query('COMMIT');
+      assert.deepEqual((await waiting).rows.map((r) => r.status), ['queued']);
+      assert.deepEqual(await keys(pid), ['m-4', 'm-5', 'm-6'], 'the push got the next offset after the commit');
+      assert.deepEqual((await pop(queue, 'P')).txns, ['m-4', 'm-5', 'm-6']);
+    } finally {
+      await chunk.end();
+      await writer.end();
+    }
+  });
+});
+
 describe('job_start', () => {
   test('one start per interval: a second start within 90% of the interval is refused, a later one passes', async () => {
     const job = `job-${uuidv7()}`;
