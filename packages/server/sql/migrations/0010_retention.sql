@@ -132,9 +132,10 @@ $$;
 --   left alone: its consumer settles the rest of the span (acks of removed messages answer "Message not
 --   found") or the lease expires.
 --   Result: the number of messages removed (0: nothing qualifies any more, or with p_strict nothing fits).
---   Locks: the partition row FOR UPDATE (serialised with pushes and the other deleters), then its cursor
---     rows FOR UPDATE in group order (the order of transaction_lock: partitions, then cursors). Pops skip the
---     partition meanwhile; acks on it wait for the chunk.
+--   Locks: the queue row FOR KEY SHARE (a concurrent queue_delete goes first or waits), the partition row
+--     FOR UPDATE (serialised with pushes and the other deleters), then its cursor rows FOR UPDATE in group
+--     order (the order of transaction_lock: partitions, then cursors). Pops skip the partition meanwhile;
+--     acks on it wait for the chunk.
 CREATE OR REPLACE FUNCTION queen.retention_apply(p_cycle uuid, p_partition_id uuid, p_job text, p_budget integer,
                                                  p_strict boolean)
 RETURNS bigint
@@ -154,6 +155,11 @@ DECLARE
   v_completed bigint := 0;
   v_evicted bigint := 0;
 BEGIN
+  -- The queue row first (FOR KEY SHARE, as seek does): queue_delete takes it FOR UPDATE before it deletes the
+  -- queue's segments and cursors, so the two are ordered at the queue row instead of deadlocking later.
+  PERFORM 1 FROM queen.queues q
+  WHERE q.id = (SELECT p.queue_id FROM queen.partitions p WHERE p.id = p_partition_id)
+  FOR KEY SHARE;
   SELECT p.id, p.name, q.name AS queue_name, q.retention_enabled, q.retention_seconds,
          q.completed_retention_seconds, q.max_wait_time_seconds
   INTO v_partition
@@ -239,7 +245,9 @@ $$;
 -- A later push re-creates the partition under a new id.
 --   Result: the number of partitions deleted.
 --   Locks: partition rows FOR UPDATE SKIP LOCKED in (queue name, partition name) order (a partition being
---     pushed to is busy, hence not idle), then the idleness is checked again under the lock.
+--     pushed to is busy, hence not idle) with their queue rows FOR KEY SHARE SKIP LOCKED (a queue being
+--     deleted is skipped, and queue_delete waits for this transaction at its first lock, never half-way);
+--     then the idleness is checked again under the lock.
 CREATE OR REPLACE FUNCTION queen.partitions_cleanup(p_cycle uuid, p_idle_before timestamptz, p_limit integer)
 RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -259,6 +267,7 @@ BEGIN
     ORDER BY q.name, p.name
     LIMIT p_limit
     FOR UPDATE OF p SKIP LOCKED
+    FOR KEY SHARE OF q SKIP LOCKED
   LOOP
     -- Re-checked under the lock: a push or a claim may have committed since the candidate list was read.
     CONTINUE WHEN EXISTS (SELECT 1 FROM queen.partitions p

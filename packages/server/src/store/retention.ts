@@ -4,9 +4,9 @@
  * sql/migrations/0010_retention.sql, one short transaction per call; this module lists the partitions worth
  * a call and reads the history.
  *
- * Candidate partitions are found with one index probe each (the oldest retained segment's createdAt, through
- * the segments primary key): a partition whose oldest message is younger than the queue's shortest age limit
- * has nothing to remove and is never locked.
+ * Candidate partitions are found with an index probe or two each (the lowest cursor, the createdAt of the
+ * oldest retained segment, or of the oldest one above the lowest cursor): a partition with nothing to remove
+ * is never locked.
  */
 import type pg from 'pg';
 
@@ -26,26 +26,35 @@ export interface RetentionHistoryEntry {
 }
 
 const CANDIDATES_SQL: Record<RemovalJob, string> = {
+  // The oldest retained segment is past retentionSeconds, or past completedRetentionSeconds and passed by
+  // every contacted group (a partition without cursors has a null lowest cursor: no completed candidate).
   retention: `
     SELECT p.id FROM queen.queues q
     JOIN queen.partitions p ON p.queue_id = q.id
-    CROSS JOIN LATERAL (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id
+    CROSS JOIN LATERAL (SELECT s.created_at, s.last_offset FROM queen.segments s WHERE s.partition_id = p.id
                         ORDER BY s.last_offset LIMIT 1) oldest
-    WHERE q.retention_enabled AND (q.retention_seconds > 0 OR q.completed_retention_seconds > 0)
-      AND oldest.created_at < now() - make_interval(secs => least(nullif(q.retention_seconds, 0),
-                                                                   nullif(q.completed_retention_seconds, 0)))
+    CROSS JOIN LATERAL (SELECT min(c.committed) AS lowest FROM queen.cursors c WHERE c.partition_id = p.id) cursors
+    WHERE q.retention_enabled
+      AND ((q.retention_seconds > 0 AND oldest.created_at < now() - make_interval(secs => q.retention_seconds))
+           OR (q.completed_retention_seconds > 0
+               AND oldest.created_at < now() - make_interval(secs => q.completed_retention_seconds)
+               AND cursors.lowest >= oldest.last_offset))
     ORDER BY q.name, p.name`,
+  // The first retained segment above the lowest cursor (every segment when no group contacted the partition)
+  // is past maxWaitTimeSeconds.
   eviction: `
     SELECT p.id FROM queen.queues q
     JOIN queen.partitions p ON p.queue_id = q.id
-    CROSS JOIN LATERAL (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id
-                        ORDER BY s.last_offset LIMIT 1) oldest
+    CROSS JOIN LATERAL (SELECT min(c.committed) AS lowest FROM queen.cursors c WHERE c.partition_id = p.id) cursors
+    CROSS JOIN LATERAL (SELECT s.created_at FROM queen.segments s
+                        WHERE s.partition_id = p.id AND s.last_offset > coalesce(cursors.lowest, 0)
+                        ORDER BY s.last_offset LIMIT 1) waiting
     WHERE q.max_wait_time_seconds > 0
-      AND oldest.created_at < now() - make_interval(secs => q.max_wait_time_seconds)
+      AND waiting.created_at < now() - make_interval(secs => q.max_wait_time_seconds)
     ORDER BY q.name, p.name`,
 };
 
-/** Partitions whose oldest retained message is old enough for `job` to have something to look at, in lock order. */
+/** Partitions where `job` has something to remove now, in lock order (one or two index probes per partition). */
 export async function removalCandidates(db: pg.Pool | pg.PoolClient, params: { job: RemovalJob }): Promise<string[]> {
   const result = await db.query<{ id: string }>(CANDIDATES_SQL[params.job]);
   return result.rows.map((row) => row.id);

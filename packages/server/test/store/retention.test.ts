@@ -436,6 +436,40 @@ describe('two sessions: a chunk is short and blocks no pop', () => {
   });
 });
 
+describe('two sessions: a chunk and a queue delete', () => {
+  test('a queue delete waits for an open chunk at the queue row and then succeeds (no deadlock half-way)', async () => {
+    const queue = uniqueQueue('inter-del');
+    const pid = await push(queue, 'P', 1, 2);
+    await push(queue, 'P', 3, 4);
+    await options(queue, { retention: 60 });
+    await consume(queue, 'P', pid, 'g', 1);
+    await age(pid, 2, 120);
+    const clients = [0, 1].map(() => new pg.Client({ ...serverConnection(db.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig));
+    const [chunk, deleter] = clients as [pg.Client, pg.Client];
+    await Promise.all(clients.map((c) => c.connect()));
+    try {
+      const chunkPid = (await chunk.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const deleterPid = (await deleter.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await chunk.query('BEGIN');
+      assert.equal(Number((await chunk.query('SELECT queen.retention_apply($1, $2, $3, 100, false) AS n', [uuidv7(), pid, 'retention'])).rows[0].n), 2);
+      const deleted = deleter.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [queue]);
+      for (const deadline = Date.now() + 10_000; ;) {
+        const blockers = (await pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [deleterPid])).rows[0]!.b;
+        if (blockers.includes(chunkPid)) break;
+        assert.ok(Date.now() < deadline, 'the delete never waited for the chunk');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The chunk goes on (its cleanup of cursors and history) without waiting for the delete.
+      assert.equal(Number((await chunk.query('SELECT queen.retention_apply($1, $2, $3, 100, false) AS n', [uuidv7(), pid, 'retention'])).rows[0].n), 0);
+      await chunk.query('COMMIT');
+      assert.equal((await deleted).rows[0]!.existed, true);
+      assert.equal((await pool.query('SELECT count(*)::int AS n FROM queen.segments WHERE partition_id = $1', [pid])).rows[0].n, 0);
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+  });
+});
+
 describe('job_start', () => {
   test('one start per interval: a second start within 90% of the interval is refused, a later one passes', async () => {
     const job = `job-${uuidv7()}`;
