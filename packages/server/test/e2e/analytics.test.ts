@@ -171,7 +171,7 @@ describe('GET /api/v1/analytics/queue-parked-replicas', () => {
 });
 
 describe('GET /api/v1/analytics/retention and postgres-stats', () => {
-  test('retention: no history is recorded yet: the shape, empty, with the page used', async () => {
+  test('retention: nothing removed on this database: the shape, empty, with the page used', async () => {
     assert.deepEqual((await a.get('/api/v1/analytics/retention')).json, { history: [], total: 0, pagination: { limit: 100, offset: 0 } });
     assert.deepEqual((await a.get('/api/v1/analytics/retention?limit=5&offset=10')).json.pagination, { limit: 5, offset: 10 });
   });
