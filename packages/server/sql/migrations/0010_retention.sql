@@ -124,13 +124,12 @@ $$;
 --     than maxWaitTimeSeconds that some contacted group has not passed, or every such segment when no group
 --     contacted the partition (kind 'eviction'). No DLQ entry is created; existing ones of the removed
 --     messages go with them.
---   Removes at most p_budget messages (unless p_strict, at least one segment when anything qualifies:
---   a segment larger than the budget goes alone), records the
---   deletion in retention_history under p_cycle, and moves every cursor without a live lease that had no
---   retained message between its committed offset and the end of the removed run to that end (retry
---   counter, not-before and claims reset: the head they belonged to is gone). A cursor with a live lease is
---   left alone: its consumer settles the rest of the span (acks of removed messages answer "Message not
---   found") or the lease expires.
+--   Removes at most p_budget messages (unless p_strict, at least one segment when anything qualifies: a
+--   segment larger than the budget goes alone), records the deletion in retention_history under p_cycle,
+--   and moves every cursor without a live lease that had no retained message between its committed offset
+--   and the end of the removed run to that end (retry counter, not-before and claims reset: the head they
+--   belonged to is gone). A cursor with a live lease is left alone: its consumer settles the rest of the
+--   span (acks of removed messages answer "Message not found") or the lease expires.
 --   Result: the number of messages removed (0: nothing qualifies any more, or with p_strict nothing fits).
 --   Locks: the queue row FOR KEY SHARE (a concurrent queue_delete goes first or waits), the partition row
 --     FOR UPDATE (serialised with pushes and the other deleters), then its cursor rows FOR UPDATE in group
