@@ -22,6 +22,8 @@ export interface JwksOptions {
   refreshIntervalMs: number;
   /** Minimum time between two fetch attempts (default 30 s). */
   cooldownMs?: number;
+  /** Told after every successful fetch (the verifier forgets the tokens it verified with the previous set). */
+  onReload?: () => void;
   /** Told about background refreshes that failed (the previous keys stay in use). */
   onRefreshError?: (error: Error) => void;
   now?: () => number;
@@ -83,10 +85,8 @@ export class RemoteKeySet {
     const now = this.now();
     if (this.local === null) {
       if (this.pending !== null || now - this.attemptedAt >= this.cooldownMs) await this.reload();
-    } else if (this.pending === null && now - this.fetchedAt >= this.options.refreshIntervalMs
-      && now - this.attemptedAt >= Math.min(this.cooldownMs, this.options.refreshIntervalMs)) {
-      // Due by age; after a failed refresh, the retry waits for the cooldown (or the interval, if shorter).
-      this.reload().catch((error: unknown) => this.options.onRefreshError?.(error as Error));
+    } else {
+      this.refreshIfDue();
     }
     try {
       return await this.keys()(header, token);
@@ -97,6 +97,17 @@ export class RemoteKeySet {
       return this.keys()(header, token);
     }
   };
+
+  /**
+   * Starts a background refresh when the set is older than the refresh interval (after a failed refresh, the
+   * retry waits for the cooldown, or the interval if shorter). Cheap: callers may run it on every request.
+   */
+  refreshIfDue(): void {
+    const now = this.now();
+    if (this.local === null || this.pending !== null || now - this.fetchedAt < this.options.refreshIntervalMs) return;
+    if (now - this.attemptedAt < Math.min(this.cooldownMs, this.options.refreshIntervalMs)) return;
+    this.reload().catch((error: unknown) => this.options.onRefreshError?.(error as Error));
+  }
 
   /** The cached set, or the error of the last failed fetch. */
   private keys(): ReturnType<typeof createLocalJWKSet> {
@@ -113,6 +124,7 @@ export class RemoteKeySet {
         this.local = await fetchKeySet(this.url, this.options.timeoutMs);
         this.fetchedAt = this.now();
         this.lastError = null;
+        this.options.onReload?.();
       } catch (error) {
         this.lastError = error as Error;
         throw error;

@@ -4,7 +4,11 @@
  *
  * The algorithm check is ours, before jose runs, so that a mismatch has its exact text. Keys are node
  * KeyObjects built once at start-up: jose caches the WebCrypto key it derives from each KeyObject per
- * algorithm, so the hot path does no key import. A configuration that can never verify anything (an RS256 or
+ * algorithm, so the hot path does no key import. Clients send the same token on every request, and a jose
+ * verification costs tens of microseconds of CPU (WebCrypto is asynchronous even for HMAC), so tokens that
+ * verified are remembered for at most a minute, and never past their `exp` plus the leeway: a cached token
+ * expires exactly when a fresh verification would refuse it, and every JWKS fetch empties the cache so that a
+ * key removed from the set stops working at the refresh, as without the cache. A configuration that can never verify anything (an RS256 or
  * EdDSA broker without a key, an unreadable PEM, a PEM of the wrong type) is a ConfigError at start-up;
  * a missing HS256 secret is not, because API.md 9.7 makes it a 500 at request time.
  */
@@ -29,6 +33,10 @@ const ACCEPTED: Record<AuthConfig['algorithm'], string[]> = {
   auto: Object.keys(FAMILY_OF),
 };
 
+/** How long a verified token is remembered, and how many are. */
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
 const KEY_TYPE_OF: Partial<Record<string, Family>> = { rsa: 'RS256', ed25519: 'EdDSA' };
 const KEY_TYPE_NAME: Record<Family, string> = { HS256: 'HMAC', RS256: 'RSA', EdDSA: 'Ed25519' };
 
@@ -49,6 +57,8 @@ export class TokenVerifier {
   /** The remote key set, when JWT_JWKS_URL is set. */
   readonly jwks: RemoteKeySet | null;
   private readonly options: JWTVerifyOptions;
+  /** Tokens that verified: claims, and the instant (ms) until which they may be reused. */
+  private readonly verified = new Map<string, { claims: JWTPayload; until: number }>();
 
   /** Builds the keys; throws ConfigError for a configuration that cannot verify any token. */
   constructor(private readonly config: AuthConfig, options: VerifierOptions = {}) {
@@ -62,6 +72,7 @@ export class TokenVerifier {
       ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
       ...(options.onJwksRefreshError !== undefined ? { onRefreshError: options.onJwksRefreshError } : {}),
       ...(options.jwksClock !== undefined ? { now: options.jwksClock } : {}),
+      onReload: () => this.verified.clear(),
     });
     this.options = {
       clockTolerance: config.clockSkewSeconds,
@@ -87,6 +98,29 @@ export class TokenVerifier {
 
   /** Verifies a token; resolves with its claims or rejects with the wire error. */
   async verify(token: string): Promise<JWTPayload> {
+    const cached = this.verified.get(token);
+    if (cached !== undefined) {
+      if (Date.now() < cached.until) {
+        this.jwks?.refreshIfDue(); // the refresh interval holds even when every request hits this cache
+        return cached.claims;
+      }
+      this.verified.delete(token);
+    }
+    const claims = await this.verifyToken(token);
+    this.remember(token, claims);
+    return claims;
+  }
+
+  /** Caches a verified token until min(now + TTL, exp + leeway); the oldest entry goes when the cache is full. */
+  private remember(token: string, claims: JWTPayload): void {
+    const now = Date.now();
+    const until = Math.min(now + CACHE_TTL_MS, typeof claims.exp === 'number' ? (claims.exp + this.config.clockSkewSeconds) * 1000 : Infinity);
+    if (until <= now) return;
+    if (this.verified.size >= CACHE_MAX_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { claims, until });
+  }
+
+  private async verifyToken(token: string): Promise<JWTPayload> {
     let alg: unknown;
     try {
       alg = decodeProtectedHeader(token).alg;

@@ -118,6 +118,16 @@ describe('HS256', () => {
     assert.ok(await hs.verify(await mint(SECRET, { claims: { aud: 'whatever' } })), 'no JWT_AUDIENCE: any audience');
   });
 
+  test('a token verified before is refused once it expires (remembered tokens never outlive exp + leeway)', async () => {
+    const strict = verifier({ JWT_SECRET: SECRET, JWT_CLOCK_SKEW: '1' });
+    const exp = now() + 1;
+    const token = await mint(SECRET, { claims: { exp } });
+    assert.ok(await strict.verify(token));
+    assert.ok(await strict.verify(token));
+    await new Promise((resolve) => setTimeout(resolve, (exp + 1) * 1000 - Date.now() + 20));
+    await refuses(strict, token, 401, 'Token has expired');
+  });
+
   test('no JWT_SECRET: 500 HS256 secret not configured (at request time, not at start-up)', async () => {
     const v = verifier({});
     assert.equal(v.secretMissing, true);
