@@ -132,6 +132,10 @@ function parsePopMessages(body: Json): PopMessage[] {
   }));
 }
 
+/** Sent as `Authorization: Bearer <token>` on every request when set: for brokers with JWT_ENABLED=true. */
+const TOKEN = process.env['QUEEN_BENCH_TOKEN'];
+const AUTHORIZATION: Record<string, string> = TOKEN ? { authorization: `Bearer ${TOKEN}` } : {};
+
 /** A client for one broker; create one per process and `close()` it at the end. */
 export class QueenClient {
   private readonly pool: Pool;
@@ -218,7 +222,7 @@ export class QueenClient {
       method,
       path: this.prefix + path,
       ...(signal === undefined ? {} : { signal }),
-      ...(payload === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
+      ...(payload === undefined ? { headers: AUTHORIZATION } : { headers: { ...AUTHORIZATION, 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
     });
     const text = await response.body.text();
     return { statusCode: response.statusCode, body: parseJson(text), text };

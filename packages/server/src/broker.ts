@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { Authenticator } from './auth/index.js';
 import type { Config } from './config.js';
 import { AckService } from './core/ack.js';
 import { PopService } from './core/pop.js';
@@ -60,6 +61,7 @@ export class Broker {
   static async start(config: Config): Promise<Broker> {
     const log = createLogger(config.logLevel, config.serverId);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
+    const auth = config.auth.enabled ? createAuthenticator(config, log) : undefined;
 
     let embedded: EmbeddedServer | null = null;
     let settings: Omit<ConnectionSettings, 'poolSize' | 'acquireTimeoutMs' | 'statementTimeoutMs' | 'lockTimeoutMs' | 'applicationName'>;
@@ -150,6 +152,7 @@ export class Broker {
     };
     const server = createHttpServer(routes, {
       maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+      ...(auth !== undefined ? { auth } : {}),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -186,6 +189,16 @@ export class Broker {
     if (this.embedded !== null) await this.embedded.stop();
     this.log.info('Queen broker stopped');
   }
+}
+
+/** The JWT authorizer (before the database starts: a configuration that cannot work stops the start-up). */
+function createAuthenticator(config: Config, log: Logger): Authenticator {
+  const auth = new Authenticator(config.auth, {
+    onJwksRefreshError: (error) => log.warn({ err: error }, 'JWKS refresh failed; the previous keys stay in use'),
+  });
+  if (auth.verifier.secretMissing) log.warn('JWT_SECRET is not set: HS256 tokens will get 500 "HS256 secret not configured"');
+  log.info({ algorithm: config.auth.algorithm, jwks: config.auth.jwksUrl !== undefined }, 'JWT authentication enabled');
+  return auth;
 }
 
 async function databaseReachable(pool: pg.Pool): Promise<boolean> {

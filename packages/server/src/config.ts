@@ -41,6 +41,28 @@ export interface Config {
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
+  /** JWT authentication (API.md 9.7); read by `auth/`. */
+  auth: AuthConfig;
+}
+
+/** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
+export interface AuthConfig {
+  enabled: boolean;
+  algorithm: 'HS256' | 'RS256' | 'EdDSA' | 'auto';
+  secret: string | undefined;
+  /** PEM text (a `\\n` escape in the variable counts as a newline). */
+  publicKey: string | undefined;
+  jwksUrl: string | undefined;
+  issuer: string | undefined;
+  audience: string | undefined;
+  clockSkewSeconds: number;
+  /** Entries of JWT_SKIP_PATHS, trimmed, empty ones dropped. */
+  skipPaths: string[];
+  rolesClaim: string;
+  rolesArrayClaim: string;
+  roles: { admin: string; readWrite: string; readOnly: string };
+  jwksRefreshIntervalSeconds: number;
+  jwksTimeoutMs: number;
 }
 
 /** Thrown when a variable is set to a value outside its allowed range. */
@@ -77,6 +99,38 @@ function decimal(env: Env, name: string, fallback: number, min: number, max: num
 function optionalTimeout(env: Env, name: string): number | undefined {
   const raw = text(env, name);
   return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+}
+
+const JWT_ALGORITHMS = ['HS256', 'RS256', 'EdDSA', 'auto'] as const;
+
+/** The JWT_* variables; JWT_ALGORITHM is case-insensitive and only checked when auth is on. */
+function authConfig(env: Env): AuthConfig {
+  const enabled = /^(true|1)$/i.test(text(env, 'JWT_ENABLED')?.trim() ?? '');
+  const rawAlgorithm = text(env, 'JWT_ALGORITHM')?.trim() ?? 'HS256';
+  const algorithm = JWT_ALGORITHMS.find((name) => name.toLowerCase() === rawAlgorithm.toLowerCase());
+  if (algorithm === undefined && enabled) {
+    throw new ConfigError(`JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')} (got ${rawAlgorithm})`);
+  }
+  return {
+    enabled,
+    algorithm: algorithm ?? 'HS256',
+    secret: text(env, 'JWT_SECRET'),
+    publicKey: text(env, 'JWT_PUBLIC_KEY')?.replace(/\\n/g, '\n'),
+    jwksUrl: text(env, 'JWT_JWKS_URL')?.trim(),
+    issuer: text(env, 'JWT_ISSUER'),
+    audience: text(env, 'JWT_AUDIENCE'),
+    clockSkewSeconds: integer(env, 'JWT_CLOCK_SKEW', 30, 0, 86_400),
+    skipPaths: (text(env, 'JWT_SKIP_PATHS') ?? '/health,/metrics/prometheus,/metrics,/').split(',').map((p) => p.trim()).filter((p) => p !== ''),
+    rolesClaim: text(env, 'JWT_ROLES_CLAIM') ?? 'role',
+    rolesArrayClaim: text(env, 'JWT_ROLES_ARRAY_CLAIM') ?? 'roles',
+    roles: {
+      admin: text(env, 'JWT_ROLE_ADMIN') ?? 'admin',
+      readWrite: text(env, 'JWT_ROLE_READ_WRITE') ?? 'read-write',
+      readOnly: text(env, 'JWT_ROLE_READ_ONLY') ?? 'read-only',
+    },
+    jwksRefreshIntervalSeconds: integer(env, 'JWT_JWKS_REFRESH_INTERVAL', 3600, 1, 31_536_000),
+    jwksTimeoutMs: integer(env, 'JWT_JWKS_TIMEOUT_MS', 5000, 1, 600_000),
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -142,5 +196,6 @@ export function loadConfig(env: Env = process.env): Config {
       evictionBatchSize: integer(env, 'EVICTION_BATCH_SIZE', 1000, 1, 1_000_000),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
+    auth: authConfig(env),
   };
 }

@@ -4,6 +4,7 @@
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Authenticator } from '../auth/index.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
@@ -29,6 +30,8 @@ export interface ServerOptions {
   draining: () => boolean;
   /** Called when a request (not OPTIONS) starts; the returned function gets its route pattern, method and status (499: client left). */
   observe?: () => (route: string, method: string, status: number) => void;
+  /** Present when JWT_ENABLED=true: protected routes need a token before anything else of the request is read. */
+  auth?: Authenticator;
 }
 
 /** Writes a reply with the CORS headers. */
@@ -55,6 +58,7 @@ export function errorReply(error: HttpError): Reply {
 /** Creates the server for a route table. */
 export function createHttpServer(routes: Route[], options: ServerOptions): http.Server {
   const router = new Router(routes);
+  const auth = options.auth;
   const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
     void dispatch(req, res).catch((error: unknown) => {
       options.log.error({ err: error }, 'request failed outside its handler');
@@ -85,11 +89,15 @@ export function createHttpServer(routes: Route[], options: ServerOptions): http.
       if (!res.writableFinished) controller.abort();
     });
     try {
+      // Before the path, query and body are decoded: a 401/403 wins over any 400 (API.md 9.7).
+      const subject = auth === undefined || auth.exempt(route.access, rawPath)
+        ? null
+        : (await auth.authorize(req.headers.authorization, route.access)).subject;
       const params: Record<string, string> = {};
       for (const [name, raw] of Object.entries(match.rawParams)) params[name] = decodeSegment(raw);
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
       const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body);
-      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: null });
+      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject });
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof MalformedEncoding
