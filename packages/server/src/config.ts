@@ -37,6 +37,8 @@ export interface Config {
   };
   /** Monitoring: counter flush interval (ms), heartbeat interval (ms), days of metrics kept. */
   stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
+  /** The maintenance/failover buffer (API.md 9.5): directory, replay pacing, records per file. */
+  buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
 }
@@ -131,6 +133,12 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: integer(env, 'STATS_INTERVAL_MS', 10_000, 100, 3_600_000),
       heartbeatIntervalMs: integer(env, 'QUEEN_HEARTBEAT_INTERVAL_MS', 5000, 100, 60_000),
       metricsRetentionDays: integer(env, 'METRICS_RETENTION_DAYS', 90, 1, 36_500),
+    },
+    buffer: {
+      dir: path.resolve(text(env, 'FILE_BUFFER_DIR') ?? path.join(dataDir, 'buffer')),
+      flushMs: integer(env, 'FILE_BUFFER_FLUSH_MS', 100, 1, 3_600_000),
+      maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
+      eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
   };
