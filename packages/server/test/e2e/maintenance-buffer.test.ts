@@ -124,7 +124,7 @@ test('replay ignores maxSize, drops duplicates of stored messages, and keeps buf
   assert.deepEqual(got.get('p1'), ['dup', ...Array.from({ length: 10 }, (_, i) => `c-${i + 1}`), 'late']);
   const first = await db.query(`SELECT count(*)::int AS n FROM queen.message_keys k JOIN queen.partitions p ON p.id = k.partition_id
     JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`, [queue]);
-  assert.equal(first.rows[0].n, 12, 'the buffered duplicate was dropped at replay');
+  assert.equal(first.rows[0]!.n, 12, 'the buffered duplicate was dropped at replay');
 });
 
 test('a broker SIGKILLed after answering buffered loses nothing: a restarted process adopts its files, in order', async () => {

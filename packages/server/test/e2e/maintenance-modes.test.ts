@@ -106,7 +106,7 @@ test('pop maintenance: a parked pop on another process answers 204 paused at onc
   assert.equal(more.json[0].status, 'queued');
   const leases = await db.query(`SELECT count(*)::int AS n FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
     JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND c.lease_expires_at > now()`, [queue]);
-  assert.equal(leases.rows[0].n, 0, 'no lease was taken while paused');
+  assert.equal(leases.rows[0]!.n, 0, 'no lease was taken while paused');
 
   // Off (on the other process): a pop gets every message at once, nothing is leased by a paused pop.
   const off = await a.post('/api/v1/system/maintenance/pop', { enabled: false });
