@@ -108,4 +108,7 @@ test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, 
   assert.equal(after.json.bufferedMessages, 0);
   assert.equal(after.json.bufferStats.dbHealthy, true);
   assert.ok([...answered.values()].every((l) => l.includes('queued') && l.includes('buffered')));
+  // The LISTEN/NOTIFY connection came back by itself too.
+  await waitFor(() => database.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%queen_wake%' AND pid <> pg_backend_pid()`),
+    (res) => res.rows[0]!.n >= 1, 10_000);
 });
