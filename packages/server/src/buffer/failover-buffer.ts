@@ -86,6 +86,8 @@ export class FailoverBuffer {
   private probeTimer: NodeJS.Timeout | null = null;
   private probing = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Directories of other runs were taken in: remove them once their files are replayed. */
+  private adoptedDirectories = false;
 
   constructor(
     private readonly settings: FailoverSettings,
@@ -163,7 +165,10 @@ export class FailoverBuffer {
     if (fs.existsSync(this.own)) {
       const hadFiles = takeDirectory(this.settings.dir, this.own, currentOwner(this.settings.serverId, this.settings.clusterId));
       this.dirReady = true;
-      if (hadFiles) await this.load(listBufferFiles(this.own), 'left by a previous run');
+      if (hadFiles) {
+        this.adoptedDirectories = true;
+        await this.load(listBufferFiles(this.own), 'left by a previous run');
+      }
     }
     await this.adopt();
     this.retryTimer = setInterval(() => void this.retryFailed(), FAILED_RETRY_MS);
@@ -211,7 +216,10 @@ export class FailoverBuffer {
       try {
         this.prepareDirectory();
         const claimed = claimOrphan(this.settings.dir, name, this.own);
-        if (claimed !== null) await this.load(listBufferFiles(claimed), `adopted from ${name}`);
+        if (claimed !== null) {
+          this.adoptedDirectories = true;
+          await this.load(listBufferFiles(claimed), `adopted from ${name}`);
+        }
       } catch (error) {
         this.deps.log.warn({ err: error, directory: name }, 'could not adopt a leftover buffer directory');
       }
@@ -276,13 +284,14 @@ export class FailoverBuffer {
     for (const file of [...this.log.files]) {
       if (file.failed) continue;
       if (file.replayed >= file.records) {
-        if (await this.log.retireIfDone(file)) {
-          if (this.log.files.length === 0) pruneAdopted(this.own);
-          continue;
-        }
+        if (await this.log.retireIfDone(file)) continue;
         continue; // the file being written, nothing durable left in it: the next write kicks replay
       }
       return this.replayBatch(file);
+    }
+    if (this.adoptedDirectories && this.log.files.length === 0) {
+      this.adoptedDirectories = false;
+      pruneAdopted(this.own);
     }
     return null;
   }
