@@ -152,3 +152,34 @@ test('a broker SIGKILLed after answering buffered loses nothing: a restarted pro
   // broker's directory and its owner record remain.
   await waitFor(async () => (fs.readdirSync(dir, { recursive: true }) as string[]).sort(), (left) => left.length === 2 && left[1] === `${left[0]}/owner.json`);
 });
+
+test('a buffer that cannot be written: 500 with the items failed `File buffer write failed`, bufferHealthy false', async () => {
+  const parent = bufferDir();
+  dirs.push(parent);
+  const notADirectory = `${parent}/file`;
+  fs.writeFileSync(notADirectory, 'x');
+  const { api } = await start(`${notADirectory}/buffer`); // every mkdir under a regular file fails, even as root
+  const queue = uniqueQueue('maint-broken');
+  await setMaintenance(api, true);
+  try {
+    const res = await api.push([
+      { queue, partition: 'p1', transactionId: 'bad', traceId: 'nope' },
+      { queue, partition: 'p1', transactionId: 'good', payload: 1 },
+      { queue, partition: 'p2', payload: 2 },
+    ]);
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.json, [
+      { index: 0, transaction_id: 'bad', status: 'failed', queueName: queue, queue, partition: 'p1', error: 'Invalid traceId: must be a UUID' },
+      { index: 1, transaction_id: 'good', status: 'failed', queueName: queue, queue, partition: 'p1', error: 'File buffer write failed' },
+      { index: 2, transaction_id: null, status: 'failed', queueName: queue, queue, partition: 'p2', error: 'File buffer write failed' },
+    ]);
+    const state = await api.get('/api/v1/system/maintenance');
+    assert.equal(state.json.bufferHealthy, false);
+    assert.equal(state.json.bufferedMessages, 0);
+  } finally {
+    await setMaintenance(api, false);
+  }
+  // Maintenance off: pushes reach the database again.
+  const res = await api.push([{ queue, partition: 'p1', transactionId: 'good', payload: 1 }]);
+  assert.equal(res.json[0].status, 'queued', res.text);
+});
