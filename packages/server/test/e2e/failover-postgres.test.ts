@@ -86,6 +86,18 @@ test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, 
   assert.deepEqual([pop.status, pop.json], [500, { error: 'pool' }]);
   const ack = await api.post('/api/v1/ack', { transactionId: 'f-p1-1', partitionId: randomUUID(), leaseId: randomUUID(), status: 'completed' });
   assert.deepEqual([ack.status, ack.json], [500, { error: 'pool' }]);
+  for (const [method, route, body] of [
+    ['GET', '/api/v1/resources/queues', undefined], ['GET', '/api/v1/status', undefined], ['GET', '/api/v1/system/shared-state', undefined],
+    ['POST', '/api/v1/configure', { queue }], ['POST', '/api/v1/system/maintenance', { enabled: true }],
+    ['POST', '/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue, payload: 1 }] }] }],
+  ] as const) {
+    const res = method === 'GET' ? await api.get(route) : await api.post(route, body);
+    assert.deepEqual([res.status, res.json], [500, { error: 'pool' }], `${method} ${route}`);
+  }
+  const maintenance = await api.get('/api/v1/system/maintenance');
+  assert.equal(maintenance.status, 200, 'the flags and buffer figures are answered from memory');
+  assert.equal(maintenance.json.bufferStats.dbHealthy, false);
+  assert.ok(maintenance.json.bufferedMessages > 0);
   const buffers = await api.get('/api/v1/status/buffers');
   assert.equal(buffers.json.dbHealthy, false);
   assert.ok(buffers.json.pending > 0);
