@@ -58,6 +58,23 @@ test('a flag set on one process is seen by the other within about a second (push
   await waitFor(() => a.get('/api/v1/system/maintenance'), (res) => res.json.maintenanceMode === false, 3000);
 });
 
+test('replayed messages wake parked pops, in another process too', async () => {
+  const queue = uniqueQueue('replay-wake');
+  assert.equal((await a.post('/api/v1/system/maintenance', { enabled: true })).status, 200);
+  const pushed = await a.push([{ queue, transactionId: 'r1', payload: 1 }, { queue, transactionId: 'r2', payload: 2 }]);
+  assert.deepEqual(pushed.json.map((r: any) => r.status), ['buffered', 'buffered']);
+  await waitFor(() => b.get('/api/v1/system/maintenance'), (res) => res.json.maintenanceMode === true, 3000);
+  const parked = b.get(`/api/v1/pop/queue/${queue}?wait=true&timeout=30000&batch=10`);
+  await waitFor(() => scrape(brokerB.url), (families) =>
+    families.get('queen_long_polls_parked')?.samples.some((s) => s.labels.queue === queue && s.value === 1) === true);
+  const offAt = Date.now();
+  assert.equal((await b.post('/api/v1/system/maintenance', { enabled: false })).status, 200);
+  const answer = await parked;
+  assert.equal(answer.status, 200, answer.text);
+  assert.deepEqual(answer.json.messages.map((m: any) => m.transactionId), ['r1', 'r2']);
+  assert.ok(Date.now() - offAt < 8000, `woken ${Date.now() - offAt} ms after maintenance off (the re-check would come at 10 s)`);
+});
+
 test('pop maintenance: a parked pop on another process answers 204 paused at once; new pops too; no lease is taken', async () => {
   const queue = uniqueQueue('popm');
   const empty = uniqueQueue('popm-empty');
