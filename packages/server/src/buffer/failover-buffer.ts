@@ -26,7 +26,8 @@ import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.
 import type { BufferRecord } from './format.js';
 import { BufferLog, scanFile, type BufferFile } from './log.js';
 import {
-  claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted, removeIfEmpty, takeDirectory,
+  OWNER_TOUCH_MS, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted, removeIfEmpty,
+  takeDirectory, touchOwner,
 } from './ownership.js';
 
 /** How a database failure affects the buffer: the database is down, a retry may succeed, or the batch is bad. */
@@ -86,6 +87,7 @@ export class FailoverBuffer {
   private probeTimer: NodeJS.Timeout | null = null;
   private probing = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private touchTimer: NodeJS.Timeout | null = null;
   /** Directories of other runs were taken in: remove them once their files are replayed. */
   private adoptedDirectories = false;
 
@@ -173,6 +175,10 @@ export class FailoverBuffer {
     await this.adopt();
     this.retryTimer = setInterval(() => void this.retryFailed(), FAILED_RETRY_MS);
     this.retryTimer.unref();
+    this.touchTimer = setInterval(() => {
+      if (this.dirReady) touchOwner(this.own);
+    }, OWNER_TOUCH_MS);
+    this.touchTimer.unref();
     this.kick();
   }
 
@@ -181,6 +187,7 @@ export class FailoverBuffer {
     this.stopped = true;
     for (const timer of [this.replayTimer, this.probeTimer]) if (timer !== null) clearTimeout(timer);
     if (this.retryTimer !== null) clearInterval(this.retryTimer);
+    if (this.touchTimer !== null) clearInterval(this.touchTimer);
     this.replayTimer = null;
     await this.replaying;
     await this.log.close();

@@ -9,6 +9,11 @@
  * different start time (the pid was reused). Directories of other hosts are never judged (their pids mean
  * nothing here), nor those recorded for another database (their files belong to that database).
  *
+ * Containers can share a hostname (host networking) and a volume while their pids live in separate pid
+ * namespaces, where a pid says nothing about the other container. The owner record therefore names its pid
+ * namespace; when it differs from ours, liveness is judged by the owner's touch instead: a live owner
+ * refreshes the modification time of `owner.json` every 10 s, and only a record untouched for 60 s is dead.
+ *
  * Adoption is one atomic rename of the orphan directory into the adopter's own directory
  * (`<own>/adopted/<name>-<uuid>`): when two live brokers race for the same orphan, exactly one rename
  * succeeds. Files are then found by walking the own directory recursively, so a broker that dies after
@@ -28,6 +33,23 @@ export interface Owner {
   pidStart: string | null;
   clusterId: string;
   createdAt: string;
+  /** The pid namespace of the owner (`readlink /proc/self/ns/pid`), or null where unknown. */
+  pidNamespace: string | null;
+  /** When `owner.json` was last touched (ms since the epoch; filled in by `readOwner`, not stored). */
+  touchedAt?: number;
+}
+
+/** How often a live owner touches its record (ms). */
+export const OWNER_TOUCH_MS = 10_000;
+/** A record untouched for this long belongs to a dead owner (ms), where pids cannot tell. */
+const OWNER_STALE_MS = 60_000;
+
+function pidNamespace(): string | null {
+  try {
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
 }
 
 const OWNER_FILE = 'owner.json';
@@ -53,12 +75,17 @@ export function processStartTime(pid: number): string | null {
 
 /** This process as an owner record. */
 export function currentOwner(serverId: string, clusterId: string): Owner {
-  return { serverId, hostname: os.hostname(), pid: process.pid, pidStart: processStartTime(process.pid), clusterId, createdAt: new Date().toISOString() };
+  return { serverId, hostname: os.hostname(), pid: process.pid, pidStart: processStartTime(process.pid), clusterId,
+    createdAt: new Date().toISOString(), pidNamespace: pidNamespace() };
 }
 
 /** True unless the owner is certainly dead: it ran on this host and its pid is gone or was reused. */
 export function ownerAlive(owner: Owner): boolean {
   if (owner.hostname !== os.hostname()) return true;
+  const namespace = pidNamespace();
+  if (owner.pidNamespace !== null && namespace !== null && owner.pidNamespace !== namespace) {
+    return owner.touchedAt === undefined || Date.now() - owner.touchedAt < OWNER_STALE_MS;
+  }
   try {
     process.kill(owner.pid, 0);
   } catch (error) {
@@ -72,9 +99,10 @@ export function ownerAlive(owner: Owner): boolean {
 /** Reads a directory's owner record; null when missing or unreadable. */
 export function readOwner(dir: string): Owner | null {
   try {
-    const parsed = JSON.parse(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8')) as Partial<Owner>;
+    const file = path.join(dir, OWNER_FILE);
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Owner>;
     if (typeof parsed.serverId !== 'string' || typeof parsed.hostname !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.clusterId !== 'string') return null;
-    return { pidStart: null, createdAt: '', ...parsed } as Owner;
+    return { pidStart: null, createdAt: '', pidNamespace: null, ...parsed, touchedAt: fs.statSync(file).mtimeMs } as Owner;
   } catch {
     return null;
   }
@@ -93,13 +121,24 @@ function writeOwnerFile(dir: string, owner: Owner): void {
   const temporary = path.join(dir, `.${OWNER_FILE}.${randomUUID()}`);
   const fd = fs.openSync(temporary, 'w');
   try {
-    fs.writeSync(fd, JSON.stringify(owner));
+    const { touchedAt: _touched, ...stored } = owner;
+    fs.writeSync(fd, JSON.stringify(stored));
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(temporary, path.join(dir, OWNER_FILE));
   fsyncDirectory(dir);
+}
+
+/** Refreshes this process's owner record (a sign of life where pids cannot tell, see the design note). */
+export function touchOwner(own: string): void {
+  const now = new Date();
+  try {
+    fs.utimesSync(path.join(own, OWNER_FILE), now, now);
+  } catch {
+    // the directory is gone (removed at stop); nothing to keep alive
+  }
 }
 
 /** Thrown when a live process already owns the directory this process would write to. */
@@ -117,7 +156,8 @@ export function takeDirectory(root: string, own: string, owner: Owner): boolean 
     if (previous !== null && previous.clusterId !== owner.clusterId) {
       fs.renameSync(own, `${own}.other-database-${randomUUID()}`);
     } else {
-      const self = previous !== null && previous.hostname === owner.hostname && previous.pid === owner.pid && previous.pidStart === owner.pidStart;
+      const self = previous !== null && previous.hostname === owner.hostname && previous.pid === owner.pid &&
+        previous.pidStart === owner.pidStart && previous.pidNamespace === owner.pidNamespace;
       if (previous !== null && !self && ownerAlive(previous)) {
         throw new BufferOwnershipError(`buffer directory ${own} is owned by a live process (${previous.hostname}, pid ${previous.pid}): give each broker its own SERVER_ID`);
       }

@@ -174,6 +174,16 @@ test('ownership: a directory of a dead process on this host and database is adop
   assert.equal(listBufferFiles(own).length, 1);
   assert.deepEqual(findOrphans(root, own, cluster), []);
 
+  // Another pid namespace (containers sharing a hostname): pids say nothing, the owner's touch decides.
+  const foreign: Owner = { ...dead, serverId: 'container', pid: process.pid, pidNamespace: 'pid:[1]' };
+  const foreignDir = path.join(root, 'container');
+  fs.mkdirSync(foreignDir);
+  fs.writeFileSync(path.join(foreignDir, 'owner.json'), JSON.stringify(foreign));
+  assert.deepEqual(findOrphans(root, own, cluster), [], 'touched recently: alive');
+  const old = new Date(Date.now() - 120_000);
+  fs.utimesSync(path.join(foreignDir, 'owner.json'), old, old);
+  assert.deepEqual(findOrphans(root, own, cluster), me.pidNamespace === null ? [] : ['container'], 'untouched for two minutes: dead');
+
   // A live owner keeps its directory: a second process with the same SERVER_ID is refused.
   assert.throws(() => takeDirectory(root, path.join(root, 'live'), { ...me, serverId: 'live', pid: deadPid() }), /owned by a live process/);
   fs.rmSync(root, { recursive: true, force: true });
