@@ -135,6 +135,7 @@ export class Broker {
         },
         classify,
         pushMaintenance: () => maintenance.push,
+        replayed: (queue, count) => metrics.recorder.written(queue, count),
         log: log.child({ component: 'buffer' }),
       },
     );

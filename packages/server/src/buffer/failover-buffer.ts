@@ -54,6 +54,8 @@ export interface FailoverDeps {
   classify(error: unknown): FailureKind;
   /** True while push maintenance is on. */
   pushMaintenance(): boolean;
+  /** Replayed messages written to the log (not duplicates), per queue: the push counters of the stats. */
+  replayed?(queue: string, count: number): void;
   log: Logger;
 }
 
@@ -327,10 +329,15 @@ export class FailoverBuffer {
       return this.fileFailed(file, error);
     }
     const signals = new Map<string, QueueSignal>();
+    const written = new Map<string, number>();
     results.forEach((result, i) => {
-      if (result.status === 'queued') signals.set(items[i]!.queue, { queue: items[i]!.queue, namespace: result.namespace, task: result.task });
+      if (result.status !== 'queued') return;
+      const queue = items[i]!.queue;
+      signals.set(queue, { queue, namespace: result.namespace, task: result.task });
+      written.set(queue, (written.get(queue) ?? 0) + 1);
     });
     for (const signal of signals.values()) this.deps.wake(signal);
+    for (const [queue, count] of written) this.deps.replayed?.(queue, count);
     const refused = results.filter((r) => r.status === 'failed');
     if (refused.length > 0) return this.fileFailed(file, new Error(`replay refused ${refused.length} item(s): ${refused[0]!.error ?? 'failed'}`));
     file.failures = 0;

@@ -96,7 +96,10 @@ test('maintenance on: 300 pushes are buffered (exact shape); off: all 300 delive
   const after = await api.get('/api/v1/system/maintenance');
   assert.equal(after.json.bufferedMessages, 0);
   assert.deepEqual(bufferFiles(dir), [], 'replayed files are deleted');
-  assert.equal((await scrape(broker.url)).get('queen_file_buffer_pending_messages')?.samples[0]?.value, 0);
+  const replayed = await scrape(broker.url);
+  assert.equal(replayed.get('queen_file_buffer_pending_messages')?.samples[0]?.value, 0);
+  // Replayed messages count as pushed when they reach the log (not when they were buffered).
+  assert.equal(replayed.get('queen_messages_pushed_total')?.samples.find((s) => s.labels.queue === queue)?.value, 301);
 });
 
 test('replay ignores maxSize, drops duplicates of stored messages, and keeps buffering new pushes until it is drained', async () => {
