@@ -58,6 +58,14 @@ test('a flag set on one process is seen by the other within about a second (push
   await waitFor(() => a.get('/api/v1/system/maintenance'), (res) => res.json.maintenanceMode === false, 3000);
 });
 
+test('a change whose notification never came is picked up by the one-second poll', async () => {
+  // Written behind the brokers' backs: no NOTIFY, only the version bump a real change makes.
+  await db.query('UPDATE queen.system_state SET pop_maintenance = true, version = version + 1');
+  await Promise.all([a, b].map((api) => waitFor(() => api.get('/api/v1/system/maintenance/pop'), (res) => res.json.popMaintenanceMode === true, 3000)));
+  assert.equal((await b.post('/api/v1/system/maintenance/pop', { enabled: false })).json.popMaintenanceMode, false);
+  await waitFor(() => a.get('/api/v1/system/maintenance/pop'), (res) => res.json.popMaintenanceMode === false, 3000);
+});
+
 test('replayed messages wake parked pops, in another process too', async () => {
   const queue = uniqueQueue('replay-wake');
   assert.equal((await a.post('/api/v1/system/maintenance', { enabled: true })).status, 200);
