@@ -306,6 +306,8 @@ export class FailoverBuffer {
   }
 
   private async replayBatch(file: BufferFile): Promise<number> {
+    const started = Date.now();
+    const pace = (): number => Math.max(0, this.settings.flushMs - (Date.now() - started)); // one batch per FILE_BUFFER_FLUSH_MS
     let read: Awaited<ReturnType<BufferLog['read']>>;
     try {
       read = await this.log.read(file, this.settings.maxBatch);
@@ -343,7 +345,7 @@ export class FailoverBuffer {
     file.failures = 0;
     await this.log.replayed(file, read.records.length, read.next);
     if (this.log.pendingCount === 0 && this.log.files.every((f) => !f.failed)) this.deps.log.info('failover buffer drained');
-    return this.settings.flushMs;
+    return pace();
   }
 
   private fileFailed(file: BufferFile, error: unknown): number {
