@@ -143,7 +143,8 @@ export class BufferLog {
 
   /** The file to write to, opening a new one when there is none or it is full. */
   private async writable(): Promise<{ file: BufferFile; handle: FileHandle }> {
-    if (this.current !== null && this.current.file.records < this.eventsPerFile) return this.current;
+    // A file moved to the failed set takes no more records: new ones must not wait for its retry.
+    if (this.current !== null && this.current.file.records < this.eventsPerFile && !this.current.file.failed) return this.current;
     if (this.current !== null) await this.seal();
     this.prepare();
     const millis = Math.max(Date.now(), this.lastMillis);

@@ -116,6 +116,19 @@ test('a file whose items keep being refused moves to the failed set; later files
   assert.equal(stats.failedFiles.qos0Count, 0);
   assert.ok(stats.failedFiles.totalBytes > 0);
   assert.equal(buffer.active(), false, 'failed files do not hold back new pushes');
+  // A file in the failed set takes no new records, even the one being written.
+  const { dir: dir2, buffer: second, setMaintenance: setMaintenance2 } = setup(async (items) =>
+    items.map((i) => (i.transactionId === 't1' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
+  await second.start();
+  await second.write([item(1)]);
+  setMaintenance2(false);
+  second.kick();
+  await until(() => second.stats().failedCount === 1);
+  await second.write([item(2)]);
+  await until(() => second.pendingCount === 0);
+  assert.equal(second.stats().failedCount, 1, 'the new record went to a new file and was replayed');
+  await second.stop();
+  fs.rmSync(dir2, { recursive: true, force: true });
   await buffer.stop();
   assert.equal(fs.readdirSync(buffer.directory).filter((f) => f.endsWith('.qbuf')).length, 1, 'the failed file stays on disk');
   fs.rmSync(dir, { recursive: true, force: true });
