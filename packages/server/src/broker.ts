@@ -22,11 +22,14 @@ import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import type { Services } from './services.js';
 import { cursorAck, cursorClaim } from './store/cursors.js';
-import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
+import { createPool, isConnectivityError, isDatabaseDown, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
 import { EvictionService, RetentionService } from './services/retention.js';
-import { segmentAppend } from './store/segments.js';
+import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
+import { FailoverBuffer, type FailureKind } from './buffer/failover-buffer.js';
+import { MaintenanceService } from './services/maintenance.js';
+import { clusterIdRead } from './store/maintenance.js';
 import { WakeChannel } from './store/wake-channel.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
@@ -50,6 +53,8 @@ export class Broker {
     private readonly lifecycle: { draining: boolean },
     private readonly metrics: Metrics,
     private readonly jobs: Array<RetentionService | EvictionService>,
+    private readonly maintenance: MaintenanceService,
+    private readonly buffer: FailoverBuffer,
   ) {}
 
   /** The port the HTTP server listens on. */
@@ -89,13 +94,27 @@ export class Broker {
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
     const bus = new WakeBus();
-    const metrics = new Metrics({ config, db: pool, bus, log });
+    // The buffer and the maintenance flags are created below; the metrics read them only when scraped.
+    let buffer: FailoverBuffer | null = null;
+    const maintenance = new MaintenanceService(log.child({ component: 'maintenance' }), {
+      db: pool,
+      onChange: (previous, next) => {
+        if (next.pop && !previous.pop) bus.wakeAll(); // parked pops answer `paused` now
+        if (!next.push && previous.push) buffer?.kick(); // replay starts
+      },
+    });
+    const metrics = new Metrics({
+      config, db: pool, bus, log,
+      bufferedMessages: () => (buffer === null ? 0 : buffer.stats().pendingCount + buffer.stats().failedCount),
+      maintenance: () => ({ push: maintenance.push, pop: maintenance.pop }),
+    });
     const channel = new WakeChannel(
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
       (signal) => bus.signal(signal),
       (error) => warn(error, 'wake connection failed'),
     );
+    channel.listen('queen_maintenance', (payload) => maintenance.notified(payload));
     await channel.start();
     /** After a commit: wake this process's parked pops now, the other processes' through NOTIFY. */
     const wake = (signal: QueueSignal): void => {
@@ -105,11 +124,30 @@ export class Broker {
 
     const isProcedureError = (error: unknown): boolean =>
       error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error);
-    const push = new PushService((items) => segmentAppend(pool, { items }), wake, {
+    /** The push append function: pushes and the failover buffer's replay both write through it. */
+    const append = (items: AppendItem[], options?: AppendOptions) =>
+      options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items });
+    const classify = (error: unknown): FailureKind =>
+      isDatabaseDown(error) ? 'down' : isConnectivityError(error) || isStatementTimeout(error) ? 'transient' : 'failed';
+    buffer = new FailoverBuffer(
+      { ...config.buffer, serverId: config.serverId, clusterId: await clusterIdRead(pool) },
+      {
+        append,
+        wake,
+        probe: async () => {
+          await pool.query('SELECT 1');
+        },
+        classify,
+        pushMaintenance: () => maintenance.push,
+        replayed: (queue, count) => metrics.recorder.written(queue, count),
+        log: log.child({ component: 'buffer' }),
+      },
+    );
+    const push = new PushService(append, wake, {
       maxInFlight: PUSH_MAX_IN_FLIGHT,
       maxItems: PUSH_MAX_ITEMS,
       isolateOnError: isProcedureError,
-    });
+    }, buffer);
     const pop = new PopService(
       (params) => cursorClaim(pool, params),
       bus,
@@ -120,6 +158,7 @@ export class Broker {
         metrics.recorder.failure(error);
       },
       isProcedureError,
+      () => maintenance.pop,
     );
     const ack = new AckService((items) => cursorAck(pool, { items }), wake);
 
@@ -136,12 +175,16 @@ export class Broker {
       bus,
       wake,
       metrics,
+      maintenance,
+      buffer,
       health: {
         databaseReachable: () => databaseReachable(pool),
         draining: () => lifecycle.draining,
       },
     };
 
+    await maintenance.start(); // the flags are known before the first request
+    await buffer.start(); // leftover files of a previous run (and of dead processes) start replaying
     const routes = routeTable(services);
     const toReply = (error: unknown, route: Route): Reply => {
       metrics.recorder.failure(error);
@@ -166,7 +209,7 @@ export class Broker {
       new RetentionService(config.retention, log.child({ component: 'retention' }), jobDeps),
       new EvictionService(config.retention, log.child({ component: 'eviction' }), jobDeps),
     ];
-    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics, jobs);
+    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics, jobs, maintenance, buffer);
     await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
     for (const job of jobs) await job.start();
     log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
@@ -182,6 +225,8 @@ export class Broker {
     const grace = setTimeout(() => this.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await closed;
     clearTimeout(grace);
+    await this.buffer.stop(); // replay stops after its batch; every acknowledged record is already fsync'd
+    await this.maintenance.stop();
     await Promise.all(this.jobs.map((job) => job.stop())); // a cycle in progress ends its current chunk's work
     await this.metrics.stop(); // after the last request: the final flush holds every counter
     await this.channel.stop();

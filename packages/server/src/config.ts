@@ -39,6 +39,8 @@ export interface Config {
   stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
   /** Retention, eviction and partition cleanup (API.md 9.3): intervals (ms), batch sizes (messages), idle days. */
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
+  /** The maintenance/failover buffer (API.md 9.5): directory, replay pacing, records per file. */
+  buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
   /** JWT authentication (API.md 9.7); read by `auth/`. */
@@ -194,6 +196,12 @@ export function loadConfig(env: Env = process.env): Config {
       partitionCleanupDays: integer(env, 'PARTITION_CLEANUP_DAYS', 30, 1, 36_500),
       evictionIntervalMs: integer(env, 'EVICTION_INTERVAL', 60_000, 10, 2_147_483_647),
       evictionBatchSize: integer(env, 'EVICTION_BATCH_SIZE', 1000, 1, 1_000_000),
+    },
+    buffer: {
+      dir: path.resolve(text(env, 'FILE_BUFFER_DIR') ?? path.join(dataDir, 'buffer')),
+      flushMs: integer(env, 'FILE_BUFFER_FLUSH_MS', 100, 1, 3_600_000),
+      maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
+      eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
     auth: authConfig(env),

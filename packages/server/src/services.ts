@@ -10,6 +10,8 @@ import type { PushService } from './core/push.js';
 import type { QueueSignal, WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/index.js';
+import type { FailoverBuffer } from './buffer/failover-buffer.js';
+import type { MaintenanceService } from './services/maintenance.js';
 
 /** The broker's services, as the HTTP layer sees them. */
 export interface Services {
@@ -30,4 +32,8 @@ export interface Services {
   health: { databaseReachable(): Promise<boolean>; draining(): boolean };
   /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
   metrics: Metrics;
+  /** The maintenance flags as this process sees them (API.md 9.4). */
+  maintenance: MaintenanceService;
+  /** This process's failover/maintenance buffer (API.md 9.5). */
+  buffer: FailoverBuffer;
 }

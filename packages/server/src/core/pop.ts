@@ -93,6 +93,8 @@ export class PopService {
     maxConcurrentReattempts: number,
     private readonly onProcedureError: (error: unknown) => void,
     private readonly isProcedureError: (error: unknown) => boolean,
+    /** True while pop maintenance is on: every pop, parked ones included, answers `paused` (API.md 9.4 rule 4). */
+    private readonly paused: () => boolean = () => false,
   ) {
     this.reattempts = new Semaphore(maxConcurrentReattempts);
   }
@@ -105,6 +107,7 @@ export class PopService {
 
   /** Serves one pop request. `signal` aborts when the client goes away. */
   async pop(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
+    if (this.paused()) return { kind: 'empty', reason: 'paused' };
     const leaseId = uuidv7();
     const deadline = request.arrivedAt + (request.wait ? request.timeoutMs : 0);
     const rotationKey = `${request.scope}\u0000${request.queue ?? ''}\u0000${request.namespace ?? ''}\u0000${request.task ?? ''}\u0000${request.group}`;
@@ -159,6 +162,7 @@ export class PopService {
 
       const now = Date.now();
       if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+      if (this.paused()) return { kind: 'empty', reason: 'paused' };
       if (now >= deadline) {
         if (outcome.kind === 'hold') {
           holdUntil = now; // the deadline ends the hold: claim what is there
@@ -176,6 +180,7 @@ export class PopService {
       since = at;
       if (signal.aborted) return { kind: 'empty', reason: 'none' };
       if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+      if (this.paused()) return { kind: 'empty', reason: 'paused' };
       if (woken) {
         waits = 0;
         interval = this.settings.waitInitialIntervalMs;

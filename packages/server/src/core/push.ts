@@ -25,7 +25,24 @@ export interface PushItem {
 export type PushOutcome =
   | { status: 'queued'; transactionId: string; messageId: string; partitionId: string; traceId: string | null; queue: string }
   | { status: 'duplicate'; transactionId: string; messageId: string; queue: string }
-  | { status: 'failed'; transactionId: string | null; queue: string; partition: string; error: string };
+  | { status: 'failed'; transactionId: string | null; queue: string; partition: string; error: string }
+  | { status: 'buffered'; transactionId: string; queue: string; partition: string };
+
+/** The per-item error of items that had to be buffered and could not be (the push answers 500, API.md 4.4). */
+export const BUFFER_WRITE_FAILED = 'File buffer write failed';
+
+/**
+ * Where pushes go instead of the database (the failover buffer, API.md 9.4, 9.5). `active()` and `write()`
+ * are called in the same turn of the event loop, so the decision and the reservation cannot be split.
+ */
+export interface PushDiversion {
+  /** True when new pushes must be buffered (push maintenance, database down, buffered items not replayed yet). */
+  active(): boolean;
+  /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written. */
+  write(items: AppendItem[]): Promise<void>;
+  /** The database work of a push failed: true when it is an outage (now marked) and the items are to be buffered. */
+  divert(error: unknown): boolean;
+}
 
 /** Checks one item on its own; returns the failure text or null. */
 export function itemError(item: PushItem): string | null {
@@ -58,6 +75,8 @@ export class PushService {
     append: (items: AppendItem[]) => Promise<AppendResult[]>,
     private readonly signal: (signal: QueueSignal) => void,
     options: { maxInFlight: number; maxItems: number; isolateOnError: (error: unknown) => boolean },
+    /** The failover buffer; without one, every push goes to the database. */
+    private readonly diversion: PushDiversion | null = null,
   ) {
     this.coalescer = new Coalescer(append, options);
   }
@@ -77,7 +96,15 @@ export class PushService {
       acceptedIndex.push(index);
     });
 
-    const results = await this.coalescer.submit(accepted);
+    if (accepted.length > 0 && this.diversion?.active() === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
+    let results: AppendResult[];
+    try {
+      results = await this.coalescer.submit(accepted);
+    } catch (error) {
+      // A lost database: the commit may or may not have happened; buffered items replay idempotently.
+      if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
+      throw error;
+    }
     const woken = new Map<string, QueueSignal>();
     results.forEach((result, i) => {
       const item = accepted[i]!;
@@ -93,6 +120,23 @@ export class PushService {
       }
     });
     for (const signal of woken.values()) this.signal(signal);
+    return outcomes;
+  }
+
+  /** Answers the accepted items from the buffer: `buffered` once fsync'd, `failed` when it cannot be written. */
+  private async buffer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[]): Promise<PushOutcome[]> {
+    let written = true;
+    try {
+      await this.diversion!.write(accepted);
+    } catch {
+      written = false;
+    }
+    accepted.forEach((item, i) => {
+      const index = acceptedIndex[i]!;
+      outcomes[index] = written
+        ? { status: 'buffered', transactionId: item.transactionId, queue: item.queue, partition: item.partition }
+        : { status: 'failed', transactionId: items[index]!.transactionId, queue: item.queue, partition: item.partition, error: BUFFER_WRITE_FAILED };
+    });
     return outcomes;
   }
 }

@@ -36,6 +36,10 @@ export interface MetricsDeps {
   db: pg.Pool;
   bus: WakeBus;
   log: Logger;
+  /** Messages in this process's failover buffer, not yet replayed (failed set included). */
+  bufferedMessages: () => number;
+  /** The maintenance flags (API.md 9.4). */
+  maintenance: () => { push: boolean; pop: boolean };
 }
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
@@ -65,9 +69,8 @@ export class Metrics {
       database: () => this.databaseGauges(),
       parkedByQueue: () => bus.parkedByQueue(),
       pool,
-      // No failover buffer and no maintenance modes exist yet (API.md 9.4, 9.5): both are reported as off.
-      bufferedMessages: () => 0,
-      maintenance: () => ({ push: false, pop: false }),
+      bufferedMessages: deps.bufferedMessages,
+      maintenance: deps.maintenance,
     });
     this.recorder = new Recorder(this.prometheus);
     this.sampler = new SystemSampler({ pool, parkedPops: () => bus.parked, inflightRequests: () => this.recorder.inflightRequests });

@@ -65,11 +65,14 @@ export class Recorder {
     for (const outcome of outcomes) {
       if (outcome.status === 'queued') perQueue.set(outcome.queue, (perQueue.get(outcome.queue) ?? 0) + 1);
     }
-    for (const [queue, count] of perQueue) {
-      this.ops.at(queue).pushMessages += count;
-      this.families.pushed.inc({ queue }, count);
-      this.messages.add(count);
-    }
+    for (const [queue, count] of perQueue) this.written(queue, count);
+  }
+
+  /** Buffered messages were written to the log by the replay (API.md 9.5): counted as pushed now, not as requests. */
+  written(queue: string, count: number): void {
+    this.ops.at(queue).pushMessages += count;
+    this.families.pushed.inc({ queue }, count);
+    this.messages.add(count);
   }
 
   /**

@@ -52,6 +52,19 @@ export function isConnectivityError(error: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
 }
 
+/**
+ * True when the pool had no free connection within DB_POOL_ACQUIRE_TIMEOUT_MS (pg-pool's wording). The
+ * database may be perfectly healthy: this is a 500 pool, never a failover (API.md 9.5 rule 3).
+ */
+export function isPoolExhausted(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
+}
+
+/** True when PostgreSQL itself is unreachable or went away: a connectivity error other than pool exhaustion. */
+export function isDatabaseDown(error: unknown): boolean {
+  return isConnectivityError(error) && !isPoolExhausted(error);
+}
+
 /** True when a statement was cancelled by statement_timeout. */
 export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === '57014';

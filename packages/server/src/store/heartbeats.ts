@@ -104,3 +104,26 @@ export async function parkedReplicaList(db: pg.Pool, params: { queue: string | n
   );
   return result.rows;
 }
+
+/** A live broker process as `GET /api/v1/system/shared-state` lists it. */
+export interface LiveServerRow {
+  server_id: string;
+  hostname: string;
+  pid: number;
+  started_at: string;
+  last_heartbeat_at: string;
+  parked_pops: number;
+}
+
+/** The processes alive now (not stopped, a heartbeat within `aliveSeconds`), in server_id order. */
+export async function serverAliveList(db: pg.Pool, params: { aliveSeconds: number }): Promise<LiveServerRow[]> {
+  const result = await db.query<LiveServerRow>(
+    `SELECT h.server_id, h.hostname, h.pid, queen.format_millis(h.started_at) AS started_at,
+            queen.format_millis(h.last_heartbeat_at) AS last_heartbeat_at, h.parked_pops
+     FROM queen.server_heartbeats h
+     WHERE h.stopped_at IS NULL AND h.last_heartbeat_at > now() - make_interval(secs => $1)
+     ORDER BY h.server_id`,
+    [params.aliveSeconds],
+  );
+  return result.rows;
+}

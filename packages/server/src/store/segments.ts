@@ -38,10 +38,14 @@ interface Row {
   queue_task: string;
 }
 
-/** Appends the items in one transaction; results come back in item order. */
-export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items: AppendItem[] }): Promise<AppendResult[]> {
-  const { items } = params;
-  const result = await db.query<Row>({
+/** How an append runs (the second argument of the push append function). */
+export interface AppendOptions {
+  /** Replay of buffered items that were accepted earlier: maxSize is not enforced (API.md 9.5 rule 5). */
+  replay?: boolean;
+}
+
+function appendQuery(items: AppendItem[]): pg.QueryConfig {
+  return {
     name: 'queen.push_messages',
     text: SQL,
     values: [
@@ -53,9 +57,12 @@ export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items
       items.map((i) => i.payload),
       items.map((i) => i.producerSub),
     ],
-  });
-  const ordered = new Array<AppendResult>(items.length);
-  for (const row of result.rows) {
+  };
+}
+
+function inItemOrder(rows: Row[], count: number): AppendResult[] {
+  const ordered = new Array<AppendResult>(count);
+  for (const row of rows) {
     ordered[row.item - 1] = {
       status: row.status,
       messageId: row.message_id,
@@ -66,4 +73,29 @@ export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items
     };
   }
   return ordered;
+}
+
+/** Appends the items in one transaction; results come back in item order. */
+export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items: AppendItem[] }): Promise<AppendResult[]> {
+  const result = await db.query<Row>(appendQuery(params.items));
+  return inItemOrder(result.rows, params.items.length);
+}
+
+/**
+ * Appends replayed items (API.md 9.5): like `segmentAppend`, inside a transaction that sets `queen.replay`,
+ * so that maxSize is not enforced (sql/migrations/0009). Four round trips: replay batches are paced anyway.
+ */
+export async function segmentAppendReplay(pool: pg.Pool, params: { items: AppendItem[] }): Promise<AppendResult[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT set_config('queen.replay', 'on', true)`);
+    const result = await client.query<Row>(appendQuery(params.items));
+    await client.query('COMMIT');
+    client.release();
+    return inItemOrder(result.rows, params.items.length);
+  } catch (error) {
+    client.release(error as Error); // never hand a connection in an unknown transaction state back to the pool
+    throw error;
+  }
 }

@@ -13,6 +13,9 @@
  * tick, the same as a lost notification.
  *
  * The connection is re-established after a failure; publishes made while it is down are dropped.
+ *
+ * Other channels (the maintenance flags) ride on the same connection: `listen()` registers a handler before
+ * `start()`, and every (re)connection LISTENs to them too.
  */
 import pg from 'pg';
 
@@ -32,6 +35,7 @@ export class WakeChannel {
   private retryTimer: NodeJS.Timeout | null = null;
   private pending = new Map<string, WakeSignal>();
   private publishing = false;
+  private readonly channels = new Map<string, (payload: string | undefined) => void>();
 
   constructor(
     private readonly connect: () => pg.Client,
@@ -40,14 +44,24 @@ export class WakeChannel {
     private readonly onError: (error: Error) => void,
   ) {}
 
+  /** Also listens on `channel` (call before `start()`); `handler` gets each notification's payload. */
+  listen(channel: string, handler: (payload: string | undefined) => void): void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+    this.channels.set(channel, handler);
+  }
+
   /** Connects and starts listening; resolves once LISTEN is in place. */
   async start(): Promise<void> {
     const client = this.connect();
-    client.on('notification', (message) => this.dispatch(message.payload));
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL) this.dispatch(message.payload);
+      else this.channels.get(message.channel)?.(message.payload);
+    });
     client.on('error', (error) => this.fail(client, error));
     client.on('end', () => this.fail(client, new Error('wake connection ended')));
     await client.connect();
-    await client.query(`SET synchronous_commit = off; LISTEN ${CHANNEL}`);
+    const others = [...this.channels.keys()].map((c) => `; LISTEN ${c}`).join('');
+    await client.query(`SET synchronous_commit = off; LISTEN ${CHANNEL}${others}`);
     this.client = client;
   }
 

@@ -3,6 +3,7 @@ import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 import { ackRoutes } from './ack.js';
 import { healthRoutes } from './health.js';
+import { maintenanceRoutes } from './maintenance.js';
 import { groupsResourcesTracesRoutes } from './groups-resources-traces.js';
 import { messageFamilyRoutes } from './message-family.js';
 import { monitoringRoutes } from './monitoring.js';
@@ -21,5 +22,6 @@ export function routeTable(services: Services): Route[] {
     ...messageFamilyRoutes(services),
     ...groupsResourcesTracesRoutes(services),
     ...monitoringRoutes(services),
+    ...maintenanceRoutes(services),
   ];
 }

@@ -1,7 +1,7 @@
 /** `POST /api/v1/push` (API.md 4.4): the 400 type checks, then per-item outcomes in input order. */
 import { badRequest } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
-import type { PushItem, PushOutcome } from '../../core/push.js';
+import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
 import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 
@@ -44,6 +44,9 @@ export function pushResultWire(outcome: PushOutcome, index: number): Record<stri
     case 'failed':
       return { index, transaction_id: outcome.transactionId, status: 'failed', queueName: outcome.queue, queue: outcome.queue,
         partition: outcome.partition, error: outcome.error };
+    case 'buffered':
+      return { index, transaction_id: outcome.transactionId, status: 'buffered', queueName: outcome.queue, queue: outcome.queue,
+        partition: outcome.partition, transactionId: outcome.transactionId };
   }
 }
 
@@ -59,7 +62,9 @@ export function pushRoutes(services: Services): Route[] {
         const items = parsePushItems(ctx.body.items);
         const outcomes = await services.push.push(items, ctx.subject);
         services.metrics.recorder.pushed(outcomes);
-        return { status: 201, body: outcomes.map(pushResultWire) };
+        // Items that had to be buffered and could not be written: 500 with the same array (API.md 4.4).
+        const bufferFailed = outcomes.some((o) => o.status === 'failed' && o.error === BUFFER_WRITE_FAILED);
+        return { status: bufferFailed ? 500 : 201, body: outcomes.map(pushResultWire) };
       },
     },
   ];

@@ -129,9 +129,10 @@ export function statusRoutes(services: Services): Route[] {
       path: '/api/v1/status/buffers',
       access: 'READ_ONLY',
       async handle() {
-        // No failover buffer exists yet (API.md 9.5): nothing is ever pending or failed.
-        const dbHealthy = await services.health.databaseReachable();
-        return { status: 200, body: { pending: 0, failed: 0, dbHealthy, worker: services.serverId } };
+        // This process's failover buffer (API.md 9.5).
+        const stats = services.buffer.stats();
+        const dbHealthy = stats.dbHealthy && (await services.health.databaseReachable());
+        return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: services.serverId } };
       },
     },
     {

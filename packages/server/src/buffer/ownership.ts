@@ -1,0 +1,261 @@
+/**
+ * Who owns a buffer directory, and the safe adoption of directories left by dead processes.
+ *
+ * Every process writes under `<FILE_BUFFER_DIR>/<server_id>/`. SERVER_ID defaults to `<hostname>:<pid>`, so
+ * a restarted process has a new directory and its predecessor's files would be stranded. Each directory
+ * therefore holds `owner.json` (server_id, hostname, pid, the pid's start time from /proc, the database's
+ * cluster id) and is created atomically with it (made under a temporary name, then renamed). A directory
+ * is an orphan when its owner ran on this host and is dead: no process with that pid, or one with a
+ * different start time (the pid was reused). Directories of other hosts are never judged (their pids mean
+ * nothing here), nor those recorded for another database (their files belong to that database).
+ *
+ * Containers can share a hostname (host networking) and a volume while their pids live in separate pid
+ * namespaces, where a pid says nothing about the other container. The owner record therefore names its pid
+ * namespace; when it differs from ours, liveness is judged by the owner's touch instead: a live owner
+ * refreshes the modification time of `owner.json` every 10 s, and only a record untouched for 60 s is dead.
+ *
+ * Adoption is one atomic rename of the orphan directory into the adopter's own directory
+ * (`<own>/adopted/<name>-<uuid>`): when two live brokers race for the same orphan, exactly one rename
+ * succeeds. Files are then found by walking the own directory recursively, so a broker that dies after
+ * adopting passes everything on to its own adopter.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The content of `owner.json`. */
+export interface Owner {
+  serverId: string;
+  hostname: string;
+  pid: number;
+  /** The pid's start time (field 22 of /proc/<pid>/stat), or null where /proc is not available. */
+  pidStart: string | null;
+  clusterId: string;
+  createdAt: string;
+  /** The pid namespace of the owner (`readlink /proc/self/ns/pid`), or null where unknown. */
+  pidNamespace: string | null;
+  /** When `owner.json` was last touched (ms since the epoch; filled in by `readOwner`, not stored). */
+  touchedAt?: number;
+}
+
+/** How often a live owner touches its record (ms). */
+export const OWNER_TOUCH_MS = 10_000;
+/** A record untouched for this long belongs to a dead owner (ms), where pids cannot tell. */
+const OWNER_STALE_MS = 60_000;
+
+function pidNamespace(): string | null {
+  try {
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
+}
+
+const OWNER_FILE = 'owner.json';
+/** The extension of buffer files. */
+export const BUFFER_FILE_SUFFIX = '.qbuf';
+
+/** A directory name for a server id (anything outside [A-Za-z0-9._:@-] becomes `_`). */
+export function directoryName(serverId: string): string {
+  const safe = serverId.replace(/[^A-Za-z0-9._:@-]/g, '_');
+  return safe === '' || safe.startsWith('.') ? `_${safe}` : safe;
+}
+
+/** The start time of a process, from /proc (Linux); null when unknown. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null; // field 22 overall; fields[0] is field 3
+  } catch {
+    return null;
+  }
+}
+
+/** This process as an owner record. */
+export function currentOwner(serverId: string, clusterId: string): Owner {
+  return { serverId, hostname: os.hostname(), pid: process.pid, pidStart: processStartTime(process.pid), clusterId,
+    createdAt: new Date().toISOString(), pidNamespace: pidNamespace() };
+}
+
+/** True unless the owner is certainly dead: it ran on this host and its pid is gone or was reused. */
+export function ownerAlive(owner: Owner): boolean {
+  if (owner.hostname !== os.hostname()) return true;
+  const namespace = pidNamespace();
+  if (owner.pidNamespace !== null && namespace !== null && owner.pidNamespace !== namespace) {
+    return owner.touchedAt === undefined || Date.now() - owner.touchedAt < OWNER_STALE_MS;
+  }
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (owner.pidStart === null) return true;
+  const now = processStartTime(owner.pid);
+  return now === null || now === owner.pidStart;
+}
+
+/** Reads a directory's owner record; null when missing or unreadable. */
+export function readOwner(dir: string): Owner | null {
+  try {
+    const file = path.join(dir, OWNER_FILE);
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Owner>;
+    if (typeof parsed.serverId !== 'string' || typeof parsed.hostname !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.clusterId !== 'string') return null;
+    return { pidStart: null, createdAt: '', pidNamespace: null, ...parsed, touchedAt: fs.statSync(file).mtimeMs } as Owner;
+  } catch {
+    return null;
+  }
+}
+
+function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeOwnerFile(dir: string, owner: Owner): void {
+  const temporary = path.join(dir, `.${OWNER_FILE}.${randomUUID()}`);
+  const fd = fs.openSync(temporary, 'w');
+  try {
+    const { touchedAt: _touched, ...stored } = owner;
+    fs.writeSync(fd, JSON.stringify(stored));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, path.join(dir, OWNER_FILE));
+  fsyncDirectory(dir);
+}
+
+/** Refreshes this process's owner record (a sign of life where pids cannot tell, see the design note). */
+export function touchOwner(own: string): void {
+  const now = new Date();
+  try {
+    fs.utimesSync(path.join(own, OWNER_FILE), now, now);
+  } catch {
+    // the directory is gone (removed at stop); nothing to keep alive
+  }
+}
+
+/** Thrown when a live process already owns the directory this process would write to. */
+export class BufferOwnershipError extends Error {}
+
+/**
+ * Makes `own` this process's directory: created (atomically, with its owner record) when missing; taken
+ * over when its owner is dead (a fixed SERVER_ID across restarts); set aside when it belongs to another
+ * database. Refuses (throws) when a live process owns it. Returns true when it held files of a previous run.
+ */
+export function takeDirectory(root: string, own: string, owner: Owner): boolean {
+  fs.mkdirSync(root, { recursive: true });
+  if (fs.existsSync(own)) {
+    const previous = readOwner(own);
+    if (previous !== null && previous.clusterId !== owner.clusterId) {
+      fs.renameSync(own, `${own}.other-database-${randomUUID()}`);
+    } else {
+      const self = previous !== null && previous.hostname === owner.hostname && previous.pid === owner.pid &&
+        previous.pidStart === owner.pidStart && previous.pidNamespace === owner.pidNamespace;
+      if (previous !== null && !self && ownerAlive(previous)) {
+        throw new BufferOwnershipError(`buffer directory ${own} is owned by a live process (${previous.hostname}, pid ${previous.pid}): give each broker its own SERVER_ID`);
+      }
+      writeOwnerFile(own, owner);
+      return true;
+    }
+  }
+  const temporary = path.join(root, `.creating-${randomUUID()}`);
+  fs.mkdirSync(temporary);
+  writeOwnerFile(temporary, owner);
+  fs.renameSync(temporary, own);
+  fsyncDirectory(root);
+  return false;
+}
+
+/** The names of orphan directories under `root` (dead owner on this host, same database), never `own`. */
+export function findOrphans(root: string, own: string, clusterId: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && path.join(root, e.name) !== own)
+    .filter((e) => {
+      const owner = readOwner(path.join(root, e.name));
+      return owner !== null && owner.clusterId === clusterId && !ownerAlive(owner);
+    })
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Moves an orphan directory into `own` with one atomic rename; the new path, or null when another process won. */
+export function claimOrphan(root: string, name: string, own: string): string | null {
+  const adopted = path.join(own, 'adopted');
+  fs.mkdirSync(adopted, { recursive: true });
+  const target = path.join(adopted, `${name.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID()}`);
+  try {
+    fs.renameSync(path.join(root, name), target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTEMPTY' || code === 'EEXIST') return null;
+    throw error;
+  }
+  fsyncDirectory(adopted);
+  fsyncDirectory(root);
+  return target;
+}
+
+/** Every buffer file under `dir`, at any depth, in replay order (by file name: creation time, then sequence). */
+export function listBufferFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile() && e.name.endsWith(BUFFER_FILE_SUFFIX)) found.push(full);
+    }
+  };
+  walk(dir);
+  return found.sort((a, b) => path.basename(a).localeCompare(path.basename(b)) || a.localeCompare(b));
+}
+
+/** Removes the empty directories under `own/adopted` (whose files were all replayed). */
+export function pruneAdopted(own: string): void {
+  const prune = (d: string): boolean => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    let empty = true;
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory() ? !prune(full) : e.name !== OWNER_FILE) empty = false;
+    }
+    if (!empty) return false;
+    fs.rmSync(d, { recursive: true, force: true });
+    return true;
+  };
+  prune(path.join(own, 'adopted'));
+}
+
+/** Removes this process's directory at a clean stop when nothing is left in it. */
+export function removeIfEmpty(own: string): void {
+  pruneAdopted(own);
+  try {
+    const rest = fs.readdirSync(own).filter((name) => name !== OWNER_FILE);
+    if (rest.length === 0) fs.rmSync(own, { recursive: true, force: true });
+  } catch {
+    // already gone
+  }
+}

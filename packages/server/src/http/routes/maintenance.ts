@@ -1,0 +1,99 @@
+/**
+ * Maintenance modes and shared state (API.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
+ * (stored in the database); the buffer figures are this process's own.
+ */
+import { badRequest } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { serverAliveList } from '../../store/heartbeats.js';
+import { maintenanceRead } from '../../store/maintenance.js';
+import type { Route } from '../route.js';
+
+function enabledOf(body: Record<string, unknown>): boolean {
+  if (typeof body.enabled !== 'boolean') throw badRequest('enabled (boolean) is required');
+  return body.enabled;
+}
+
+const pushMessage = (on: boolean): string => on
+  ? 'Maintenance mode is ON: pushes are written to the local disk buffer and answered buffered; they are replayed when it is turned off'
+  : 'Maintenance mode is OFF: pushes go to the database; buffered messages are being replayed';
+const popMessage = (on: boolean): string => on
+  ? 'Pop maintenance mode is ON: every pop answers 204 (paused) and takes no lease'
+  : 'Pop maintenance mode is OFF: pops deliver messages';
+
+/** The maintenance and shared-state routes. */
+export function maintenanceRoutes(services: Services): Route[] {
+  const { maintenance, buffer } = services;
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/system/maintenance',
+      access: 'ADMIN',
+      async handle() {
+        const stats = buffer.stats();
+        const dbHealthy = stats.dbHealthy && (await services.health.databaseReachable());
+        return {
+          status: 200,
+          body: {
+            maintenanceMode: maintenance.push,
+            popMaintenanceMode: maintenance.pop,
+            bufferedMessages: stats.pendingCount,
+            bufferHealthy: buffer.healthy,
+            bufferStats: { ...stats, dbHealthy },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/system/maintenance',
+      access: 'ADMIN',
+      body: 'required',
+      async handle({ body }) {
+        const flags = await maintenance.set('push', enabledOf(body));
+        return {
+          status: 200,
+          body: { maintenanceMode: flags.push, bufferedMessages: buffer.pendingCount, bufferHealthy: buffer.healthy, message: pushMessage(flags.push) },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/system/maintenance/pop',
+      access: 'ADMIN',
+      async handle() {
+        return { status: 200, body: { popMaintenanceMode: maintenance.pop, message: popMessage(maintenance.pop) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/system/maintenance/pop',
+      access: 'ADMIN',
+      body: 'required',
+      async handle({ body }) {
+        const flags = await maintenance.set('pop', enabledOf(body));
+        return { status: 200, body: { popMaintenanceMode: flags.pop, message: popMessage(flags.pop) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/system/shared-state',
+      access: 'ADMIN',
+      async handle() {
+        const [flags, rows] = await Promise.all([
+          maintenanceRead(services.db),
+          serverAliveList(services.db, { aliveSeconds: services.metrics.heartbeat.aliveSeconds }),
+        ]);
+        return {
+          status: 200,
+          body: {
+            serverId: services.serverId,
+            processes: rows.map((r) => ({ serverId: r.server_id, hostname: r.hostname, pid: r.pid, startedAt: r.started_at,
+              lastHeartbeatAt: r.last_heartbeat_at, parkedPops: r.parked_pops })),
+            maintenanceMode: flags.push,
+            popMaintenanceMode: flags.pop,
+          },
+        };
+      },
+    },
+  ];
+}

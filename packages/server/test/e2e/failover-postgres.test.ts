@@ -1,0 +1,126 @@
+/**
+ * Failover (API.md 9.5, 4.1, 1.4): PostgreSQL stops under a push load. Pushes keep being answered 201
+ * (`queued` before, `buffered` after), `/health` answers 503, pops and acks 500 `{"error":"pool"}`; the
+ * broker process never exits; when PostgreSQL is back the buffer is replayed and every message is delivered
+ * exactly once, in order per partition.
+ *
+ * This file stops and starts a PostgreSQL of its own (embedded, data under a temporary folder), never the
+ * test runner's shared one.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../dist/index.js';
+import { client, freePort, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { bufferDir, bufferFiles, drain, sent } from '../support/buffering.js';
+import { waitFor } from '../support/monitoring.js';
+
+let folder: string;
+let port: number;
+let postgres: EmbeddedServer | null = null;
+let broker: BrokerProcess;
+let database: TestDatabase;
+const dir = bufferDir();
+
+async function startPostgres(): Promise<void> {
+  postgres = await startEmbeddedPostgres(path.join(folder, 'pgdata'), port, () => undefined, 100);
+}
+
+before(async () => {
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-failover-pg-'));
+  fs.chmodSync(folder, 0o777); // as root, PostgreSQL runs as `postgres` and must reach its data folder
+  port = await freePort();
+  await startPostgres();
+  const env = { PG_HOST: '127.0.0.1', PG_PORT: String(port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' };
+  const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres', max: 2 });
+  pool.on('error', () => undefined);
+  database = { name: 'postgres', env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
+  broker = await startBroker(database, { FILE_BUFFER_DIR: dir, FILE_BUFFER_FLUSH_MS: '20', FILE_BUFFER_MAX_BATCH: '50' });
+});
+after(async () => {
+  await broker?.stop();
+  await database?.close().catch(() => undefined);
+  await postgres?.stop();
+  fs.rmSync(folder, { recursive: true, force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const PARTITIONS = ['p1', 'p2', 'p3'];
+
+test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, everything delivered exactly once after', async () => {
+  const api = client(broker.url);
+  const queue = uniqueQueue('failover');
+  const answered = new Map<string, string[]>(PARTITIONS.map((p) => [p, []]));
+  let running = true;
+
+  // One sequential producer per partition, paced, until told to stop.
+  const producers = Promise.all(PARTITIONS.map(async (partition) => {
+    for (let n = 1; running; n++) {
+      const transactionId = `f-${partition}-${n}`;
+      const res = await api.push([{ queue, partition, transactionId, payload: { n } }]);
+      assert.equal(res.status, 201, `push ${transactionId}: ${res.status} ${res.text}`);
+      assert.ok(['queued', 'buffered'].includes(res.json[0].status), res.text);
+      assert.equal(res.json[0].transaction_id, transactionId);
+      answered.get(partition)!.push(res.json[0].status);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }));
+  const count = (): number => Math.min(...[...answered.values()].map((l) => l.length));
+
+  await waitFor(async () => count(), (n) => n >= 30, 20_000);
+  await postgres!.stop();
+  postgres = null;
+  const atStop = count();
+  await waitFor(async () => count(), (n) => n >= atStop + 40, 20_000);
+
+  // Down: health 503, pops and acks 500 pool; the buffer holds the pushes.
+  const health = await api.get('/health');
+  assert.equal(health.status, 503);
+  assert.equal(health.json.status, 'unhealthy');
+  assert.equal(health.json.database, 'disconnected');
+  const pop = await api.get(`/api/v1/pop/queue/${queue}/partition/p1`);
+  assert.deepEqual([pop.status, pop.json], [500, { error: 'pool' }]);
+  const ack = await api.post('/api/v1/ack', { transactionId: 'f-p1-1', partitionId: randomUUID(), leaseId: randomUUID(), status: 'completed' });
+  assert.deepEqual([ack.status, ack.json], [500, { error: 'pool' }]);
+  for (const [method, route, body] of [
+    ['GET', '/api/v1/resources/queues', undefined], ['GET', '/api/v1/status', undefined], ['GET', '/api/v1/system/shared-state', undefined],
+    ['POST', '/api/v1/configure', { queue }], ['POST', '/api/v1/system/maintenance', { enabled: true }],
+    ['POST', '/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue, payload: 1 }] }] }],
+  ] as const) {
+    const res = method === 'GET' ? await api.get(route) : await api.post(route, body);
+    assert.deepEqual([res.status, res.json], [500, { error: 'pool' }], `${method} ${route}`);
+  }
+  const maintenance = await api.get('/api/v1/system/maintenance');
+  assert.equal(maintenance.status, 200, 'the flags and buffer figures are answered from memory');
+  assert.equal(maintenance.json.bufferStats.dbHealthy, false);
+  assert.ok(maintenance.json.bufferedMessages > 0);
+  const buffers = await api.get('/api/v1/status/buffers');
+  assert.equal(buffers.json.dbHealthy, false);
+  assert.ok(buffers.json.pending > 0);
+  assert.ok(bufferFiles(dir).length > 0);
+  for (const statuses of answered.values()) assert.ok(statuses.slice(atStop + 5).every((s) => s === 'buffered'), 'pushes while down are buffered');
+
+  await startPostgres();
+  const atStart = count();
+  await waitFor(async () => count(), (n) => n >= atStart + 30, 30_000);
+  running = false;
+  await producers;
+  assert.equal(broker.process.exitCode, null, 'the broker never exited');
+
+  const expected = new Map([...answered].map(([p, l]) => [p, l.length]));
+  const got = await drain(api, queue, expected, 60_000);
+  for (const p of PARTITIONS) assert.deepEqual(got.get(p), sent('f', p, answered.get(p)!.length), `exactly once, in order, on ${p}`);
+  await waitFor(() => api.get('/health'), (res) => res.status === 200, 10_000);
+  await waitFor(async () => bufferFiles(dir).length, (n) => n === 0, 10_000);
+  const after = await api.get('/api/v1/system/maintenance');
+  assert.equal(after.json.bufferedMessages, 0);
+  assert.equal(after.json.bufferStats.dbHealthy, true);
+  assert.ok([...answered.values()].every((l) => l.includes('queued') && l.includes('buffered')));
+  // The LISTEN/NOTIFY connection came back by itself too.
+  await waitFor(() => database.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%queen_wake%' AND pid <> pg_backend_pid()`),
+    (res) => res.rows[0]!.n >= 1, 10_000);
+});

@@ -1,0 +1,135 @@
+/**
+ * The replay logic of the failover buffer (src/buffer/failover-buffer.ts) with a scripted append function:
+ * order and batching, the replay flag, wake-ups, a database outage (replay stops until the probe answers)
+ * and the failed set. The files are real (a temporary directory); only the database is scripted.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { FailoverBuffer, type FailureKind } from '../../src/buffer/failover-buffer.js';
+import type { AppendItem, AppendOptions, AppendResult } from '../../src/store/segments.js';
+
+const queued = (): AppendResult => ({ status: 'queued', messageId: 'm', partitionId: 'p', error: null, namespace: 'ns', task: '' });
+const item = (n: number, queue = 'q'): AppendItem => ({
+  queue, partition: `p${n % 2}`, messageId: 'minted-at-push', transactionId: `t${n}`, traceId: null, payload: String(n), producerSub: 'sub',
+});
+
+class Down extends Error {}
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function setup(script: (items: AppendItem[], options?: AppendOptions) => Promise<AppendResult[]>, probe: () => Promise<void> = async () => undefined) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-failover-unit-'));
+  let maintenance = true;
+  const woken: string[] = [];
+  const buffer = new FailoverBuffer(
+    { dir, flushMs: 1, maxBatch: 3, eventsPerFile: 4, serverId: 'unit', clusterId: 'cluster' },
+    {
+      append: script,
+      wake: (signal) => woken.push(signal.queue),
+      probe,
+      classify: (error): FailureKind => (error instanceof Down ? 'down' : 'failed'),
+      pushMaintenance: () => maintenance,
+      log: pino({ level: 'silent' }),
+    },
+  );
+  return { dir, buffer, woken, setMaintenance: (on: boolean) => (maintenance = on) };
+}
+
+test('replay: append order, batches of maxBatch, the replay flag, fresh message ids, wake-ups, files deleted', async () => {
+  const calls: Array<{ ids: string[]; replay: boolean | undefined; messageIds: string[] }> = [];
+  const { dir, buffer, woken, setMaintenance } = setup(async (items, options) => {
+    calls.push({ ids: items.map((i) => i.transactionId), replay: options?.replay, messageIds: items.map((i) => i.messageId) });
+    return items.map(queued);
+  });
+  await buffer.start();
+  assert.equal(buffer.active(), true, 'push maintenance on');
+  await Promise.all([buffer.write([item(1), item(2)]), buffer.write([item(3)]), buffer.write([item(4), item(5), item(6), item(7)])]);
+  assert.equal(buffer.pendingCount, 7);
+  assert.equal(calls.length, 0, 'nothing is replayed while push maintenance is on');
+
+  setMaintenance(false);
+  assert.equal(buffer.active(), true, 'items still pending keep new pushes in the buffer');
+  buffer.kick();
+  await until(() => buffer.pendingCount === 0);
+  assert.deepEqual(calls.flatMap((c) => c.ids), ['t1', 't2', 't3', 't4', 't5', 't6', 't7']);
+  assert.ok(calls.every((c) => c.ids.length <= 3 && c.replay === true));
+  assert.ok(calls.flatMap((c) => c.messageIds).every((id) => id !== 'minted-at-push'));
+  assert.ok(woken.length >= 1 && woken.every((q) => q === 'q'));
+  assert.equal(buffer.active(), false);
+  await until(() => (fs.readdirSync(buffer.directory).filter((f) => f.endsWith('.qbuf')).length === 0));
+  await buffer.stop();
+  assert.equal(fs.existsSync(buffer.directory), false, 'an empty directory is removed at stop');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a database outage stops replay until the probe answers; the batch is replayed again, nothing lost', async () => {
+  let down = true;
+  let probes = 0;
+  const replayed: string[] = [];
+  const { dir, buffer, setMaintenance } = setup(async (items) => {
+    if (down) throw new Down('connection refused');
+    replayed.push(...items.map((i) => i.transactionId));
+    return items.map(queued);
+  }, async () => {
+    probes += 1;
+    if (probes < 2) throw new Down('still down');
+    down = false;
+  });
+  await buffer.start();
+  setMaintenance(false);
+  assert.equal(buffer.divert(new Error('a query error')), false, 'only outages divert');
+  assert.equal(buffer.divert(new Down('refused')), true);
+  assert.equal(buffer.databaseDown, true);
+  assert.equal(buffer.stats().dbHealthy, false);
+  await buffer.write([item(1), item(2), item(3), item(4)]);
+  await until(() => buffer.databaseDown === false, 5000);
+  await until(() => buffer.pendingCount === 0);
+  assert.deepEqual(replayed, ['t1', 't2', 't3', 't4']);
+  assert.ok(probes >= 2);
+  await buffer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a file whose items keep being refused moves to the failed set; later files carry on', async () => {
+  const { dir, buffer, setMaintenance } = setup(async (items) =>
+    items.map((i) => (i.transactionId === 't2' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
+  await buffer.start();
+  await buffer.write([item(1), item(2), item(3), item(4)]); // file 1 (eventsPerFile 4)
+  await buffer.write([item(5)]); // file 2
+  setMaintenance(false);
+  buffer.kick();
+  await until(() => buffer.pendingCount === 0);
+  const stats = buffer.stats();
+  assert.equal(stats.failedCount, 4, 'the whole first file is in the failed set');
+  assert.equal(stats.failedFiles.count, 1);
+  assert.equal(stats.failedFiles.failoverCount, 1);
+  assert.equal(stats.failedFiles.qos0Count, 0);
+  assert.ok(stats.failedFiles.totalBytes > 0);
+  assert.equal(buffer.active(), false, 'failed files do not hold back new pushes');
+  // A file in the failed set takes no new records, even the one being written.
+  const { dir: dir2, buffer: second, setMaintenance: setMaintenance2 } = setup(async (items) =>
+    items.map((i) => (i.transactionId === 't1' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
+  await second.start();
+  await second.write([item(1)]);
+  setMaintenance2(false);
+  second.kick();
+  await until(() => second.stats().failedCount === 1);
+  await second.write([item(2)]);
+  await until(() => second.pendingCount === 0);
+  assert.equal(second.stats().failedCount, 1, 'the new record went to a new file and was replayed');
+  await second.stop();
+  fs.rmSync(dir2, { recursive: true, force: true });
+  await buffer.stop();
+  assert.equal(fs.readdirSync(buffer.directory).filter((f) => f.endsWith('.qbuf')).length, 1, 'the failed file stays on disk');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
