@@ -41,6 +41,8 @@ export interface Scripted {
   headers?: Record<string, string>;
   body?: unknown;
   hang?: boolean;
+  /** Answer after this many ms. */
+  delayMillis?: number;
 }
 
 /** A node:http server answering from a script (last entry repeats), recording every request. */
@@ -62,9 +64,13 @@ export async function scriptedServer(script: Scripted[] | ((req: SeenRequest, n:
       seen.push(entry);
       const answer = typeof script === 'function' ? script(entry, seen.length - 1) : (script[Math.min(seen.length - 1, script.length - 1)] ?? {});
       if (answer.hang) return;
+      const reply = () => {
       const text = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
       res.writeHead(answer.status ?? 200, { ...(answer.body !== undefined && typeof answer.body !== 'string' ? { 'Content-Type': 'application/json' } : {}), ...answer.headers });
       res.end(text);
+      };
+      if (answer.delayMillis) setTimeout(reply, answer.delayMillis);
+      else reply();
     });
   });
   server.on('connection', (s) => {
@@ -97,4 +103,13 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 export async function deadUrl(): Promise<string> {
   const { freePort } = await import('../../server/test/support/harness.js');
   return `http://127.0.0.1:${await freePort()}`;
+}
+
+/** A scripted answer that queues every item of a push request, like the broker does. */
+export function queuedAnswer(req: SeenRequest): Scripted {
+  const items = (JSON.parse(req.body) as { items: Array<{ queue: string; transactionId: string }> }).items;
+  return {
+    status: 201,
+    body: items.map((item, index) => ({ index, transaction_id: item.transactionId, status: 'queued', message_id: `m-${index}`, partition_id: 'p', trace_id: null, queueName: item.queue })),
+  };
 }
