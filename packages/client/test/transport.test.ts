@@ -182,6 +182,47 @@ describe('headers, parsing, logging', () => {
   });
 });
 
+describe('pop failure policy', () => {
+  test('persistent 5xx: retried, then logged with logger.error and answered []', async () => {
+    const s = await serve([{ status: 500, body: { error: 'pop failed' } }]);
+    const logger = recordingLogger();
+    const q = testClient(s.url, { retryAttempts: 2, logger });
+    assert.deepEqual(await q.queue('q').wait(false).pop(), []);
+    assert.equal(s.seen.length, 2);
+    const error = logger.entries.find((e) => e.level === 'error');
+    assert.equal(error?.msg, 'pop failed');
+    assert.equal((error?.meta as { status: number }).status, 500);
+  });
+
+  test('a 4xx pop rejects at once; a 204 is []', async () => {
+    const s = await serve([{ status: 204 }, { status: 403, body: { error: 'Insufficient permissions' } }]);
+    const q = testClient(s.url);
+    assert.deepEqual(await q.queue('q').wait(false).pop(), []);
+    const error = await rejection(q.queue('q').wait(false).pop());
+    assert.deepEqual([error.code, error.status, error.message], ['HTTP', 403, 'Insufficient permissions']);
+    assert.equal(s.seen.length, 2);
+  });
+
+  test('the pop query: batch, wait, timeout always; the rest only when set; autoAck only from autoAck(true)', async () => {
+    const s = await serve([{ status: 204 }]);
+    const q = testClient(s.url);
+    await q.queue('a b').wait(false).pop();
+    await q.queue('a b').partition('p/1').group('g').batch(5).partitions(0).leaseSeconds(30).subscriptionMode('new').subscriptionFrom(new Date(0)).autoAck(true).wait(false).timeoutMillis(7).pop();
+    await q.queue().namespace('ns').task('t').wait(false).pop();
+    const [plain, full, discovery] = s.seen.map((r) => new URL(r.url, 'http://x'));
+    assert.equal(plain!.pathname, '/api/v1/pop/queue/a%20b');
+    assert.deepEqual([...plain!.searchParams.keys()], ['batch', 'wait', 'timeout']);
+    assert.equal(full!.pathname, '/api/v1/pop/queue/a%20b/partition/p%2F1');
+    assert.deepEqual(Object.fromEntries(full!.searchParams), {
+      batch: '5', wait: 'false', timeout: '7', consumerGroup: 'g', partitions: '0', leaseSeconds: '30',
+      subscriptionMode: 'new', subscriptionFrom: '1970-01-01T00:00:00.000Z', autoAck: 'true',
+    });
+    assert.equal(discovery!.pathname, '/api/v1/pop');
+    assert.equal(discovery!.searchParams.get('namespace'), 'ns');
+    assert.equal(discovery!.searchParams.get('task'), 't');
+  });
+});
+
 describe('transactions are not blindly retried', () => {
   test('a 500 after the request reached the broker is reported, not replayed', async () => {
     const s = await serve([{ status: 500, body: { error: 'pool' } }]);
