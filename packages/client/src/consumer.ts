@@ -1,0 +1,241 @@
+/**
+ * The consume loop (CLIENT.md §5.4): `concurrency` loops each pop, run the handler, ack, repeat. Ordering per
+ * partition comes from the broker (one live lease per partition and group); the loops only add parallelism
+ * across partitions.
+ *
+ * `limit` is enforced by reservation: before a pop a loop reserves the messages it asks for, so concurrent
+ * loops never pop more than will be handled. `idleMillis` shortens a long poll to the idle time left. Close
+ * and the caller's signal abort in-flight pops; messages already in hand are still handled and acked.
+ */
+import { BUILDER_DEFAULTS } from './defaults.js';
+import type { ClientContext } from './context.js';
+import { errorMessage, QueenError } from './errors.js';
+import { popOnce, type PopSpec } from './pop.js';
+import { sleep } from './retry.js';
+import type { AckResponse, AckStatus, ConsumeOptions, ConsumeResult, Message } from './types.js';
+
+/** `'batch'`: the handler gets the popped array; `'each'`: one message at a time. */
+export type ConsumeMode = 'batch' | 'each';
+
+/** What one handler call receives in mode `M`. */
+export type ConsumeInput<T, M extends ConsumeMode> = M extends 'each' ? Message<T> : Message<T>[];
+
+/** The consume handler of mode `M`. */
+export type ConsumeHandler<T, M extends ConsumeMode> = (input: ConsumeInput<T, M>) => unknown;
+
+/** The consume side of a queue builder's state. */
+export interface ConsumeSpec extends PopSpec {
+  each: boolean;
+  limit: number | undefined;
+  idleMillis: number | undefined;
+  concurrency: number;
+  renewIntervalMillis: number | undefined;
+}
+
+interface LoopState {
+  processed: number;
+  failed: number;
+  handled: number;
+  inHand: number;
+  reserved: number;
+  lastMessageAt: number;
+  fatal: unknown;
+}
+
+/** The thenable returned by `consume()`; starts when awaited and resolves when every loop has stopped. */
+export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<ConsumeResult> {
+  private successCb: ((input: ConsumeInput<T, M>, result: unknown) => unknown) | undefined;
+  private errorCb: ((input: ConsumeInput<T, M>, error: unknown) => unknown) | undefined;
+  private running: Promise<ConsumeResult> | undefined;
+
+  constructor(
+    private readonly ctx: ClientContext,
+    private readonly spec: ConsumeSpec,
+    private readonly handler: ConsumeHandler<T, M>,
+    private readonly options: ConsumeOptions,
+  ) {}
+
+  /** Called after each successful handler call; it then owns the acking (auto-ack turns off). */
+  onSuccess(cb: (input: ConsumeInput<T, M>, result: unknown) => unknown): this {
+    this.successCb = cb;
+    return this;
+  }
+
+  /** Called after each failed handler call; it then owns the acking (auto-ack turns off). */
+  onError(cb: (input: ConsumeInput<T, M>, error: unknown) => unknown): this {
+    this.errorCb = cb;
+    return this;
+  }
+
+  then<A = ConsumeResult, B = never>(onfulfilled?: ((value: ConsumeResult) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    this.running ??= this.run();
+    return this.running.then(onfulfilled, onrejected);
+  }
+
+  private async run(): Promise<ConsumeResult> {
+    this.ctx.assertOpen();
+    const controller = new AbortController();
+    const external = this.options.signal;
+    const onAbort = () => controller.abort();
+    if (external?.aborted) controller.abort();
+    external?.addEventListener('abort', onAbort, { once: true });
+    const state: LoopState = { processed: 0, failed: 0, handled: 0, inHand: 0, reserved: 0, lastMessageAt: Date.now(), fatal: undefined };
+    const loops = Array.from({ length: Math.max(1, this.spec.concurrency) }, () => this.loop(state, controller));
+    const done = Promise.all(loops);
+    const untrack = this.ctx.track({ stop: onAbort, done });
+    try {
+      await done;
+    } finally {
+      untrack();
+      external?.removeEventListener('abort', onAbort);
+    }
+    if (state.fatal !== undefined) throw state.fatal;
+    return { processed: state.processed, failed: state.failed };
+  }
+
+  private async loop(state: LoopState, controller: AbortController): Promise<void> {
+    const { spec } = this;
+    const signal = controller.signal;
+    while (!signal.aborted) {
+      let want = spec.batch;
+      if (spec.limit !== undefined) {
+        want = Math.min(want, spec.limit - state.handled - state.inHand - state.reserved);
+        if (want <= 0) {
+          if (state.inHand + state.reserved === 0) controller.abort();
+          break;
+        }
+      }
+      let pollMillis: number | undefined;
+      if (spec.idleMillis !== undefined) {
+        // While another loop handles messages the consume is not idle: poll for the full idle time.
+        const left = state.inHand > 0 ? spec.idleMillis : spec.idleMillis - (Date.now() - state.lastMessageAt);
+        if (left <= 0) {
+          controller.abort();
+          break;
+        }
+        if (spec.wait) pollMillis = Math.max(0, Math.min(spec.timeoutMillis, Math.ceil(left)));
+      }
+      state.reserved += want;
+      let messages: Message<T>[];
+      try {
+        messages = await popOnce<T>(this.ctx.transport, spec, { batch: want, sendAutoAck: false, signal, ...(pollMillis !== undefined ? { timeoutMillis: pollMillis } : {}) });
+      } catch (error) {
+        state.reserved -= want;
+        if (!(error instanceof QueenError) || error.code === 'ABORTED') break;
+        if (error.code === 'TIMEOUT' && spec.wait) continue;
+        if (error.code === 'VALIDATION' || (error.code === 'HTTP' && (error.status ?? 500) < 500 && error.status !== 429)) {
+          state.fatal ??= error;
+          controller.abort();
+          break;
+        }
+        this.ctx.logger.warn('consume pop failed, re-polling in 1 s', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
+        await sleep(1000, signal).catch(() => undefined);
+        continue;
+      }
+      state.reserved -= want;
+      if (messages.length === 0) {
+        if (!spec.wait) await sleep(100, signal).catch(() => undefined);
+        continue;
+      }
+      state.lastMessageAt = Date.now();
+      state.inHand += messages.length;
+      try {
+        if (spec.each) await this.handleEach(messages, state);
+        else await this.handleBatch(messages, state);
+      } finally {
+        state.lastMessageAt = Date.now();
+      }
+      if (spec.limit !== undefined && state.handled >= spec.limit) controller.abort();
+    }
+  }
+
+  private get autoAck(): boolean {
+    return this.spec.autoAck !== false && this.successCb === undefined && this.errorCb === undefined;
+  }
+
+  private async handleEach(messages: Message<T>[], state: LoopState): Promise<void> {
+    const skipped = new Set<string>();
+    for (const message of messages) {
+      state.inHand -= 1;
+      if (skipped.has(message.partitionId)) continue; // redelivered after the released lease
+      const outcome = await this.call([message], () => (this.handler as ConsumeHandler<T, 'each'>)(message));
+      state.handled += 1;
+      const input = message as ConsumeInput<T, M>;
+      if (outcome.ok) {
+        state.processed += 1;
+        if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
+        else if (this.autoAck) await this.ackLogged(message, 'completed');
+      } else {
+        state.failed += 1;
+        if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
+        else if (this.autoAck) {
+          const answer = await this.ackLogged(message, 'failed', errorMessage(outcome.error));
+          if (answer.results[0]?.leaseReleased === true && answer.results[0].dlq !== true) skipped.add(message.partitionId);
+        }
+      }
+    }
+  }
+
+  private async handleBatch(messages: Message<T>[], state: LoopState): Promise<void> {
+    const outcome = await this.call(messages, () => (this.handler as ConsumeHandler<T, 'batch'>)(messages));
+    state.inHand -= messages.length;
+    state.handled += messages.length;
+    const input = messages as ConsumeInput<T, M>;
+    if (outcome.ok) {
+      state.processed += messages.length;
+      if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
+      else if (this.autoAck) await this.ackLogged(messages, 'completed');
+    } else {
+      state.failed += messages.length;
+      if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
+      else if (this.autoAck) await this.ackLogged(messages, 'failed', errorMessage(outcome.error));
+    }
+  }
+
+  /** Runs the handler, renewing its leases every interval while it runs. */
+  private async call(messages: Message<T>[], run: () => unknown): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const interval = this.spec.renewIntervalMillis;
+    if (interval !== undefined) {
+      const seconds = Math.max(60, Math.ceil((2 * interval) / 1000));
+      timer = setInterval(() => {
+        void this.ctx.renew(messages, seconds).then((results) => {
+          for (const r of results) if (!r.success) this.ctx.logger.warn('lease renewal failed', { leaseId: r.leaseId, error: r.error });
+        });
+      }, interval);
+    }
+    try {
+      return { ok: true, value: await run() };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async safely(run: () => unknown): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      this.ctx.logger.error('consume callback threw', { queue: this.spec.queue, error: errorMessage(error) });
+    }
+  }
+
+  private async ackLogged(target: Message<T> | Message<T>[], status: AckStatus, error?: string): Promise<AckResponse> {
+    const answer = await this.ctx.ack(target as Message | Message[], status, error === undefined ? {} : { error });
+    if (answer.results.length === 0 && answer.error !== undefined) {
+      this.ctx.logger.error('ack failed', { queue: this.spec.queue, status, error: answer.error });
+    }
+    for (const item of answer.failed) {
+      // In a failed batch the broker refuses the later messages of a partition on purpose.
+      if (item.error?.startsWith('Not applied')) this.ctx.logger.debug('ack not applied', { transactionId: item.transactionId, error: item.error });
+      else this.ctx.logger.warn('ack refused', { transactionId: item.transactionId, status, error: item.error });
+    }
+    return answer;
+  }
+}
+
+/** Default renew interval: leaseSeconds x 500 ms when set, else 30 s. */
+export function renewInterval(leaseSeconds: number | undefined, intervalMillis?: number): number {
+  return intervalMillis ?? (leaseSeconds !== undefined ? leaseSeconds * 500 : BUILDER_DEFAULTS.renewIntervalMillis);
+}

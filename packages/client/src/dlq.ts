@@ -1,0 +1,51 @@
+/** The DLQ reader of a queue (CLIENT.md §5.5): every filter is sent, `total` is returned, failures reject. */
+import { queryString, type Transport } from './http.js';
+import type { DlqPage } from './types.js';
+
+/** Builds and runs `GET /api/v1/dlq` for one queue. */
+export class DLQBuilder<T> {
+  private filters: { partition?: string; limit: number; offset: number; from?: string; to?: string } = { limit: 100, offset: 0 };
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly queue: string | undefined,
+    private readonly group: string | undefined,
+  ) {}
+
+  /** Only entries of this partition. */
+  partition(name: string): this {
+    this.filters.partition = name;
+    return this;
+  }
+
+  /** Page size (default 100, the broker caps it at 1000). */
+  limit(n: number): this {
+    this.filters.limit = n;
+    return this;
+  }
+
+  /** Entries to skip (default 0). */
+  offset(n: number): this {
+    this.filters.offset = n;
+    return this;
+  }
+
+  /** Failures at or after `ts`. */
+  from(ts: string | Date): this {
+    this.filters.from = ts instanceof Date ? ts.toISOString() : ts;
+    return this;
+  }
+
+  /** Failures at or before `ts`. */
+  to(ts: string | Date): this {
+    this.filters.to = ts instanceof Date ? ts.toISOString() : ts;
+    return this;
+  }
+
+  /** One page of entries, newest failure first. */
+  async get(): Promise<DlqPage<T>> {
+    const query = queryString({ queue: this.queue, consumerGroup: this.group, ...this.filters });
+    const res = await this.transport.request({ method: 'GET', path: `/api/v1/dlq${query}` });
+    return res.body as DlqPage<T>;
+  }
+}

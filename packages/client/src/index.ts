@@ -1,0 +1,18 @@
+/**
+ * Queen TypeScript client: the fluent API of the official `queen-mq` client (port by changing the import),
+ * typed end to end, with zero runtime dependencies. Runs in Node >= 20 and browsers.
+ */
+import { Queen } from './queen.js';
+
+export { Queen };
+export default Queen;
+export { QueenError, type QueenErrorCode } from './errors.js';
+export { QUEUE_MODE, CLIENT_DEFAULTS, QUEUE_DEFAULTS } from './defaults.js';
+export { QueueBuilder } from './queue.js';
+export { PushBuilder, type PushCallbacks } from './push.js';
+export { ConsumeBuilder, type ConsumeHandler, type ConsumeInput, type ConsumeMode } from './consumer.js';
+export { TransactionBuilder, TransactionQueue } from './transaction.js';
+export { DLQBuilder } from './dlq.js';
+export { Admin, type AdminBody } from './admin.js';
+export { OperationBuilder } from './operation.js';
+export type * from './types.js';

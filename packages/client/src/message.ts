@@ -1,0 +1,61 @@
+/**
+ * Turns a pop body into `Message` objects and attaches `trace()` (CLIENT.md §8) as a non-enumerable method, so
+ * a message still serialises to exactly the broker's ten fields.
+ */
+import { errorMessage } from './errors.js';
+import type { Transport } from './http.js';
+import type { Message, TraceEvent, TraceResult } from './types.js';
+
+interface WireMessage {
+  id: string;
+  transactionId: string;
+  traceId: string | null;
+  data: unknown;
+  producerSub: string | null;
+  createdAt: string;
+  partitionId: string;
+  partition: string;
+  leaseId: string;
+  consumerGroup: string;
+}
+
+/** The messages of a pop body (null for a 204), with `trace()` attached. */
+export function messagesFrom<T>(body: unknown, transport: Transport): Message<T>[] {
+  const list = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(list)) return [];
+  return list.map((raw) => attachTrace<T>({ ...(raw as WireMessage) }, transport));
+}
+
+/** Records a trace event; never throws. */
+export async function recordTrace(transport: Transport, message: Pick<Message, 'transactionId' | 'partitionId' | 'consumerGroup'>, event: TraceEvent): Promise<TraceResult> {
+  const names = event.traceName === undefined ? null : Array.isArray(event.traceName) ? event.traceName : [event.traceName];
+  try {
+    const res = await transport.request({
+      method: 'POST',
+      path: '/api/v1/traces',
+      body: {
+        transactionId: message.transactionId,
+        partitionId: message.partitionId,
+        consumerGroup: message.consumerGroup,
+        traceNames: names,
+        eventType: event.eventType ?? 'info',
+        data: event.data,
+      },
+    });
+    const body = res.body as { success?: boolean; traceId?: string; error?: string } | null;
+    if (body?.success === true && typeof body.traceId === 'string') return { success: true, traceId: body.traceId };
+    return { success: false, error: body?.error ?? 'Trace not recorded' };
+  } catch (error) {
+    return { success: false, error: errorMessage(error) };
+  }
+}
+
+function attachTrace<T>(raw: WireMessage, transport: Transport): Message<T> {
+  Object.defineProperty(raw, 'trace', {
+    value: (event: TraceEvent) => recordTrace(transport, raw, event),
+    enumerable: false,
+    writable: false,
+    configurable: true,
+  });
+  return raw as unknown as Message<T>;
+}

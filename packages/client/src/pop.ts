@@ -1,0 +1,93 @@
+/**
+ * One pop request (CLIENT.md §5.3): route choice, query, and the HTTP timeout of a long poll. `popOnce` throws
+ * every failure so the consume loop can apply its own policy; `pop` (the public one) answers `[]` for
+ * transport failures that persist and rejects only on 4xx, which are caller mistakes.
+ */
+import { BUILDER_DEFAULTS, QUEUE_MODE } from './defaults.js';
+import { QueenError } from './errors.js';
+import { queryString, seg, type Transport } from './http.js';
+import type { SafeLogger } from './log.js';
+import { messagesFrom } from './message.js';
+import type { Message, SubscriptionMode } from './types.js';
+
+/** The consumer side of a queue builder's state. */
+export interface PopSpec {
+  queue: string | undefined;
+  partition: string | undefined;
+  namespace: string | undefined;
+  task: string | undefined;
+  group: string | undefined;
+  batch: number;
+  partitions: number | undefined;
+  wait: boolean;
+  timeoutMillis: number;
+  leaseSeconds: number | undefined;
+  autoAck: boolean | undefined;
+  subscriptionMode: SubscriptionMode | undefined;
+  subscriptionFrom: string | undefined;
+}
+
+/** Load-balancing key of a consumer (CLIENT.md §5.4 rule 10). */
+export function consumerAffinityKey(spec: PopSpec): string {
+  const group = spec.group ?? QUEUE_MODE;
+  if (spec.queue === undefined) return `${spec.namespace ?? '*'}:${spec.task ?? '*'}:${group}`;
+  return `${spec.queue}:${spec.partition ?? '*'}:${group}`;
+}
+
+/** Overrides of one pop call made by the consume loop. */
+export interface PopCall {
+  batch?: number;
+  timeoutMillis?: number;
+  sendAutoAck: boolean;
+  signal?: AbortSignal;
+}
+
+/** Sends one pop; resolves with the messages (`[]` for a 204) or rejects with the QueenError. */
+export async function popOnce<T>(transport: Transport, spec: PopSpec, call: PopCall): Promise<Message<T>[]> {
+  let path: string;
+  if (spec.queue === undefined) {
+    if (spec.namespace === undefined && spec.task === undefined) {
+      throw new QueenError('VALIDATION', 'A discovery consumer (queue() without a name) needs namespace() or task()');
+    }
+    path = '/api/v1/pop';
+  } else if (spec.partition !== undefined && spec.partition !== BUILDER_DEFAULTS.partition) {
+    path = `/api/v1/pop/queue/${seg(spec.queue)}/partition/${seg(spec.partition)}`;
+  } else {
+    path = `/api/v1/pop/queue/${seg(spec.queue)}`;
+  }
+  const timeout = call.timeoutMillis ?? spec.timeoutMillis;
+  const query = queryString({
+    batch: Math.max(1, call.batch ?? spec.batch),
+    wait: spec.wait,
+    timeout,
+    consumerGroup: spec.group,
+    partitions: spec.partitions,
+    leaseSeconds: spec.leaseSeconds,
+    subscriptionMode: spec.subscriptionMode,
+    subscriptionFrom: spec.subscriptionFrom,
+    namespace: spec.namespace,
+    task: spec.task,
+    autoAck: call.sendAutoAck && spec.autoAck === true ? true : undefined,
+  });
+  const res = await transport.request({
+    method: 'GET',
+    path: `${path}${query}`,
+    affinityKey: consumerAffinityKey(spec),
+    ...(spec.wait ? { timeoutMillis: timeout + BUILDER_DEFAULTS.pollGraceMillis, longPoll: true } : {}),
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
+  return messagesFrom<T>(res.body, transport);
+}
+
+/** The public pop: 4xx rejects; a long-poll timeout or persisting 5xx/network failure answers `[]`. */
+export async function pop<T>(transport: Transport, logger: SafeLogger, spec: PopSpec): Promise<Message<T>[]> {
+  try {
+    return await popOnce<T>(transport, spec, { sendAutoAck: true });
+  } catch (error) {
+    if (!(error instanceof QueenError)) throw error;
+    if (error.code === 'VALIDATION' || error.code === 'ABORTED') throw error;
+    if (error.code === 'HTTP' && error.status !== undefined && error.status < 500 && error.status !== 429) throw error;
+    if (error.code !== 'TIMEOUT' || !spec.wait) logger.error('pop failed', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
+    return [];
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The client (CLIENT.md §1, §3, §10): validates options, owns the transport, the push buffers and the running
+ * consumes, and hands builders a {@link ClientContext}. `close()` is idempotent: it stops consumes (waiting up to
+ * 30 s for running handlers and their acks), drains buffers, and from then on push/pop/consume reject CLOSED.
+ */
+import { ack, renew } from './ack.js';
+import { Admin } from './admin.js';
+import { PushBuffers } from './buffer.js';
+import type { ActiveConsumer, ClientContext } from './context.js';
+import { CLIENT_DEFAULTS } from './defaults.js';
+import { QueenError } from './errors.js';
+import { Transport } from './http.js';
+import { resolveLogger, type SafeLogger } from './log.js';
+import { QueueBuilder } from './queue.js';
+import { registerShutdown, unregisterShutdown } from './signals.js';
+import { TransactionBuilder } from './transaction.js';
+import type { AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
+
+const CLOSE_WAIT_MILLIS = 30_000;
+
+function normaliseUrls(config: string | string[] | QueenOptions): { urls: string[]; options: QueenOptions } {
+  const options: QueenOptions = typeof config === 'string' ? { url: config } : Array.isArray(config) ? { urls: config } : { ...config };
+  const list = options.urls ?? (options.url !== undefined ? [options.url] : []);
+  if (list.length === 0) throw new TypeError('Queen: url or urls is required');
+  const urls = list.map((url) => {
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new TypeError(`Queen: invalid URL ${JSON.stringify(url)}: must start with http:// or https://`);
+    return url.endsWith('/') ? url.slice(0, -1) : url;
+  });
+  return { urls, options };
+}
+
+/** A Queen client bound to one or several brokers. */
+export class Queen {
+  /** The client's logger (silent unless configured). */
+  readonly logger: SafeLogger;
+  private readonly transport: Transport;
+  private readonly buffers: PushBuffers;
+  private readonly consumers = new Set<ActiveConsumer>();
+  private readonly context: ClientContext;
+  private adminApi: Admin | undefined;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+
+  /** `new Queen(url)`, `new Queen([urls])` or `new Queen({...options})`. */
+  constructor(config: string | string[] | QueenOptions) {
+    const { urls, options } = normaliseUrls(config);
+    this.logger = resolveLogger(options.logger);
+    const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof fetchImpl !== 'function') throw new TypeError('Queen: no fetch implementation available');
+    this.transport = new Transport({
+      urls,
+      timeoutMillis: options.timeoutMillis ?? CLIENT_DEFAULTS.timeoutMillis,
+      retryAttempts: options.retryAttempts ?? CLIENT_DEFAULTS.retryAttempts,
+      retryDelayMillis: options.retryDelayMillis ?? CLIENT_DEFAULTS.retryDelayMillis,
+      loadBalancingStrategy: options.loadBalancingStrategy ?? CLIENT_DEFAULTS.loadBalancingStrategy,
+      affinityHashRing: options.affinityHashRing ?? CLIENT_DEFAULTS.affinityHashRing,
+      enableFailover: options.enableFailover ?? CLIENT_DEFAULTS.enableFailover,
+      healthRetryAfterMillis: options.healthRetryAfterMillis ?? CLIENT_DEFAULTS.healthRetryAfterMillis,
+      bearerToken: options.bearerToken ?? null,
+      headers: { ...options.headers },
+      fetch: fetchImpl,
+      logger: this.logger,
+    });
+    this.buffers = new PushBuffers(this.transport, this.logger);
+    this.context = {
+      transport: this.transport,
+      logger: this.logger,
+      buffers: this.buffers,
+      assertOpen: () => {
+        if (this.closed || this.closing) throw new QueenError('CLOSED', 'Client is closed');
+      },
+      track: (consumer) => {
+        this.consumers.add(consumer);
+        return () => this.consumers.delete(consumer);
+      },
+      ack: (target, status, context) => this.ack(target, status, context),
+      renew: (targets, seconds) => renew(this.transport, targets, seconds),
+    };
+    if (options.handleSignals ?? CLIENT_DEFAULTS.handleSignals) registerShutdown(this);
+    this.logger.debug('client created', { urls: urls.length, strategy: options.loadBalancingStrategy ?? CLIENT_DEFAULTS.loadBalancingStrategy });
+  }
+
+  /** A new builder for queue `name` (no name: a namespace/task discovery consumer). */
+  queue<T = unknown>(name?: string): QueueBuilder<T> {
+    return new QueueBuilder<T>(this.context, name);
+  }
+
+  /** Acks a message, an array of messages, or a transactionId (with `context.partitionId`). */
+  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse> {
+    return ack(this.transport, target, status, context);
+  }
+
+  /** Extends leases: one result for one target, an array for an array. */
+  renew(target: string | Message, seconds?: number): Promise<RenewResult>;
+  renew(target: Array<string | Message>, seconds?: number): Promise<RenewResult[]>;
+  async renew(target: string | Message | Array<string | Message>, seconds?: number): Promise<RenewResult | RenewResult[]> {
+    if (Array.isArray(target)) return renew(this.transport, target, seconds);
+    const [result] = await renew(this.transport, [target], seconds);
+    return result ?? { leaseId: typeof target === 'string' ? target : target.leaseId, success: false, newExpiresAt: null, error: 'No lease to renew' };
+  }
+
+  /** A new transaction: `.ack(...)`, `.queue(q).partition(p).push(...)`, then `.commit()`. */
+  transaction(): TransactionBuilder {
+    return new TransactionBuilder(this.transport, this.logger);
+  }
+
+  /** Sends every client-side buffer now. */
+  flushAllBuffers(): Promise<void> {
+    return this.buffers.flushAll();
+  }
+
+  /** Counts of the client-side buffers. */
+  getBufferStats() {
+    return this.buffers.stats() satisfies BufferStats;
+  }
+
+  /** `DELETE /api/v1/consumer-groups/:group`. */
+  deleteConsumerGroup(group: string, deleteMetadata = true): Promise<object> {
+    return this.admin.deleteConsumerGroup(group, deleteMetadata) as Promise<object>;
+  }
+
+  /** `POST /api/v1/consumer-groups/:group/subscription`: re-times where never-contacted cursors start. */
+  updateConsumerGroupTimestamp(group: string, timestamp: string | Date): Promise<object> {
+    return this.admin.updateSubscription(group, timestamp) as Promise<object>;
+  }
+
+  /** Admin and monitoring routes. */
+  get admin(): Admin {
+    this.adminApi ??= new Admin(this.transport);
+    return this.adminApi;
+  }
+
+  /** Stops consumes, waits for their handlers (max 30 s), drains buffers. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Adds this client to the process-wide SIGINT/SIGTERM handler. */
+  enableGracefulShutdown(): void {
+    if (!this.closed) registerShutdown(this);
+  }
+
+  /** Removes this client from the process-wide SIGINT/SIGTERM handler. */
+  disableGracefulShutdown(): void {
+    unregisterShutdown(this);
+  }
+
+  private async shutdown(): Promise<void> {
+    unregisterShutdown(this);
+    const running = [...this.consumers];
+    for (const consumer of running) consumer.stop();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = await Promise.race([
+      Promise.allSettled(running.map((c) => c.done)).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MILLIS))),
+    ]);
+    clearTimeout(timer);
+    if (!waited) this.logger.warn('close: consumers still running after 30 s', { consumers: running.length });
+    try {
+      await this.buffers.close();
+    } finally {
+      this.closed = true;
+      this.logger.info('client closed');
+    }
+  }
+}
+

@@ -1,0 +1,279 @@
+/**
+ * The public types of the SDK (CLIENT.md §2). Wire objects keep the broker's field names exactly (push results
+ * are snake_case because the broker's are), so a value can be logged or compared against API.md as is.
+ */
+
+/** Ack statuses the broker accepts (`success` is an alias of `completed`). */
+export type AckStatus = 'completed' | 'success' | 'failed' | 'dlq' | 'retry';
+
+/** Where a new consumer group starts reading. */
+export type SubscriptionMode = 'all' | 'new' | 'new-only';
+
+/** Strategies to spread requests over several broker URLs. */
+export type LoadBalancingStrategy = 'affinity' | 'round-robin' | 'session';
+
+/** A pluggable logger; `debug` is optional. Metadata never carries bodies or tokens. */
+export interface Logger {
+  debug?(msg: string, meta?: object): void;
+  info(msg: string, meta?: object): void;
+  warn(msg: string, meta?: object): void;
+  error(msg: string, meta?: object): void;
+}
+
+/** Options of `new Queen(...)` (CLIENT.md §1). */
+export interface QueenOptions {
+  url?: string;
+  urls?: string[];
+  timeoutMillis?: number;
+  retryAttempts?: number;
+  retryDelayMillis?: number;
+  loadBalancingStrategy?: LoadBalancingStrategy;
+  affinityHashRing?: number;
+  enableFailover?: boolean;
+  healthRetryAfterMillis?: number;
+  bearerToken?: string | null;
+  headers?: Record<string, string>;
+  handleSignals?: boolean;
+  logger?: Logger | null;
+  fetch?: typeof fetch;
+}
+
+/** Queue options of API.md §2.2, all optional. */
+export interface QueueOptions {
+  leaseTime?: number;
+  retryLimit?: number;
+  retryDelay?: number;
+  maxSize?: number;
+  ttl?: number;
+  priority?: number;
+  delayedProcessing?: number;
+  windowBuffer?: number;
+  minPopWaitTime?: number;
+  retentionSeconds?: number;
+  completedRetentionSeconds?: number;
+  retentionEnabled?: boolean;
+  encryptionEnabled?: boolean;
+  maxWaitTimeSeconds?: number;
+  deadLetterQueue?: boolean;
+  dlqAfterMaxRetries?: boolean;
+}
+
+/** A trace event recorded with `message.trace()`. */
+export interface TraceEvent {
+  traceName?: string | string[];
+  eventType?: string;
+  data: unknown;
+}
+
+/** Outcome of `message.trace()`; it never throws. */
+export interface TraceResult {
+  success: boolean;
+  traceId?: string;
+  error?: string;
+}
+
+/** A delivered message. `data` is the pushed payload, typed by the queue's type parameter. */
+export interface Message<T = unknown> {
+  readonly id: string;
+  readonly transactionId: string;
+  readonly traceId: string | null;
+  readonly data: T;
+  readonly producerSub: string | null;
+  readonly createdAt: string;
+  readonly partitionId: string;
+  readonly partition: string;
+  readonly leaseId: string;
+  readonly consumerGroup: string;
+  /** Per-message status override for a batch `queen.ack([...])`. */
+  _status?: AckStatus;
+  /** Per-message error override for a batch `queen.ack([...])`. */
+  _error?: string;
+  /** Records a trace event for this message (non-enumerable). */
+  trace(event: TraceEvent): Promise<TraceResult>;
+}
+
+/** Metadata a pushed item may carry next to its payload. */
+export interface PushMeta {
+  transactionId?: string;
+  traceId?: string;
+}
+
+/** One pushed item: `{data}`, `{payload}`, or the whole object as the payload. */
+export type PushInput<T> = ({ data: T } & PushMeta) | ({ payload: T } & PushMeta) | T;
+
+/** An item as sent to `POST /api/v1/push`. */
+export interface PushItem<T = unknown> {
+  queue: string;
+  partition: string;
+  payload: T;
+  transactionId: string;
+  traceId?: string;
+}
+
+/** Push result `queued`. */
+export interface QueuedResult {
+  index: number;
+  transaction_id: string;
+  status: 'queued';
+  message_id: string;
+  partition_id: string;
+  trace_id: string | null;
+  queueName: string;
+}
+
+/** Push result `duplicate`. */
+export interface DuplicateResult {
+  index: number;
+  transaction_id: string;
+  status: 'duplicate';
+  message_id: string;
+  queueName: string;
+}
+
+/** Push result `failed`. */
+export interface FailedResult {
+  index: number;
+  transaction_id: string | null;
+  status: 'failed';
+  queueName: string;
+  queue: string;
+  partition: string;
+  error: string;
+}
+
+/** Push result `buffered` (the broker's maintenance or failover buffer). */
+export interface BufferedResult {
+  index: number;
+  transaction_id: string;
+  status: 'buffered';
+  queueName: string;
+  queue: string;
+  partition: string;
+  transactionId: string;
+}
+
+/** One push result, discriminated on `status`. */
+export type PushResultItem = QueuedResult | DuplicateResult | FailedResult | BufferedResult;
+
+/** What a push resolves with while client-side buffering is on. */
+export interface BufferedPush {
+  buffered: true;
+  count: number;
+}
+
+/** Options of `.buffer()`. */
+export interface BufferOptions {
+  messageCount?: number;
+  timeMillis?: number;
+  maxSize?: number;
+}
+
+/** `queen.getBufferStats()`. */
+export interface BufferStats {
+  activeBuffers: number;
+  totalBufferedMessages: number;
+  /** Age in ms of the oldest buffered item, 0 when empty. */
+  oldestBufferAge: number;
+  flushesPerformed: number;
+}
+
+/** One item of an ack answer. */
+export interface AckItemResult {
+  index: number;
+  transactionId: string;
+  success: boolean;
+  error: string | null;
+  queueName: string | null;
+  partitionName: string | null;
+  leaseReleased: boolean;
+  dlq: boolean;
+}
+
+/** What `queen.ack()` resolves with; numeric keys mirror `results` as the official client returns them. */
+export interface AckResponse {
+  success: boolean;
+  error?: string;
+  results: AckItemResult[];
+  failed: AckItemResult[];
+  [index: number]: AckItemResult;
+}
+
+/** Ack context: group, error text, and the ids a transactionId target needs. */
+export interface AckContext {
+  group?: string;
+  consumerGroup?: string;
+  error?: string;
+  partitionId?: string;
+  leaseId?: string;
+}
+
+/** One lease renewal outcome. */
+export interface RenewResult {
+  leaseId: string;
+  success: boolean;
+  newExpiresAt: string | null;
+  error: string | null;
+}
+
+/** A committed transaction. */
+export interface TransactionResult {
+  transactionId: string;
+  success: true;
+  results: unknown[];
+}
+
+/** The stored options echoed by `/configure`. */
+export interface ConfigureResult {
+  configured: boolean;
+  queueId: string;
+  partitionId: string;
+  queue: string;
+  namespace: string;
+  task: string;
+  options: Required<QueueOptions>;
+  warning?: string;
+}
+
+/** What `queue(name).delete()` resolves with. */
+export interface DeleteResult {
+  deleted: boolean;
+  queue: string;
+  existed: boolean;
+}
+
+/** One DLQ entry (API.md §7.5). */
+export interface DlqEntry<T = unknown> {
+  id: string;
+  transactionId: string;
+  partitionId: string;
+  queue: string;
+  partition: string;
+  consumerGroup: string;
+  errorMessage: string;
+  retryCount: number;
+  data: T;
+  producerSub: string | null;
+  createdAt: string;
+  failedAt: string;
+}
+
+/** A page of DLQ entries. */
+export interface DlqPage<T = unknown> {
+  messages: DlqEntry<T>[];
+  total: number;
+  pagination: { limit: number; offset: number };
+}
+
+/** What a consume resolves with once every loop has stopped. */
+export interface ConsumeResult {
+  processed: number;
+  failed: number;
+}
+
+/** Options of `consume()`. */
+export interface ConsumeOptions {
+  signal?: AbortSignal;
+}
+
+/** Query parameters of admin reads: `undefined`/`null` entries are left out, Dates become ISO strings. */
+export type QueryParams = Record<string, string | number | boolean | Date | null | undefined>;
