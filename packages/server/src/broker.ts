@@ -3,7 +3,6 @@
  * listens, and shuts down in order (API.md 9.8).
  */
 import fs from 'node:fs';
-import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +14,7 @@ import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
-import { createHttpServer, errorReply } from './http/server.js';
+import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -45,7 +44,7 @@ export class Broker {
   private constructor(
     readonly config: Config,
     readonly log: Logger,
-    private readonly server: http.Server,
+    private readonly http: HttpServer,
     private readonly pool: pg.Pool,
     private readonly channel: WakeChannel,
     private readonly pop: PopService,
@@ -59,7 +58,7 @@ export class Broker {
 
   /** The port the HTTP server listens on. */
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return (this.http.server.address() as AddressInfo).port;
   }
 
   /** Starts a broker: database, migrations, wake-ups, HTTP. */
@@ -193,10 +192,11 @@ export class Broker {
       log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
       return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
     };
-    const server = createHttpServer(routes, {
+    const httpServer = createHttpServer(routes, {
       maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
       ...(auth !== undefined ? { auth } : {}),
     });
+    const { server } = httpServer;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -209,7 +209,7 @@ export class Broker {
       new RetentionService(config.retention, log.child({ component: 'retention' }), jobDeps),
       new EvictionService(config.retention, log.child({ component: 'eviction' }), jobDeps),
     ];
-    const broker = new Broker(config, log, server, pool, channel, pop, embedded, lifecycle, metrics, jobs, maintenance, buffer);
+    const broker = new Broker(config, log, httpServer, pool, channel, pop, embedded, lifecycle, metrics, jobs, maintenance, buffer);
     await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
     for (const job of jobs) await job.start();
     log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
@@ -219,10 +219,10 @@ export class Broker {
   /** Stops in order: no new connections, parked pops answered, in-flight requests finished, pool, database. */
   async stop(): Promise<void> {
     this.lifecycle.draining = true;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.http.server.close(() => resolve()));
     this.pop.shutdown();
-    this.server.closeIdleConnections();
-    const grace = setTimeout(() => this.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    this.http.closeIdleConnections();
+    const grace = setTimeout(() => this.http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await closed;
     clearTimeout(grace);
     await this.buffer.stop(); // replay stops after its batch; every acknowledged record is already fsync'd

@@ -4,6 +4,7 @@
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -55,8 +56,19 @@ export function errorReply(error: HttpError): Reply {
   return { status: error.status, body: error.body, headers: error.headers };
 }
 
+/** The HTTP server and the one shutdown step node:http lacks. */
+export interface HttpServer {
+  server: http.Server;
+  /**
+   * Closes every connection without a request in progress. Node 20's `closeIdleConnections()` skips a
+   * connection that was opened but has not sent its first request yet (fetch opens a fresh one after an
+   * aborted request), which would hold `server.close()` for the whole shutdown grace.
+   */
+  closeIdleConnections(): void;
+}
+
 /** Creates the server for a route table. */
-export function createHttpServer(routes: Route[], options: ServerOptions): http.Server {
+export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
   const auth = options.auth;
   const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
@@ -113,5 +125,18 @@ export function createHttpServer(routes: Route[], options: ServerOptions): http.
     }
   }
 
-  return server;
+  const awaitingFirstRequest = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    awaitingFirstRequest.add(socket);
+    socket.once('close', () => awaitingFirstRequest.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage) => awaitingFirstRequest.delete(req.socket));
+
+  return {
+    server,
+    closeIdleConnections() {
+      for (const socket of awaitingFirstRequest) socket.destroy();
+      server.closeIdleConnections();
+    },
+  };
 }

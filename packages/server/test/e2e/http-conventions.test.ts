@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -479,6 +480,23 @@ describe('shutdown', () => {
       assert.equal(await exited, 0);
       await assert.rejects(fetch(`${own.url}/health`), 'a stopped broker accepts no connections');
     } finally {
+      await own.kill();
+    }
+  });
+
+  test('SIGTERM: an open connection that never sent a request does not hold the exit', async () => {
+    const own = await startBroker(setup.db);
+    const socket = net.connect(own.port, '127.0.0.1');
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      const closedByBroker = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const signalledAt = Date.now();
+      assert.equal(await own.stop(), 0);
+      // The shutdown grace is 30 s: an exit well before it means the connection was closed, not waited out.
+      assert.ok(Date.now() - signalledAt < 10_000, `the broker took ${Date.now() - signalledAt} ms to exit`);
+      await closedByBroker;
+    } finally {
+      socket.destroy();
       await own.kill();
     }
   });
