@@ -38,6 +38,8 @@ const PUSH_MAX_IN_FLIGHT = 4;
 /** Items per coalesced push transaction. */
 const PUSH_MAX_ITEMS = 10_000;
 const SHUTDOWN_GRACE_MS = 30_000;
+/** How long start-up keeps retrying a database that cannot be reached (still starting, or a slow connect). */
+const STARTUP_CONNECT_WINDOW_MS = 60_000;
 
 /** A running broker. */
 export class Broker {
@@ -89,7 +91,7 @@ export class Broker {
     // While draining, a terminal's Ctrl-C has also reached the embedded PostgreSQL: lost connections are expected.
     const warn = (error: Error, msg: string): void => (lifecycle.draining ? log.debug({ err: error }, msg) : log.warn({ err: error }, msg));
     const pool = createPool(connection, (error) => warn(error, 'idle database connection failed'));
-    const applied = await migrate(pool);
+    const applied = await whileStarting(() => migrate(pool), log);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
     const bus = new WakeBus();
@@ -244,6 +246,24 @@ function createAuthenticator(config: Config, log: Logger): Authenticator {
   if (auth.verifier.secretMissing) log.warn('JWT_SECRET is not set: HS256 tokens will get 500 "HS256 secret not configured"');
   log.info({ algorithm: config.auth.algorithm, jwks: config.auth.jwksUrl !== undefined }, 'JWT authentication enabled');
   return auth;
+}
+
+/**
+ * Runs the first database step of start-up, retrying while PostgreSQL cannot be reached: a database that is
+ * still starting (a container started alongside), or a connect slower than DB_POOL_ACQUIRE_TIMEOUT_MS on a
+ * busy host, should delay the broker, not stop it. Other errors (a failed migration) stop it at once.
+ */
+async function whileStarting<T>(step: () => Promise<T>, log: Logger): Promise<T> {
+  const giveUpAt = Date.now() + STARTUP_CONNECT_WINDOW_MS;
+  for (let delayMs = 200; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isDatabaseDown(error) || Date.now() + delayMs > giveUpAt) throw error;
+      log.warn({ err: error, retryInMs: delayMs }, 'database not reachable yet; retrying');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }
 
 async function databaseReachable(pool: pg.Pool): Promise<boolean> {
