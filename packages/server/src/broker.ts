@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Config } from './config.js';
 import { AckService } from './core/ack.js';
+import { PayloadCipher, PayloadDecryptError, PayloadReader } from './core/payload-cipher.js';
+import { PayloadSealer, QueueEncryptionView, type AppendFunction } from './core/payload-sealing.js';
+import { openingClaim } from './core/pop-payloads.js';
 import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
@@ -20,10 +23,12 @@ import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import type { Services } from './services.js';
-import { cursorAck, cursorClaim } from './store/cursors.js';
+import { cursorClaimChecked } from './store/claims.js';
+import { cursorAck, cursorClaim, leaseRelease } from './store/cursors.js';
 import { createPool, isConnectivityError, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
+import { queueEncryptionFlags } from './store/queues.js';
 import { segmentAppend } from './store/segments.js';
 import { WakeChannel } from './store/wake-channel.js';
 
@@ -76,6 +81,7 @@ export class Broker {
       statementTimeoutMs: config.statementTimeoutMs,
       lockTimeoutMs: config.lockTimeoutMs,
       applicationName: `queen:${config.serverId}`.slice(0, 63),
+      sealing: config.encryptionKey !== null,
     };
     const lifecycle = { draining: false };
     // While draining, a terminal's Ctrl-C has also reached the embedded PostgreSQL: lost connections are expected.
@@ -84,12 +90,21 @@ export class Broker {
     const applied = await migrate(pool);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
+    // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
+    const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
+    const payloads = new PayloadReader(cipher);
+    const sealer = cipher === null ? null : new PayloadSealer(cipher, new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names })));
+    const sealAppend = (append: AppendFunction): AppendFunction => (sealer === null ? append : sealer.wrap(append));
+
     const bus = new WakeBus();
     const metrics = new Metrics({ config, db: pool, bus, log });
     const channel = new WakeChannel(
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
-      (signal) => bus.signal(signal),
+      (signal) => {
+        if (signal.config === true) sealer?.view.forget(signal.queue);
+        bus.signal(signal);
+      },
       (error) => warn(error, 'wake connection failed'),
     );
     await channel.start();
@@ -100,14 +115,18 @@ export class Broker {
     };
 
     const isProcedureError = (error: unknown): boolean =>
-      error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error);
-    const push = new PushService((items) => segmentAppend(pool, { items }), wake, {
+      (error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error)) || error instanceof PayloadDecryptError;
+    const push = new PushService(sealAppend((items) => segmentAppend(pool, { items })), wake, {
       maxInFlight: PUSH_MAX_IN_FLIGHT,
       maxItems: PUSH_MAX_ITEMS,
       isolateOnError: isProcedureError,
     });
     const pop = new PopService(
-      (params) => cursorClaim(pool, params),
+      openingClaim(payloads, {
+        claim: (params) => cursorClaim(pool, params),
+        claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
+        release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+      }),
       bus,
       config.pop,
       Math.max(1, Math.floor(config.poolSize / 2)),
@@ -124,7 +143,13 @@ export class Broker {
       log,
       version: VERSION,
       serverId: config.serverId,
-      encryptionConfigured: false,
+      encryptionConfigured: cipher !== null,
+      payloads,
+      sealAppend,
+      queueChanged: (signal) => {
+        sealer?.view.forget(signal.queue);
+        channel.publish({ ...signal, config: true });
+      },
       db: pool,
       push,
       pop,

@@ -39,6 +39,8 @@ export interface Config {
   stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
+  /** QUEEN_ENCRYPTION_KEY as its 32 bytes, or null when unset (API.md 9.6). */
+  encryptionKey: Buffer | null;
 }
 
 /** Thrown when a variable is set to a value outside its allowed range. */
@@ -75,6 +77,16 @@ function decimal(env: Env, name: string, fallback: number, min: number, max: num
 function optionalTimeout(env: Env, name: string): number | undefined {
   const raw = text(env, name);
   return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+}
+
+/** QUEEN_ENCRYPTION_KEY: unset or empty means no key; anything but 64 hex characters stops the start-up. */
+function encryptionKey(env: Env): Buffer | null {
+  const raw = text(env, 'QUEEN_ENCRYPTION_KEY')?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!/^[0-9a-fA-F]{64}$/.test(raw)) {
+    throw new ConfigError(`QUEEN_ENCRYPTION_KEY must be 64 hexadecimal characters (a 32-byte key; generate one with: openssl rand -hex 32), got ${raw.length} characters`);
+  }
+  return Buffer.from(raw, 'hex');
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -133,5 +145,6 @@ export function loadConfig(env: Env = process.env): Config {
       metricsRetentionDays: integer(env, 'METRICS_RETENTION_DAYS', 90, 1, 36_500),
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
+    encryptionKey: encryptionKey(env),
   };
 }

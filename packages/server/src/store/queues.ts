@@ -42,6 +42,16 @@ export async function queueConfigure(
   return { queue: row, defaultPartitionId: row.default_partition_id };
 }
 
+/** The `encryptionEnabled` flag of each named queue that exists (the sealing view's source). */
+export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[] }): Promise<Map<string, boolean>> {
+  const result = await db.query<{ name: string; encryption_enabled: boolean }>({
+    name: 'queen.queue_encryption_flags',
+    text: 'SELECT q.name, q.encryption_enabled FROM queen.queues q WHERE q.name = ANY ($1::text[])',
+    values: [params.names],
+  });
+  return new Map(result.rows.map((row) => [row.name, row.encryption_enabled]));
+}
+
 /** Deletes a queue and everything under it; true when it existed. */
 export async function queueDelete(db: pg.Pool, params: { name: string }): Promise<boolean> {
   const result = await db.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
