@@ -93,7 +93,8 @@ export class Broker {
     // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
     const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
     const payloads = new PayloadReader(cipher);
-    const sealer = cipher === null ? null : new PayloadSealer(cipher, new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names })));
+    const encryptionView = new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names }));
+    const sealer = cipher === null ? null : new PayloadSealer(cipher, encryptionView);
     const sealAppend = (append: AppendFunction): AppendFunction => (sealer === null ? append : sealer.wrap(append));
 
     const bus = new WakeBus();
@@ -102,7 +103,7 @@ export class Broker {
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
       (signal) => {
-        if (signal.config === true) sealer?.view.forget(signal.queue);
+        if (signal.config === true) encryptionView.forget(signal.queue);
         bus.signal(signal);
       },
       (error) => warn(error, 'wake connection failed'),
@@ -126,6 +127,7 @@ export class Broker {
         claim: (params) => cursorClaim(pool, params),
         claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
         release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+        mayHoldSealed: (queue) => encryptionView.mayHoldSealed(queue),
       }),
       bus,
       config.pop,
@@ -147,7 +149,7 @@ export class Broker {
       payloads,
       sealAppend,
       queueChanged: (signal) => {
-        sealer?.view.forget(signal.queue);
+        encryptionView.forget(signal.queue);
         channel.publish({ ...signal, config: true });
       },
       db: pool,

@@ -15,7 +15,8 @@
 --
 -- Replaced here: push_messages (the guard; otherwise unchanged from 0003, still set-based: the guard reuses
 -- the one queues look-up the maxSize rule already made, so a batch with no capped or encrypted queue runs
--- exactly the statements it ran before) and message_requeue (the copy keeps the stored form).
+-- exactly the statements it ran before) and message_requeue (the copy keeps the stored form). Added: the
+-- column queues.encryption_used (has the queue ever been encrypted), kept by a trigger, at the end.
 
 -- push_messages: as in 0003_push.sql, plus the encryption guard.
 --   Result: status also 'unsealed' (error 'Payload must be encrypted for this queue', message_id null) for a
@@ -244,3 +245,25 @@ BEGIN
 END
 $$;
 
+
+-- encryption_used: whether the queue has ever had encryption_enabled, so whether it may hold sealed payloads.
+-- It never goes back to false (switching the option off leaves the sealed messages). The broker reads it to
+-- decide whether an autoAck pop must run its claim and the decryption in one explicit transaction (see
+-- core/pop-payloads.ts): queues that never had encryption keep the single-statement pop. Kept by a trigger,
+-- so every writer of the option (queue_configure, or anything later) maintains it.
+ALTER TABLE queen.queues ADD COLUMN encryption_used boolean NOT NULL DEFAULT false;
+UPDATE queen.queues SET encryption_used = true WHERE encryption_enabled;
+
+CREATE OR REPLACE FUNCTION queen.queues_encryption_used() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.encryption_used := NEW.encryption_enabled;
+  IF TG_OP = 'UPDATE' THEN
+    NEW.encryption_used := NEW.encryption_used OR OLD.encryption_used;
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER queues_encryption_used BEFORE INSERT OR UPDATE OF encryption_enabled, encryption_used ON queen.queues
+FOR EACH ROW EXECUTE FUNCTION queen.queues_encryption_used();

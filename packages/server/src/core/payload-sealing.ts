@@ -14,6 +14,7 @@
  * the refused items, sealed. A stale view the other way (queue no longer encrypted) only seals a few
  * messages that did not need it, which is harmless: every message carries its own flag.
  */
+import type { QueueEncryptionFlags } from '../store/queues.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { isSealed, type PayloadCipher } from './payload-cipher.js';
 
@@ -29,41 +30,30 @@ export const SEAL_RETRY_ERROR = 'Queue encryption setting changed during the pus
 /** An append function: items in, one result per item out, in item order. */
 export type AppendFunction = (items: AppendItem[]) => Promise<AppendResult[]>;
 
-/** This process's view of which queues have `encryptionEnabled`. */
+/**
+ * This process's view of the queues' encryption flags: `encryptionEnabled` now (the write path seals by it) and
+ * whether the queue ever had it (a pop may then meet sealed payloads, core/pop-payloads.ts).
+ */
 export class QueueEncryptionView {
-  private readonly entries = new Map<string, { encrypted: boolean; readAt: number }>();
+  private readonly entries = new Map<string, QueueEncryptionFlags & { readAt: number }>();
   private hitCount = 0;
   private missCount = 0;
 
-  /** `load` reads the flag of the named queues; a queue it does not return does not exist (unencrypted). */
+  /** `load` reads the flags of the named queues; a queue it does not return does not exist (never encrypted). */
   constructor(
-    private readonly load: (names: string[]) => Promise<Map<string, boolean>>,
+    private readonly load: (names: string[]) => Promise<Map<string, QueueEncryptionFlags>>,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** The queues among `names` that have encryption enabled. */
   async encryptedAmong(names: Iterable<string>): Promise<Set<string>> {
-    const encrypted = new Set<string>();
-    const missing: string[] = [];
-    const now = this.now();
-    for (const name of new Set(names)) {
-      const entry = this.entries.get(name);
-      if (entry !== undefined && now - entry.readAt < VIEW_TTL_MS) {
-        this.hitCount += 1;
-        if (entry.encrypted) encrypted.add(name);
-      } else {
-        this.missCount += 1;
-        missing.push(name);
-      }
-    }
-    if (missing.length === 0) return encrypted;
-    const loaded = await this.load(missing);
-    for (const name of missing) {
-      const flag = loaded.get(name) ?? false;
-      this.remember(name, flag, now);
-      if (flag) encrypted.add(name);
-    }
-    return encrypted;
+    const flags = await this.flagsOf(names);
+    return new Set([...flags].filter(([, f]) => f.enabled).map(([name]) => name));
+  }
+
+  /** Whether the queue may hold sealed payloads (it had encryption enabled at some point). */
+  async mayHoldSealed(name: string): Promise<boolean> {
+    return (await this.flagsOf([name])).get(name)!.used;
   }
 
   /** Drops what is known of a queue (it was configured or deleted): the next use reads it again. */
@@ -76,13 +66,37 @@ export class QueueEncryptionView {
     return { size: this.entries.size, hits: this.hitCount, misses: this.missCount };
   }
 
-  private remember(name: string, encrypted: boolean, readAt: number): void {
+  private async flagsOf(names: Iterable<string>): Promise<Map<string, QueueEncryptionFlags>> {
+    const flags = new Map<string, QueueEncryptionFlags>();
+    const missing: string[] = [];
+    const now = this.now();
+    for (const name of new Set(names)) {
+      const entry = this.entries.get(name);
+      if (entry !== undefined && now - entry.readAt < VIEW_TTL_MS) {
+        this.hitCount += 1;
+        flags.set(name, entry);
+      } else {
+        this.missCount += 1;
+        missing.push(name);
+      }
+    }
+    if (missing.length === 0) return flags;
+    const loaded = await this.load(missing);
+    for (const name of missing) {
+      const read = loaded.get(name) ?? { enabled: false, used: false };
+      this.remember(name, read, now);
+      flags.set(name, read);
+    }
+    return flags;
+  }
+
+  private remember(name: string, flags: QueueEncryptionFlags, readAt: number): void {
     this.entries.delete(name); // re-insert: Map order is the eviction order
     if (this.entries.size >= VIEW_MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(name, { encrypted, readAt });
+    this.entries.set(name, { enabled: flags.enabled, used: flags.used, readAt });
   }
 }
 

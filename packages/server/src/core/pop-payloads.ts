@@ -3,15 +3,17 @@
  * before the response is built. A batch without sealed payloads is passed through untouched.
  *
  * A payload that cannot be opened (no key, another key, a modified row) fails the attempt as a procedure
- * error (204 `error`) and hands back what the attempt took: a leasing claim's leases are released at once, so
- * a broker holding the right key can deliver the batch without waiting for the lease to expire; an autoAck
- * claim runs its check inside the claim's own transaction, which is rolled back, so its cursor never moves
- * past messages nobody could read.
+ * error (204 `error`) and hands back what the attempt took. A leasing claim's leases are released at once,
+ * so a broker holding the right key can deliver the batch without waiting for the lease to expire. An autoAck
+ * claim has already moved its cursor when it returns, so for a queue that may hold sealed payloads (it had
+ * encryption enabled at some point; every discovery pop, whose queues are not known in advance) the claim and
+ * the decryption run in one explicit transaction, rolled back on failure. Queues that never had encryption
+ * keep the single-statement autoAck pop: the transaction costs two more round trips (BEGIN, COMMIT).
  */
 import type { ClaimOutcome, ClaimParams } from '../store/cursors.js';
 import type { PayloadReader } from './payload-cipher.js';
 
-/** The database operations the opening claim is built from. */
+/** The database operations and knowledge the opening claim is built from. */
 export interface ClaimSteps {
   /** One pop attempt (it commits on its own). */
   claim(params: ClaimParams): Promise<ClaimOutcome>;
@@ -19,6 +21,8 @@ export interface ClaimSteps {
   claimChecked(params: ClaimParams, check: (outcome: ClaimOutcome) => void): Promise<ClaimOutcome>;
   /** Releases the leases a pop request took. */
   release(leaseId: string): Promise<void>;
+  /** Whether the queue may hold sealed payloads (it ever had encryption enabled). */
+  mayHoldSealed(queue: string): Promise<boolean>;
 }
 
 /** A claim function whose delivered payloads are plain JSON text; throws PayloadDecryptError otherwise. */
@@ -27,12 +31,17 @@ export function openingClaim(reader: PayloadReader, steps: ClaimSteps): (params:
     if (outcome.kind === 'messages') reader.openAll(outcome.messages);
   };
   return async (params) => {
-    if (params.autoAck) return steps.claimChecked(params, open);
+    if (params.autoAck && (params.queue === null || (await steps.mayHoldSealed(params.queue)))) {
+      return steps.claimChecked(params, open);
+    }
     const outcome = await steps.claim(params);
     try {
       open(outcome);
     } catch (error) {
-      await steps.release(params.leaseId).catch(() => undefined); // not released: the lease simply expires
+      // A leasing claim hands its leases back (if that fails, they simply expire). An autoAck claim lands
+      // here only when its queue's view was stale (encryption turned on moments ago elsewhere) and this
+      // broker cannot read what was sealed since: its cursor has moved; the pop still fails.
+      if (!params.autoAck) await steps.release(params.leaseId).catch(() => undefined);
       throw error;
     }
     return outcome;

@@ -42,14 +42,21 @@ export async function queueConfigure(
   return { queue: row, defaultPartitionId: row.default_partition_id };
 }
 
-/** The `encryptionEnabled` flag of each named queue that exists (the sealing view's source). */
-export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[] }): Promise<Map<string, boolean>> {
-  const result = await db.query<{ name: string; encryption_enabled: boolean }>({
+/** What the encryption view of a queue holds: the option now, and whether it was ever on. */
+export interface QueueEncryptionFlags {
+  enabled: boolean;
+  /** The queue has had `encryptionEnabled` at some point, so it may hold sealed payloads. */
+  used: boolean;
+}
+
+/** The encryption flags of each named queue that exists (the source of core/payload-sealing.ts's view). */
+export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[] }): Promise<Map<string, QueueEncryptionFlags>> {
+  const result = await db.query<{ name: string; encryption_enabled: boolean; encryption_used: boolean }>({
     name: 'queen.queue_encryption_flags',
-    text: 'SELECT q.name, q.encryption_enabled FROM queen.queues q WHERE q.name = ANY ($1::text[])',
+    text: 'SELECT q.name, q.encryption_enabled, q.encryption_used FROM queen.queues q WHERE q.name = ANY ($1::text[])',
     values: [params.names],
   });
-  return new Map(result.rows.map((row) => [row.name, row.encryption_enabled]));
+  return new Map(result.rows.map((row) => [row.name, { enabled: row.encryption_enabled, used: row.encryption_used }]));
 }
 
 /** Deletes a queue and everything under it; true when it existed. */

@@ -74,8 +74,13 @@ describe('a broker that cannot decrypt', () => {
       assert.deepEqual(ok.json.messages.map((m: any) => m.data), [{ card: '4111-1111' }]);
     });
 
-    test(`${name}: an autoAck pop moves no cursor`, async () => {
+    test(`${name}: an autoAck pop moves no cursor, even after encryption was switched off`, async () => {
       const { queue, partitionId } = await sealedMessage(['a', 1]);
+      // Off again: the sealed message stays sealed, and the queue is remembered as one that may hold some.
+      const off = await right.post('/api/v1/configure', { queue, options: { encryptionEnabled: false } });
+      assert.equal(off.json.options.encryptionEnabled, false);
+      const flags = await db.query('SELECT encryption_enabled, encryption_used FROM queen.queues WHERE name = $1', [queue]);
+      assert.deepEqual(flags.rows[0], { encryption_enabled: false, encryption_used: true });
       const failed = await api().get(`/api/v1/pop/queue/${queue}/partition/Default?autoAck=true`);
       assert.equal(failed.status, 204);
       assert.equal(failed.headers.get('x-queen-empty-reason'), 'error');

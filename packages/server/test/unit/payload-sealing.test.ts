@@ -15,12 +15,14 @@ function item(queue: string, n: number): AppendItem {
   return { queue, partition: 'Default', messageId: `m-${n}`, transactionId: `t-${n}`, traceId: null, payload: JSON.stringify({ n }), producerSub: null };
 }
 
-/** A view over a mutable "database" of flags that counts its loads. */
+/** A view over a mutable "database" of flags (with the sticky "ever enabled") that counts its loads. */
 function viewOver(flags: Map<string, boolean>, clock = { now: 0 }) {
   const loads: string[][] = [];
+  const used = new Set<string>();
   const view = new QueueEncryptionView(async (names) => {
     loads.push([...names]);
-    return new Map(names.filter((n) => flags.has(n)).map((n) => [n, flags.get(n)!]));
+    for (const [name, enabled] of flags) if (enabled) used.add(name);
+    return new Map(names.filter((n) => flags.has(n)).map((n) => [n, { enabled: flags.get(n)!, used: used.has(n) }]));
   }, () => clock.now);
   return { view, loads, clock };
 }
@@ -32,6 +34,20 @@ describe('QueueEncryptionView', () => {
     assert.deepEqual([...await view.encryptedAmong(['plain', 'enc'])], ['enc']);
     assert.deepEqual(loads, [['enc', 'plain', 'new']]);
     assert.deepEqual(view.stats(), { size: 3, hits: 2, misses: 3 });
+  });
+
+  test('a queue that ever had encryption may hold sealed payloads, even once it is off', async () => {
+    const flags = new Map([['q', false]]);
+    const { view } = viewOver(flags);
+    assert.equal(await view.mayHoldSealed('q'), false);
+    assert.equal(await view.mayHoldSealed('missing'), false);
+    flags.set('q', true);
+    view.forget('q');
+    assert.equal(await view.mayHoldSealed('q'), true);
+    flags.set('q', false);
+    view.forget('q');
+    assert.equal(await view.mayHoldSealed('q'), true);
+    assert.equal((await view.encryptedAmong(['q'])).size, 0);
   });
 
   test('forget and the 60 s age make it read again', async () => {
