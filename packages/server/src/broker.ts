@@ -10,6 +10,9 @@ import pg from 'pg';
 import { Authenticator } from './auth/index.js';
 import type { Config } from './config.js';
 import { AckService } from './core/ack.js';
+import { PayloadCipher, PayloadDecryptError, PayloadReader } from './core/payload-cipher.js';
+import { PayloadSealer, QueueEncryptionView, type AppendFunction } from './core/payload-sealing.js';
+import { openingClaim } from './core/pop-payloads.js';
 import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
@@ -20,10 +23,12 @@ import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import type { Services } from './services.js';
-import { cursorAck, cursorClaim } from './store/cursors.js';
+import { cursorClaimChecked } from './store/claims.js';
+import { cursorAck, cursorClaim, leaseRelease } from './store/cursors.js';
 import { createPool, isConnectivityError, isDatabaseDown, isStatementTimeout, toWireError, type ConnectionSettings } from './store/database.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js';
 import { migrate } from './store/migrations.js';
+import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
 import { FailoverBuffer, type FailureKind } from './buffer/failover-buffer.js';
@@ -86,6 +91,7 @@ export class Broker {
       statementTimeoutMs: config.statementTimeoutMs,
       lockTimeoutMs: config.lockTimeoutMs,
       applicationName: `queen:${config.serverId}`.slice(0, 63),
+      sealing: config.encryptionKey !== null,
     };
     const lifecycle = { draining: false };
     // While draining, a terminal's Ctrl-C has also reached the embedded PostgreSQL: lost connections are expected.
@@ -93,6 +99,13 @@ export class Broker {
     const pool = createPool(connection, (error) => warn(error, 'idle database connection failed'));
     const applied = await whileStarting(() => migrate(pool), log);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+
+    // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
+    const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
+    const payloads = new PayloadReader(cipher);
+    const encryptionView = new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names }));
+    const sealer = cipher === null ? null : new PayloadSealer(cipher, encryptionView);
+    const sealAppend = (append: AppendFunction): AppendFunction => (sealer === null ? append : sealer.wrap(append));
 
     const bus = new WakeBus();
     // The buffer and the maintenance flags are created below; the metrics read them only when scraped.
@@ -112,7 +125,10 @@ export class Broker {
     const channel = new WakeChannel(
       () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
       config.serverId,
-      (signal) => bus.signal(signal),
+      (signal) => {
+        if (signal.config === true) encryptionView.forget(signal.queue);
+        bus.signal(signal);
+      },
       (error) => warn(error, 'wake connection failed'),
     );
     channel.listen('queen_maintenance', (payload) => maintenance.notified(payload));
@@ -124,10 +140,10 @@ export class Broker {
     };
 
     const isProcedureError = (error: unknown): boolean =>
-      error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error);
+      (error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error)) || error instanceof PayloadDecryptError;
     /** The push append function: pushes and the failover buffer's replay both write through it. */
-    const append = (items: AppendItem[], options?: AppendOptions) =>
-      options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items });
+    const append = sealAppend((items: AppendItem[], options?: AppendOptions) =>
+      options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items }));
     const classify = (error: unknown): FailureKind =>
       isDatabaseDown(error) ? 'down' : isConnectivityError(error) || isStatementTimeout(error) ? 'transient' : 'failed';
     buffer = new FailoverBuffer(
@@ -150,7 +166,12 @@ export class Broker {
       isolateOnError: isProcedureError,
     }, buffer);
     const pop = new PopService(
-      (params) => cursorClaim(pool, params),
+      openingClaim(payloads, {
+        claim: (params) => cursorClaim(pool, params),
+        claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
+        release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+        mayHoldSealed: (queue) => encryptionView.mayHoldSealed(queue),
+      }),
       bus,
       config.pop,
       Math.max(1, Math.floor(config.poolSize / 2)),
@@ -168,7 +189,13 @@ export class Broker {
       log,
       version: VERSION,
       serverId: config.serverId,
-      encryptionConfigured: false,
+      encryptionConfigured: cipher !== null,
+      payloads,
+      sealAppend,
+      queueChanged: (signal) => {
+        encryptionView.forget(signal.queue);
+        channel.publish({ ...signal, config: true });
+      },
       db: pool,
       push,
       pop,

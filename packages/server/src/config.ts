@@ -43,6 +43,8 @@ export interface Config {
   buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
+  /** QUEEN_ENCRYPTION_KEY as its 32 bytes, or null when unset (API.md 9.6). */
+  encryptionKey: Buffer | null;
   /** JWT authentication (API.md 9.7); read by `auth/`. */
   auth: AuthConfig;
 }
@@ -135,6 +137,16 @@ function authConfig(env: Env): AuthConfig {
   };
 }
 
+/** QUEEN_ENCRYPTION_KEY: unset or empty means no key; anything but 64 hex characters stops the start-up. */
+function encryptionKey(env: Env): Buffer | null {
+  const raw = text(env, 'QUEEN_ENCRYPTION_KEY')?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!/^[0-9a-fA-F]{64}$/.test(raw)) {
+    throw new ConfigError(`QUEEN_ENCRYPTION_KEY must be 64 hexadecimal characters (a 32-byte key; generate one with: openssl rand -hex 32), got ${raw.length} characters`);
+  }
+  return Buffer.from(raw, 'hex');
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
@@ -205,5 +217,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
     auth: authConfig(env),
+    encryptionKey: encryptionKey(env),
   };
 }

@@ -5,6 +5,8 @@
 import type pg from 'pg';
 import type { Config } from './config.js';
 import type { AckService } from './core/ack.js';
+import type { PayloadReader } from './core/payload-cipher.js';
+import type { AppendFunction } from './core/payload-sealing.js';
 import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
 import type { QueueSignal, WakeBus } from './core/wake-bus.js';
@@ -20,6 +22,12 @@ export interface Services {
   version: string;
   serverId: string;
   encryptionConfigured: boolean;
+  /** Reads stored payloads back: sealed ones are opened with QUEEN_ENCRYPTION_KEY (API.md 9.6). */
+  payloads: PayloadReader;
+  /** Wraps an append function with the sealing step every write path goes through (identity without a key). */
+  sealAppend(append: AppendFunction): AppendFunction;
+  /** After a commit that configured or deleted a queue: every process drops what it cached of the queue. */
+  queueChanged(signal: QueueSignal): void;
   /** The pool: handed to `store/` functions. */
   db: pg.Pool;
   push: PushService;

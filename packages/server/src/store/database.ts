@@ -2,7 +2,9 @@
  * The connection pool and the classification of PostgreSQL failures into the broker's wire errors.
  *
  * Every session is pinned to UTC (timestamps are rendered by PostgreSQL with a literal Z), and carries the
- * statement and lock timeouts of the configuration.
+ * statement and lock timeouts of the configuration. A broker holding QUEEN_ENCRYPTION_KEY also sets
+ * `queen.sealing = on` on its sessions: `queen.push_messages` then refuses plaintext for encrypted queues
+ * (sql/migrations/0011_encryption.sql).
  */
 import pg from 'pg';
 import { HttpError, poolUnavailable, statementTimeout } from '../errors.js';
@@ -20,6 +22,8 @@ export interface ConnectionSettings {
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   applicationName: string;
+  /** The broker holds the encryption key: its sessions ask push_messages to refuse plaintext for encrypted queues. */
+  sealing?: boolean;
 }
 
 /** Creates the pool. Idle-client errors (a restarted server) are reported, never thrown. */
@@ -34,7 +38,7 @@ export function createPool(settings: ConnectionSettings, onIdleError: (error: Er
     statement_timeout: settings.statementTimeoutMs || undefined,
     lock_timeout: settings.lockTimeoutMs || undefined,
     application_name: settings.applicationName,
-    options: '-c TimeZone=UTC',
+    options: settings.sealing === true ? '-c TimeZone=UTC -c queen.sealing=on' : '-c TimeZone=UTC',
   } as pg.PoolConfig);
   pool.on('error', onIdleError);
   return pool;

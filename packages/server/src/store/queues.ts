@@ -42,6 +42,23 @@ export async function queueConfigure(
   return { queue: row, defaultPartitionId: row.default_partition_id };
 }
 
+/** What the encryption view of a queue holds: the option now, and whether it was ever on. */
+export interface QueueEncryptionFlags {
+  enabled: boolean;
+  /** The queue has had `encryptionEnabled` at some point, so it may hold sealed payloads. */
+  used: boolean;
+}
+
+/** The encryption flags of each named queue that exists (the source of core/payload-sealing.ts's view). */
+export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[] }): Promise<Map<string, QueueEncryptionFlags>> {
+  const result = await db.query<{ name: string; encryption_enabled: boolean; encryption_used: boolean }>({
+    name: 'queen.queue_encryption_flags',
+    text: 'SELECT q.name, q.encryption_enabled, q.encryption_used FROM queen.queues q WHERE q.name = ANY ($1::text[])',
+    values: [params.names],
+  });
+  return new Map(result.rows.map((row) => [row.name, { enabled: row.encryption_enabled, used: row.encryption_used }]));
+}
+
 /** Deletes a queue and everything under it; true when it existed. */
 export async function queueDelete(db: pg.Pool, params: { name: string }): Promise<boolean> {
   const result = await db.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);

@@ -10,14 +10,18 @@ export interface AppendItem {
   messageId: string;
   transactionId: string;
   traceId: string | null;
-  /** The payload as JSON text, stored verbatim. */
+  /** The payload as JSON text, or its sealed form (core/payload-cipher.ts); stored verbatim. */
   payload: string;
   producerSub: string | null;
 }
 
-/** What happened to one item. */
+/**
+ * What happened to one item. `unsealed`: refused, nothing written, because the queue has encryption enabled,
+ * the session holds the key and the payload arrived in plaintext (the sealing step re-submits it sealed;
+ * see core/payload-sealing.ts). It never leaves the write path.
+ */
 export interface AppendResult {
-  status: 'queued' | 'duplicate' | 'failed';
+  status: 'queued' | 'duplicate' | 'failed' | 'unsealed';
   messageId: string | null;
   partitionId: string;
   error: string | null;

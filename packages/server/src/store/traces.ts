@@ -59,10 +59,13 @@ export interface NamedTraceEvent extends TraceEvent {
   message_payload: unknown;
 }
 
-/** Events carrying `name`, newest first, one page of them and how many there are. */
+/**
+ * Events carrying `name`, newest first, one page of them and how many there are. `readPayload` turns a
+ * stored payload into its wire value (it opens sealed payloads, API.md 9.6).
+ */
 export async function traceListByName(
   db: pg.Pool,
-  params: { name: string; limit: number; offset: number },
+  params: { name: string; limit: number; offset: number; readPayload: (stored: string) => unknown },
 ): Promise<{ total: number; traces: NamedTraceEvent[] }> {
   type Row = Omit<NamedTraceEvent, 'data' | 'message_payload'> & { total: number; data: string; message_payload: string };
   const result = await db.query<Row>(
@@ -101,7 +104,7 @@ export async function traceListByName(
       created_at: row.created_at,
       queue_name: row.queue_name,
       partition_name: row.partition_name,
-      message_payload: JSON.parse(row.message_payload) as unknown,
+      message_payload: params.readPayload(row.message_payload),
       trace_names: row.trace_names,
     }));
   return { total, traces };

@@ -24,6 +24,8 @@ export interface WakeSignal {
   queue: string;
   namespace: string | null;
   task: string | null;
+  /** The queue's configuration changed or it was deleted: processes drop what they cached of it. */
+  config?: boolean;
 }
 
 const CHANNEL = 'queen_wake';
@@ -77,7 +79,11 @@ export class WakeChannel {
   /** Tells the other broker processes that a commit touched this queue. */
   publish(signal: WakeSignal): void {
     const known = this.pending.get(signal.queue);
-    if (known === undefined || (known.namespace === null && signal.namespace !== null)) this.pending.set(signal.queue, signal);
+    if (known === undefined || (known.namespace === null && signal.namespace !== null)) {
+      this.pending.set(signal.queue, known?.config === true ? { ...signal, config: true } : signal);
+    } else if (signal.config === true && known.config !== true) {
+      this.pending.set(signal.queue, { ...known, config: true });
+    }
     if (!this.publishing) setImmediate(() => void this.flush());
   }
 
@@ -89,7 +95,7 @@ export class WakeChannel {
     if (client === null) return;
     this.publishing = true;
     try {
-      const payloads = batch.map((s) => JSON.stringify({ origin: this.origin, queue: s.queue, namespace: s.namespace, task: s.task }));
+      const payloads = batch.map((s) => JSON.stringify({ origin: this.origin, queue: s.queue, namespace: s.namespace, task: s.task, ...(s.config === true ? { config: true } : {}) }));
       await client.query(`SELECT pg_notify('${CHANNEL}', p) FROM unnest($1::text[]) AS p`, [payloads]);
     } catch (error) {
       this.onError(error as Error);
@@ -102,9 +108,9 @@ export class WakeChannel {
   private dispatch(payload: string | undefined): void {
     if (payload === undefined) return;
     try {
-      const parsed = JSON.parse(payload) as { origin?: string; queue?: string; namespace?: string | null; task?: string | null };
+      const parsed = JSON.parse(payload) as { origin?: string; queue?: string; namespace?: string | null; task?: string | null; config?: unknown };
       if (typeof parsed.queue !== 'string' || parsed.origin === this.origin) return;
-      this.onWake({ queue: parsed.queue, namespace: parsed.namespace ?? null, task: parsed.task ?? null });
+      this.onWake({ queue: parsed.queue, namespace: parsed.namespace ?? null, task: parsed.task ?? null, ...(parsed.config === true ? { config: true } : {}) });
     } catch (error) {
       this.onError(error as Error);
     }

@@ -28,7 +28,7 @@ export function dlqRoutes(services: Services): Route[] {
         const messages = entries.map(({ payload, ...entry }) => ({
           id: entry.id, transactionId: entry.transactionId, partitionId: entry.partitionId, queue: entry.queue,
           partition: entry.partition, consumerGroup: entry.consumerGroup, errorMessage: entry.errorMessage,
-          retryCount: entry.retryCount, data: payload === null ? null : (JSON.parse(payload) as unknown),
+          retryCount: entry.retryCount, data: payload === null ? null : services.payloads.value(payload),
           producerSub: entry.producerSub, createdAt: entry.createdAt, failedAt: entry.failedAt,
         }));
         return { status: 200, body: { messages, total, pagination: { limit, offset } } };

@@ -7,6 +7,7 @@ import { MessageAdmin } from '../../core/message-admin.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { describeMessage, listMessages, messageKey, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
+import { isSealed } from '../../core/payload-cipher.js';
 import type { Services } from '../../services.js';
 import { messageDeadLetter, messageDelete, messageRequeue, queueClear } from '../../store/message-admin.js';
 import { cursorFactsFind, messageDescribe, messageList, messageReadSnapshot, queueConsumerMode, type MessageFilter } from '../../store/messages.js';
@@ -90,8 +91,8 @@ export function messageRoutes(services: Services): Route[] {
           body: {
             id: facts.id, transactionId: facts.transactionId, partitionId: facts.partitionId,
             queuePath: `${facts.queue}/${facts.partition}`, queue: facts.queue, partition: facts.partition,
-            namespace: facts.namespace, task: facts.task, status: detail.status, payload: JSON.parse(facts.payload) as unknown,
-            isEncrypted: false, traceId: facts.traceId, producerSub: facts.producerSub, createdAt: facts.createdAt,
+            namespace: facts.namespace, task: facts.task, status: detail.status, payload: services.payloads.value(facts.payload),
+            isEncrypted: isSealed(facts.payload), traceId: facts.traceId, producerSub: facts.producerSub, createdAt: facts.createdAt,
             errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
             queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,
           },

@@ -28,6 +28,7 @@ export function queueRoutes(services: Services): Route[] {
           task: typeof body.task === 'string' ? body.task : derived.task,
           options: { ...options },
         });
+        services.queueChanged({ queue: queue.name, namespace: queue.namespace, task: queue.task });
         const reply: Record<string, unknown> = {
           configured: true,
           queueId: queue.id,
@@ -78,6 +79,7 @@ export function queueRoutes(services: Services): Route[] {
       async handle({ params }) {
         const name = params.queue ?? '';
         const existed = await queueDelete(services.db, { name });
+        if (existed) services.queueChanged({ queue: name, namespace: null, task: null });
         return { status: 200, body: { deleted: true, queue: name, existed } };
       },
     },

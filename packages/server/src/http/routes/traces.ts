@@ -79,7 +79,7 @@ export function traceRoutes(services: Services): Route[] {
       async handle({ params, query }) {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
-        const { total, traces } = isValidName(name) ? await traceListByName(db, { name, ...page }) : { total: 0, traces: [] };
+        const { total, traces } = isValidName(name) ? await traceListByName(db, { name, ...page, readPayload: (stored) => services.payloads.value(stored) }) : { total: 0, traces: [] };
         return { status: 200, body: { traces, total, pagination: page } };
       },
     },

@@ -48,7 +48,8 @@ export function transactionRoutes(services: Services): Route[] {
         const operations = parseOperations(body.operations);
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
         const outcome = await executeTransaction(operations, requiredLeases, {
-          run: (work) => transactionRun(services.db, { origin: services.serverId, work }),
+          // Pushes go through the same sealing step as /push (API.md 9.6).
+          run: (work) => transactionRun(services.db, { origin: services.serverId, work: (store) => work({ ...store, append: services.sealAppend(store.append) }) }),
           signal: (signal) => services.wake(signal),
           producerSub: subject,
         });
