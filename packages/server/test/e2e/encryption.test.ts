@@ -191,6 +191,28 @@ describe('a queue with encryptionEnabled', () => {
     assert.deepEqual(await stored(pushed.partition_id), ['{"visible":true}']);
   });
 
+  test('pushes buffered during push maintenance are sealed when they are replayed', async () => {
+    const q = uniqueQueue('enc-buffered');
+    await configure(q, true);
+    const maintenance = async (enabled: boolean): Promise<void> => {
+      const res = await setup.api.post('/api/v1/system/maintenance', { enabled });
+      assert.equal(res.status, 200, res.text);
+    };
+    await maintenance(true);
+    try {
+      const res = await setup.api.push(PAYLOADS.map((payload) => ({ queue: q, payload })));
+      assert.equal(res.status, 201, res.text);
+      for (const r of res.json) assert.equal(r.status, 'buffered', JSON.stringify(r));
+    } finally {
+      await maintenance(false);
+    }
+    const popped = await fx.popOk(q, 'Default', `batch=${PAYLOADS.length}&wait=true&timeout=15000`);
+    assert.deepEqual(popped.messages.map((m: { data: unknown }) => m.data), PAYLOADS);
+    const partitionId: string = popped.messages[0].partitionId;
+    for (const payload of await stored(partitionId)) assert.match(payload, SEALED);
+    await assertNoPlaintext([partitionId], PAYLOADS);
+  });
+
   test('a stale view of the options is caught by the database and the items are sealed after all', async () => {
     const q = uniqueQueue('enc-stale');
     const [first] = await pushOk([{ queue: q, transactionId: 'before', payload: { n: 0 } }]); // cached: not encrypted
