@@ -192,6 +192,7 @@ export class Broker {
       encryptionConfigured: cipher !== null,
       payloads,
       sealAppend,
+      queueConfigCache: () => encryptionView.stats(),
       queueChanged: (signal) => {
         encryptionView.forget(signal.queue);
         channel.publish({ ...signal, config: true });

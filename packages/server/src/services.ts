@@ -26,6 +26,8 @@ export interface Services {
   payloads: PayloadReader;
   /** Wraps an append function with the sealing step every write path goes through (identity without a key). */
   sealAppend(append: AppendFunction): AppendFunction;
+  /** This process's cache of queue options (encryption flags): size and hit counts for /health. */
+  queueConfigCache(): { size: number; hits: number; misses: number };
   /** After a commit that configured or deleted a queue: every process drops what it cached of the queue. */
   queueChanged(signal: QueueSignal): void;
   /** The pool: handed to `store/` functions. */

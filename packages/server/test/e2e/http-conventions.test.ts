@@ -377,6 +377,19 @@ describe('GET /health', () => {
     assert.equal(s.maintenance_mode, false);
     assert.equal(s.pop_maintenance_mode, false);
   });
+
+  test('queue_config_cache counts the look-ups of the queue-options cache', async () => {
+    const queue = uniqueQueue('cache');
+    assert.equal((await setup.api.push([{ queue, payload: 1 }, { queue, payload: 2 }])).status, 201);
+    const before = (await setup.api.get('/health')).json.shared_state.queue_config_cache;
+    // An autoAck pop reads the queue's encryption flags: a miss the first time, a hit the second.
+    for (let i = 0; i < 2; i++) assert.equal((await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true`)).status, 200);
+    const after = (await setup.api.get('/health')).json.shared_state.queue_config_cache;
+    assert.equal(after.misses, before.misses + 1);
+    assert.equal(after.hits, before.hits + 1);
+    assert.ok(after.size >= 1);
+    assert.equal(after.hit_rate, Number((after.hits / (after.hits + after.misses)).toFixed(4)));
+  });
 });
 
 describe('MAX_PAYLOAD_BYTES', () => {

@@ -2,6 +2,12 @@
 import type { Services } from '../../services.js';
 import type { Route } from '../route.js';
 
+/** The cache counters with their hit rate (0 before the first look-up). */
+function cacheFigures(stats: { size: number; hits: number; misses: number }): Record<string, number> {
+  const lookups = stats.hits + stats.misses;
+  return { ...stats, hit_rate: lookups === 0 ? 0 : Number((stats.hits / lookups).toFixed(4)) };
+}
+
 /** The health route. */
 export function healthRoutes(services: Services): Route[] {
   return [
@@ -25,7 +31,7 @@ export function healthRoutes(services: Services): Route[] {
               running: true,
               server_id: services.serverId,
               transport: 'pg-notify',
-              queue_config_cache: { size: 0, hits: 0, misses: 0, hit_rate: 0 },
+              queue_config_cache: cacheFigures(services.queueConfigCache()),
               server_health: services.metrics.heartbeat.health(),
               maintenance_mode: services.maintenance.push,
               pop_maintenance_mode: services.maintenance.pop,
