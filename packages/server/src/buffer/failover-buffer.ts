@@ -3,8 +3,8 @@
  * is on, while PostgreSQL is unreachable, and while earlier buffered items are still waiting for replay
  * (so per-partition order is kept), and the replay that moves them into the log.
  *
- * Routing is decided synchronously when a push is about to be written: `active()` is true while any of
- * the three holds, and `write()` counts its records as pending at once, so a replay finishing at that
+ * Routing is decided synchronously when a push is about to be written: `active(items)` is true while any of
+ * the three holds (or an item's partition is held by the failed set, see below), and `write()` counts its records as pending at once, so a replay finishing at that
  * moment cannot let a later push overtake them. A push whose database work fails with a connectivity
  * error (not pool exhaustion) marks the database down and is buffered instead: its commit may or may not
  * have happened, and replay is idempotent through (partition, transactionId), so it is not lost and not
@@ -161,8 +161,10 @@ export class FailoverBuffer {
    */
   active(items: ReadonlyArray<{ queue: string; partition: string }> = []): boolean {
     if (this.deps.pushMaintenance() || this.down || this.log.pendingCount > 0) return true;
-    const blocked = this.failedPartitions();
-    return blocked.size > 0 && items.some((item) => blocked.has(partitionKey(item)));
+    const failed = this.log.files.filter((f) => f.failed);
+    if (failed.length === 0) return false;
+    const keys = items.map(partitionKey);
+    return failed.some((f) => keys.some((key) => f.partitions.has(key)));
   }
 
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */
@@ -235,12 +237,6 @@ export class FailoverBuffer {
     if (this.dirReady) releaseDirectory(this.own);
   }
 
-  /** The (queue, partition) keys held by files in the failed set. */
-  private failedPartitions(): Set<string> {
-    const keys = new Set<string>();
-    for (const f of this.log.files) if (f.failed) for (const key of f.partitions) keys.add(key);
-    return keys;
-  }
 
   private prepareDirectory(): void {
     if (this.dirReady) return;
