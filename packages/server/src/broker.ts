@@ -31,7 +31,7 @@ import { migrate } from './store/migrations.js';
 import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
-import { FailoverBuffer, type FailureKind } from './buffer/failover-buffer.js';
+import { FailoverBuffer, classifyFailure } from './buffer/failover-buffer.js';
 import { MaintenanceService } from './services/maintenance.js';
 import { clusterIdRead } from './store/maintenance.js';
 import { WakeChannel } from './store/wake-channel.js';
@@ -119,7 +119,7 @@ export class Broker {
     });
     const metrics = new Metrics({
       config, db: pool, bus, log,
-      bufferedMessages: () => (buffer === null ? 0 : buffer.stats().pendingCount + buffer.stats().failedCount),
+      bufferedMessages: () => buffer?.bufferedCount ?? 0,
       maintenance: () => ({ push: maintenance.push, pop: maintenance.pop }),
     });
     const channel = new WakeChannel(
@@ -144,8 +144,6 @@ export class Broker {
     /** The push append function: pushes and the failover buffer's replay both write through it. */
     const append = sealAppend((items: AppendItem[], options?: AppendOptions) =>
       options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items }));
-    const classify = (error: unknown): FailureKind =>
-      isDatabaseDown(error) ? 'down' : isConnectivityError(error) || isStatementTimeout(error) ? 'transient' : 'failed';
     buffer = new FailoverBuffer(
       { ...config.buffer, serverId: config.serverId, clusterId: await clusterIdRead(pool) },
       {
@@ -154,7 +152,7 @@ export class Broker {
         probe: async () => {
           await pool.query('SELECT 1');
         },
-        classify,
+        classify: classifyFailure,
         pushMaintenance: () => maintenance.push,
         replayed: (queue, count) => metrics.recorder.written(queue, count),
         log: log.child({ component: 'buffer' }),

@@ -3,35 +3,57 @@
  * is on, while PostgreSQL is unreachable, and while earlier buffered items are still waiting for replay
  * (so per-partition order is kept), and the replay that moves them into the log.
  *
- * Routing is decided synchronously when a push is about to be written: `active()` is true while any of
- * the three holds, and `write()` counts its records as pending at once, so a replay finishing at that
+ * Routing is decided synchronously when a push is about to be written: `active(items)` is true while any of
+ * the three holds (or an item's partition is held by the failed set, see below), and `write()` counts its records as pending at once, so a replay finishing at that
  * moment cannot let a later push overtake them. A push whose database work fails with a connectivity
  * error (not pool exhaustion) marks the database down and is buffered instead: its commit may or may not
- * have happened, and replay is idempotent through (partition, transactionId), so it is never lost and
- * never duplicated. While the database is down a probe runs every second.
+ * have happened, and replay is idempotent through (partition, transactionId), so it is not lost and not
+ * duplicated while the first copy is still in the log (once retention removed it, a replayed copy is new).
+ * While the database is down a probe runs every second.
  *
  * Replay runs while the database is up and push maintenance is off: the oldest file first, records in
  * append order, `maxBatch` records every `flushMs`, through the same append function as every push (so
  * whatever wraps it, encryption at rest, applies), with maxSize not enforced. Replayed messages wake
- * parked pops. A connectivity error stops replay until the probe succeeds; a pool timeout or statement
- * timeout retries the batch; any other failure counts against the file, and after three in a row the file
- * moves to the failed set, which is retried every minute (and at each start-up).
+ * parked pops. A connectivity error stops replay until the probe succeeds; a pool timeout, statement
+ * timeout or other passing condition (lock timeout, deadlock, too many connections, read-only standby: see
+ * `classifyFailure`) retries the batch; any other failure counts against the file, and after three in a
+ * row the file moves to the failed set, which is retried every minute (and at each start-up).
+ *
+ * FIFO per partition holds across the failed set too: while a failed file holds records of a (queue,
+ * partition), new pushes to it are buffered (`active(items)`) and later files with records of it wait.
  */
 import path from 'node:path';
 import fs from 'node:fs';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { QueueSignal } from '../core/wake-bus.js';
+import { isConnectivityError, isDatabaseDown, isStatementTimeout } from '../store/database.js';
 import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
-import type { BufferRecord } from './format.js';
-import { BufferLog, scanFile, type BufferFile } from './log.js';
+import { partitionKey, type BufferRecord } from './format.js';
+import { BufferLog, scanFile, type BufferFile, type BufferLogOptions } from './log.js';
 import {
-  OWNER_TOUCH_MS, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted, removeIfEmpty,
-  takeDirectory, touchOwner,
+  OWNER_TOUCH_MS, acquireDirectory, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted,
+  releaseDirectory, removeIfEmpty, takeDirectory, touchOwner,
 } from './ownership.js';
 
 /** How a database failure affects the buffer: the database is down, a retry may succeed, or the batch is bad. */
 export type FailureKind = 'down' | 'transient' | 'failed';
+
+/**
+ * SQLSTATEs of conditions that pass by themselves: serialization failure and deadlock (40001, 40P01), lock
+ * not available (55P03), read-only transaction (25006: a standby not promoted yet). Class 53 (insufficient
+ * resources: too many connections, out of memory, disk full) is matched by its prefix.
+ */
+const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '25006']);
+
+/** The buffer's view of a database failure (replay retries `transient`, counts `failed` against the file). */
+export function classifyFailure(error: unknown): FailureKind {
+  if (isDatabaseDown(error)) return 'down';
+  if (isConnectivityError(error) || isStatementTimeout(error)) return 'transient';
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('53'))) return 'transient';
+  return 'failed';
+}
 
 /** Where and how the buffer works (FILE_BUFFER_*, the process's server id, the database's cluster id). */
 export interface FailoverSettings {
@@ -41,6 +63,8 @@ export interface FailoverSettings {
   eventsPerFile: number;
   serverId: string;
   clusterId: string;
+  /** Limits and hooks of the files (tests). */
+  log?: BufferLogOptions;
 }
 
 /** What the buffer needs from the broker. */
@@ -98,7 +122,7 @@ export class FailoverBuffer {
     private readonly deps: FailoverDeps,
   ) {
     this.own = path.join(settings.dir, directoryName(settings.serverId));
-    this.log = new BufferLog(this.own, settings.eventsPerFile, () => this.prepareDirectory(), () => this.kick());
+    this.log = new BufferLog(this.own, settings.eventsPerFile, () => this.prepareDirectory(), () => this.kick(), settings.log);
   }
 
   /** This process's buffer directory. */
@@ -116,26 +140,40 @@ export class FailoverBuffer {
     return this.log.pendingCount;
   }
 
+  /**
+   * Every buffered message not in the database yet: pending plus the failed set. The one definition of
+   * `bufferedMessages` (maintenance route, metrics gauge).
+   */
+  get bufferedCount(): number {
+    let count = this.log.pendingCount;
+    for (const f of this.log.files) if (f.failed) count += f.records - f.replayed;
+    return count;
+  }
+
   /** False after a write to the buffer failed, until one succeeds. */
   get healthy(): boolean {
     return this.log.writeHealthy;
   }
 
-  /** True when a new push must go to the buffer: push maintenance, database down, or items still pending. */
-  active(): boolean {
-    return this.deps.pushMaintenance() || this.down || this.log.pendingCount > 0;
+  /**
+   * True when a new push must go to the buffer: push maintenance, database down, items still pending, or
+   * one of `items` goes to a partition that a file in the failed set holds records of.
+   */
+  active(items: ReadonlyArray<{ queue: string; partition: string }> = []): boolean {
+    if (this.deps.pushMaintenance() || this.down || this.log.pendingCount > 0) return true;
+    const failed = this.log.files.filter((f) => f.failed);
+    if (failed.length === 0) return false;
+    const keys = items.map(partitionKey);
+    return failed.some((f) => keys.some((key) => f.partitions.has(key)));
   }
 
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */
-  write(items: AppendItem[]): Promise<void> {
-    const failed = (error: unknown): never => {
+  async write(items: AppendItem[]): Promise<void> {
+    try {
+      await this.log.append(items.map(toRecord));
+    } catch (error) {
       this.deps.log.error({ err: error, items: items.length }, 'failover buffer write failed');
       throw error;
-    };
-    try {
-      return this.log.append(items.map(toRecord)).catch(failed);
-    } catch (error) {
-      return Promise.reject(error).catch(failed);
     }
   }
 
@@ -167,7 +205,8 @@ export class FailoverBuffer {
   /** Takes over files left by a previous run under this server id, adopts orphans, starts replaying. */
   async start(): Promise<void> {
     if (fs.existsSync(this.own)) {
-      const hadFiles = takeDirectory(this.settings.dir, this.own, currentOwner(this.settings.serverId, this.settings.clusterId));
+      const hadFiles = await acquireDirectory(this.settings.dir, this.own, currentOwner(this.settings.serverId, this.settings.clusterId),
+        (waitMs) => this.deps.log.warn({ directory: this.own, waitMs }, 'buffer directory owned by a recent process of another pid namespace: waiting until its owner record is stale'));
       this.dirReady = true;
       if (hadFiles) {
         this.adoptedDirectories = true;
@@ -194,7 +233,10 @@ export class FailoverBuffer {
     await this.replaying;
     await this.log.close();
     if (this.dirReady && this.log.files.length === 0 && this.log.pendingCount === 0) removeIfEmpty(this.own);
+    // What is left is taken over at once by the next process with this SERVER_ID (a restarted container).
+    if (this.dirReady) releaseDirectory(this.own);
   }
+
 
   private prepareDirectory(): void {
     if (this.dirReady) return;
@@ -203,7 +245,7 @@ export class FailoverBuffer {
   }
 
   private async load(files: string[], origin: string): Promise<void> {
-    const found: Array<{ path: string; records: number; bytes: number; corruptTail: boolean }> = [];
+    const found: Array<{ path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> }> = [];
     for (const file of files) {
       const scanned = await scanFile(file);
       if (scanned.records === 0 && !scanned.corruptTail) {
@@ -290,12 +332,19 @@ export class FailoverBuffer {
   /** One replay step; returns the delay before the next one, or null when there is nothing to do now. */
   private async replayOnce(): Promise<number | null> {
     if (this.stopped || this.down || this.deps.pushMaintenance()) return null;
+    // Partitions of failed files seen so far: a later file holding records of one waits (FIFO per partition).
+    const blocked = new Set<string>();
     for (const file of [...this.log.files]) {
-      if (file.failed) continue;
-      if (file.replayed >= file.records) {
-        if (await this.log.retireIfDone(file)) continue;
-        continue; // the file being written, nothing durable left in it: the next write kicks replay
+      if (file.failed) {
+        for (const key of file.partitions) blocked.add(key);
+        continue;
       }
+      if (file.replayed >= file.records) {
+        // retired, or the file being written with nothing durable left in it (the next write kicks replay)
+        await this.log.retireIfDone(file);
+        continue;
+      }
+      if (blocked.size > 0 && [...file.partitions].some((key) => blocked.has(key))) continue;
       return this.replayBatch(file);
     }
     if (this.adoptedDirectories && this.log.files.length === 0) {

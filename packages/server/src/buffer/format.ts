@@ -8,10 +8,13 @@
  * every string as `u32 byte length | UTF-8`; flag bit 0 says a traceId follows, bit 1 a producerSub. A
  * binary body avoids escaping the payload's JSON text a second time.
  */
+import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 /** The first bytes of every buffer file. */
 export const FILE_HEADER = Buffer.from('QBUFv001', 'latin1');
+/** The extension of buffer files. */
+export const BUFFER_FILE_SUFFIX = '.qbuf';
 /** Bytes of a frame before its body. */
 export const FRAME_OVERHEAD = 8;
 /** Larger bodies are taken for corruption (a request body is at most MAX_PAYLOAD_BYTES, far below). */
@@ -27,6 +30,17 @@ export interface BufferRecord {
   /** The payload as JSON text. */
   payload: string;
   producerSub: string | null;
+}
+
+/** The (queue, partition) key of a record: the unit of FIFO order. */
+export function partitionKey(record: { queue: string; partition: string }): string {
+  return `${record.queue}\u0000${record.partition}`;
+}
+
+/** Replay order of buffer files: by file name (creation time, then sequence), then by full path. */
+export function compareBufferFiles(a: string, b: string): number {
+  const byName = path.basename(a).localeCompare(path.basename(b));
+  return byName !== 0 ? byName : a.localeCompare(b);
 }
 
 /** Encodes one record as a complete frame. */

@@ -3,19 +3,25 @@
  *
  * Writer: appends queue up; one flush at a time writes everything queued with one `writev` and one
  * `fdatasync`, then resolves every append it carried (concurrent requests share one fsync). A file takes
- * at most `eventsPerFile` records; the next record opens a new file (created, header written, directory
- * fsync'd so the new name survives a crash). A failed write truncates the file back to its last durable
- * length and closes it, so the next append starts a clean file.
+ * at most `eventsPerFile` records and about `maxFileBytes` bytes (a file is read by offsets that must stay
+ * far below 2 GiB, and one record alone may exceed the limit); the next record opens a new file (created,
+ * header written, directory fsync'd so the new name survives a crash). A failed or short write (ENOSPC,
+ * EFBIG can write part of the data) truncates the file back to its last durable length and closes it, so
+ * the next append starts a clean file; the appends whose records were all fsync'd before the failure
+ * still resolve (they will replay), the others reject.
  *
  * Files are replayed in name order (`<15-digit ms>-<6-digit sequence>.qbuf`; the time never goes back
  * within a process). Each file tracks its durable records and bytes (only fsync'd data is ever read) and
- * how far replay has got. A fully replayed file is deleted; the file being written is closed first.
+ * how far replay has got, and the (queue, partition) keys it holds (a file in the failed set blocks those
+ * partitions). A fully replayed file is deleted; the file being written is closed first. Leftover files
+ * are scanned in chunks: a file may be larger than one Buffer can hold.
  */
 import type { FileHandle } from 'node:fs/promises';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { FILE_HEADER, decodeFrames, encodeRecord, hasFileHeader, type BufferRecord } from './format.js';
-import { BUFFER_FILE_SUFFIX } from './ownership.js';
+import {
+  BUFFER_FILE_SUFFIX, FILE_HEADER, FRAME_OVERHEAD, compareBufferFiles, decodeFrames, encodeRecord, hasFileHeader, partitionKey, type BufferRecord,
+} from './format.js';
 
 /** One buffer file and the replay's progress through it. */
 export interface BufferFile {
@@ -35,23 +41,79 @@ export interface BufferFile {
   failures: number;
   /** Unreadable bytes follow the valid data (found by a scan): the file is kept as `.corrupt` after replay. */
   corruptTail: boolean;
+  /** The `partitionKey`s of its records. */
+  partitions: Set<string>;
 }
 
 interface Job {
   frames: Buffer[];
+  keys: string[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
 const READ_CHUNK = 1 << 20;
+/** The default size limit of one buffer file. */
+export const MAX_FILE_BYTES = 1 << 30;
 
-/** Scans a leftover file: its valid records and where they end (a torn or corrupt tail is left out). */
-export async function scanFile(file: string): Promise<{ records: number; bytes: number; corruptTail: boolean; size: number }> {
-  const data = await fsp.readFile(file);
-  if (!hasFileHeader(data)) return { records: 0, bytes: 0, corruptTail: data.length > FILE_HEADER.length, size: data.length };
-  const decoded = decodeFrames(data, FILE_HEADER.length, Number.MAX_SAFE_INTEGER);
-  return { records: decoded.records.length, bytes: decoded.end, corruptTail: decoded.stop === 'corrupt', size: data.length };
+/** What a scan found in a leftover file. */
+export interface ScannedFile {
+  records: number;
+  /** End of the valid data. */
+  bytes: number;
+  corruptTail: boolean;
+  size: number;
+  partitions: Set<string>;
 }
+
+/** Scans a leftover file in chunks of `chunk` bytes: its valid records and where they end (a torn or corrupt tail is left out). */
+export async function scanFile(file: string, chunk = READ_CHUNK): Promise<ScannedFile> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const header = Buffer.alloc(FILE_HEADER.length);
+    const { bytesRead } = await handle.read(header, 0, header.length, 0);
+    const partitions = new Set<string>();
+    if (!hasFileHeader(header.subarray(0, bytesRead))) return { records: 0, bytes: 0, corruptTail: size > FILE_HEADER.length, size, partitions };
+    let records = 0;
+    let at = FILE_HEADER.length;
+    let needed = 0;
+    while (at < size) {
+      const length = Math.min(size - at, Math.max(chunk, needed));
+      const data = Buffer.allocUnsafe(length);
+      const read = (await handle.read(data, 0, length, at)).bytesRead;
+      const decoded = decodeFrames(data.subarray(0, read), 0, Number.MAX_SAFE_INTEGER);
+      records += decoded.records.length;
+      for (const record of decoded.records) partitions.add(partitionKey(record));
+      const reachedEnd = at + read >= size;
+      at += decoded.end;
+      if (decoded.stop === 'corrupt') return { records, bytes: at, corruptTail: true, size, partitions };
+      if (decoded.stop === 'torn') {
+        if (reachedEnd) break; // a torn tail: never acknowledged
+        // a frame runs past this chunk: the next read starts at it and takes all of it
+        needed = decoded.needed ?? FRAME_OVERHEAD;
+      } else {
+        needed = 0;
+      }
+    }
+    return { records, bytes: at, corruptTail: false, size, partitions };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Opens a file (node's `fs.promises.open`; a test may wrap the handle to inject failures). */
+export type OpenFile = (file: string, flags: string) => Promise<FileHandle>;
+
+/** Optional limits and hooks of a BufferLog. */
+export interface BufferLogOptions {
+  /** Size at which a file is sealed (default 1 GiB). */
+  maxFileBytes?: number;
+  open?: OpenFile;
+}
+
+/** Thrown when the file system wrote only part of the data (ENOSPC, EFBIG, a file size limit). */
+export class ShortWriteError extends Error {}
 
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
@@ -67,6 +129,9 @@ export class BufferLog {
   /** False after a failed write, until a write succeeds again. */
   writeHealthy = true;
 
+  private readonly maxFileBytes: number;
+  private readonly open: OpenFile;
+
   constructor(
     private readonly dir: string,
     private readonly eventsPerFile: number,
@@ -74,7 +139,11 @@ export class BufferLog {
     private readonly prepare: () => void,
     /** Called after records became durable (the replay may have work). */
     private readonly onDurable: () => void,
-  ) {}
+    options: BufferLogOptions = {},
+  ) {
+    this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
+    this.open = options.open ?? ((file, flags) => fsp.open(file, flags));
+  }
 
   /** Records accepted but not replayed yet (in flight to disk, or on disk), outside the failed set. */
   get pendingCount(): number {
@@ -84,21 +153,22 @@ export class BufferLog {
   }
 
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
-  add(files: Array<{ path: string; records: number; bytes: number; corruptTail: boolean }>): void {
+  add(files: Array<{ path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> }>): void {
     for (const f of files) {
       this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0 });
       const millis = Number(path.basename(f.path).slice(0, 15));
       if (Number.isSafeInteger(millis)) this.lastMillis = Math.max(this.lastMillis, millis);
     }
-    this.files.sort((a, b) => path.basename(a.path).localeCompare(path.basename(b.path)) || a.path.localeCompare(b.path));
+    this.files.sort((a, b) => compareBufferFiles(a.path, b.path));
   }
 
   /** Appends records; resolves once they are fsync'd, rejects when they could not be written. */
   append(records: BufferRecord[]): Promise<void> {
     const frames = records.map(encodeRecord); // encoding errors throw before anything is reserved
+    const keys = records.map(partitionKey);
     this.reserved += frames.length;
     return new Promise((resolve, reject) => {
-      this.queue.push({ frames, resolve, reject });
+      this.queue.push({ frames, keys, resolve, reject });
       if (!this.writing) {
         this.writing = true;
         setImmediate(() => void this.flush());
@@ -111,20 +181,35 @@ export class BufferLog {
       const jobs = this.queue;
       this.queue = [];
       const frames = jobs.flatMap((j) => j.frames);
+      const keys = jobs.flatMap((j) => j.keys);
       let written = 0;
       try {
         while (written < frames.length) {
           const target = await this.writable();
-          const count = Math.min(this.eventsPerFile - target.file.records, frames.length - written);
+          const limit = Math.min(this.eventsPerFile - target.file.records, frames.length - written);
+          let count = 0;
+          let size = 0;
+          while (count < limit) {
+            const length = frames[written + count]!.length;
+            // a file always takes its first record, however large
+            if ((target.file.records > 0 || count > 0) && target.file.bytes + size + length > this.maxFileBytes) break;
+            count += 1;
+            size += length;
+          }
+          if (count === 0) {
+            await this.seal();
+            continue;
+          }
           const slice = frames.slice(written, written + count);
-          const size = slice.reduce((sum, b) => sum + b.length, 0);
-          await target.handle.writev(slice, target.file.bytes);
+          for (const key of keys.slice(written, written + count)) target.file.partitions.add(key);
+          const { bytesWritten } = await target.handle.writev(slice, target.file.bytes);
+          if (bytesWritten !== size) throw new ShortWriteError(`short write to ${target.file.path}: ${bytesWritten} of ${size} bytes`);
           await target.handle.datasync();
           target.file.records += count;
           target.file.bytes += size;
           this.reserved -= count;
           written += count;
-          if (target.file.records >= this.eventsPerFile) await this.seal();
+          if (target.file.records >= this.eventsPerFile || target.file.bytes >= this.maxFileBytes) await this.seal();
         }
         this.writeHealthy = true;
         for (const job of jobs) job.resolve();
@@ -133,7 +218,13 @@ export class BufferLog {
         this.writeHealthy = false;
         this.reserved -= frames.length - written;
         await this.abandonCurrent();
-        for (const job of jobs) job.reject(error);
+        // Appends whose records were all fsync'd (before a rotation failed) are durable: they resolve.
+        let end = 0;
+        for (const job of jobs) {
+          end += job.frames.length;
+          if (end <= written) job.resolve();
+          else job.reject(error);
+        }
         if (written > 0) this.onDurable();
       }
     }
@@ -144,7 +235,8 @@ export class BufferLog {
   /** The file to write to, opening a new one when there is none or it is full. */
   private async writable(): Promise<{ file: BufferFile; handle: FileHandle }> {
     // A file moved to the failed set takes no more records: new ones must not wait for its retry.
-    if (this.current !== null && this.current.file.records < this.eventsPerFile && !this.current.file.failed) return this.current;
+    const current = this.current;
+    if (current !== null && current.file.records < this.eventsPerFile && current.file.bytes < this.maxFileBytes && !current.file.failed) return current;
     if (this.current !== null) await this.seal();
     this.prepare();
     const millis = Math.max(Date.now(), this.lastMillis);
@@ -152,9 +244,10 @@ export class BufferLog {
     this.lastMillis = millis;
     const name = `${String(millis).padStart(15, '0')}-${String(this.sequence).padStart(6, '0')}${BUFFER_FILE_SUFFIX}`;
     const filePath = path.join(this.dir, name);
-    const handle = await fsp.open(filePath, 'wx');
+    const handle = await this.open(filePath, 'wx');
     try {
-      await handle.write(FILE_HEADER, 0, FILE_HEADER.length, 0);
+      const { bytesWritten } = await handle.write(FILE_HEADER, 0, FILE_HEADER.length, 0);
+      if (bytesWritten !== FILE_HEADER.length) throw new ShortWriteError(`short write of the header of ${filePath}`);
       await handle.datasync();
       const dir = await fsp.open(this.dir, 'r');
       await dir.sync().finally(() => dir.close());
@@ -164,7 +257,7 @@ export class BufferLog {
       throw error;
     }
     const file: BufferFile = { path: filePath, records: 0, bytes: FILE_HEADER.length, replayed: 0, replayOffset: FILE_HEADER.length,
-      sealed: false, failed: false, failures: 0, corruptTail: false };
+      sealed: false, failed: false, failures: 0, corruptTail: false, partitions: new Set() };
     this.files.push(file);
     this.current = { file, handle };
     return this.current;
@@ -235,10 +328,5 @@ export class BufferLog {
   async close(): Promise<void> {
     if (this.writing) await new Promise<void>((resolve) => this.idle.push(resolve));
     await this.seal();
-  }
-
-  /** The directory this log writes to. */
-  get directory(): string {
-    return this.dir;
   }
 }

@@ -14,6 +14,12 @@
  * namespace; when it differs from ours, liveness is judged by the owner's touch instead: a live owner
  * refreshes the modification time of `owner.json` every 10 s, and only a record untouched for 60 s is dead.
  *
+ * A container restarted with the default SERVER_ID (`<hostname>:1`) finds its own directory owned by a
+ * record from another pid namespace. It takes the directory over at once when the record says `released`
+ * (written at a clean stop) or names the same hostname and pid (a previous incarnation of this container:
+ * two live containers sharing a hostname and a volume must set distinct SERVER_IDs anyway); otherwise it
+ * waits until the record is stale rather than refusing to start.
+ *
  * Adoption is one atomic rename of the orphan directory into the adopter's own directory
  * (`<own>/adopted/<name>-<uuid>`): when two live brokers race for the same orphan, exactly one rename
  * succeeds. Files are then found by walking the own directory recursively, so a broker that dies after
@@ -23,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BUFFER_FILE_SUFFIX, compareBufferFiles } from './format.js';
 
 /** The content of `owner.json`. */
 export interface Owner {
@@ -35,6 +42,8 @@ export interface Owner {
   createdAt: string;
   /** The pid namespace of the owner (`readlink /proc/self/ns/pid`), or null where unknown. */
   pidNamespace: string | null;
+  /** Set at a clean stop: the owner let go of the directory (its files wait for the next owner). */
+  released?: boolean;
   /** When `owner.json` was last touched (ms since the epoch; filled in by `readOwner`, not stored). */
   touchedAt?: number;
 }
@@ -53,8 +62,6 @@ function pidNamespace(): string | null {
 }
 
 const OWNER_FILE = 'owner.json';
-/** The extension of buffer files. */
-export const BUFFER_FILE_SUFFIX = '.qbuf';
 
 /** A directory name for a server id (anything outside [A-Za-z0-9._:@-] becomes `_`). */
 export function directoryName(serverId: string): string {
@@ -144,6 +151,37 @@ export function touchOwner(own: string): void {
 /** Thrown when a live process already owns the directory this process would write to. */
 export class BufferOwnershipError extends Error {}
 
+/** Thrown when the owner may be alive in another pid namespace: its record goes stale in `waitMs`. */
+export class BufferOwnerFreshError extends BufferOwnershipError {
+  constructor(message: string, readonly waitMs: number) {
+    super(message);
+  }
+}
+
+/** Marks this process's owner record released (at a clean stop), so the next owner takes over at once. */
+export function releaseDirectory(own: string): void {
+  const owner = readOwner(own);
+  if (owner === null) return;
+  try {
+    writeOwnerFile(own, { ...owner, released: true });
+  } catch {
+    // the directory is gone or read-only: the record goes stale by itself
+  }
+}
+
+/** `takeDirectory`, waiting (with `onWait` told) while the owner record is fresh in another pid namespace. */
+export async function acquireDirectory(root: string, own: string, owner: Owner, onWait: (waitMs: number) => void = () => undefined): Promise<boolean> {
+  for (;;) {
+    try {
+      return takeDirectory(root, own, owner);
+    } catch (error) {
+      if (!(error instanceof BufferOwnerFreshError)) throw error;
+      onWait(error.waitMs);
+      await new Promise((resolve) => setTimeout(resolve, error.waitMs + 50));
+    }
+  }
+}
+
 /**
  * Makes `own` this process's directory: created (atomically, with its owner record) when missing; taken
  * over when its owner is dead (a fixed SERVER_ID across restarts); set aside when it belongs to another
@@ -158,8 +196,16 @@ export function takeDirectory(root: string, own: string, owner: Owner): boolean 
     } else {
       const self = previous !== null && previous.hostname === owner.hostname && previous.pid === owner.pid &&
         previous.pidStart === owner.pidStart && previous.pidNamespace === owner.pidNamespace;
-      if (previous !== null && !self && ownerAlive(previous)) {
-        throw new BufferOwnershipError(`buffer directory ${own} is owned by a live process (${previous.hostname}, pid ${previous.pid}): give each broker its own SERVER_ID`);
+      const otherNamespace = previous !== null && previous.pidNamespace !== null && owner.pidNamespace !== null &&
+        previous.pidNamespace !== owner.pidNamespace;
+      // Same hostname and pid in another pid namespace: this container before its restart.
+      const previousIncarnation = otherNamespace && previous.hostname === owner.hostname && previous.pid === owner.pid;
+      if (previous !== null && !self && previous.released !== true && !previousIncarnation && ownerAlive(previous)) {
+        const message = `buffer directory ${own} is owned by a live process (${previous.hostname}, pid ${previous.pid}): give each broker its own SERVER_ID`;
+        if (otherNamespace && previous.hostname === owner.hostname && previous.touchedAt !== undefined) {
+          throw new BufferOwnerFreshError(message, Math.max(0, previous.touchedAt + OWNER_STALE_MS - Date.now()));
+        }
+        throw new BufferOwnershipError(message);
       }
       writeOwnerFile(own, owner);
       return true;
@@ -225,7 +271,7 @@ export function listBufferFiles(dir: string): string[] {
     }
   };
   walk(dir);
-  return found.sort((a, b) => path.basename(a).localeCompare(path.basename(b)) || a.localeCompare(b));
+  return found.sort(compareBufferFiles);
 }
 
 /** Removes the empty directories under `own/adopted` (whose files were all replayed). */

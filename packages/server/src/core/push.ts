@@ -36,8 +36,8 @@ export const BUFFER_WRITE_FAILED = 'File buffer write failed';
  * are called in the same turn of the event loop, so the decision and the reservation cannot be split.
  */
 export interface PushDiversion {
-  /** True when new pushes must be buffered (push maintenance, database down, buffered items not replayed yet). */
-  active(): boolean;
+  /** True when these items must be buffered (push maintenance, database down, buffered items not replayed yet, or a partition held by the failed set). */
+  active(items: AppendItem[]): boolean;
   /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written. */
   write(items: AppendItem[]): Promise<void>;
   /** The database work of a push failed: true when it is an outage (now marked) and the items are to be buffered. */
@@ -96,7 +96,7 @@ export class PushService {
       acceptedIndex.push(index);
     });
 
-    if (accepted.length > 0 && this.diversion?.active() === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
+    if (accepted.length > 0 && this.diversion?.active(accepted) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
     let results: AppendResult[];
     try {
       results = await this.coalescer.submit(accepted);

@@ -7,6 +7,11 @@
  * change, and an older version never replaces a newer one (a poll that started before a change and
  * answers after its notification cannot undo it). While the database is unreachable the last known flags
  * stay in force.
+ *
+ * The version can go back when the database itself does (a restore, a failover to a lagging replica):
+ * this process's own set() is always applied (the database just answered it), and a poll that reads a
+ * lower version with different flags adopts the database's state (it is the truth now), unless another
+ * state was applied while that poll was in flight.
  */
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
@@ -20,6 +25,8 @@ const POLL_MS = 1000;
 /** This process's view of the maintenance flags. */
 export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
   private flags: MaintenanceFlags = { push: false, pop: false, version: -1 };
+  /** Counts applied states (a poll that overlapped one is not trusted to go back). */
+  private changes = 0;
 
   constructor(
     log: Logger,
@@ -41,7 +48,7 @@ export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
   /** Changes one flag for the whole cluster; this process applies it before the call returns. */
   async set(kind: 'push' | 'pop', enabled: boolean): Promise<MaintenanceFlags> {
     const flags = await maintenanceSet(this.deps.db, { kind, enabled });
-    this.apply(flags);
+    this.apply(flags, 'authoritative');
     return flags;
   }
 
@@ -59,16 +66,28 @@ export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
 
   protected async cycle(): Promise<MaintenanceFlags> {
     try {
-      this.apply(await maintenanceRead(this.deps.db));
+      const changes = this.changes;
+      const read = await maintenanceRead(this.deps.db);
+      // A state applied while the read was in flight is newer than what the read saw: keep it.
+      this.apply(read, changes === this.changes ? 'read' : 'notified');
     } catch (error) {
       if (!isConnectivityError(error)) throw error; // database down: keep the last known flags, quietly
     }
     return this.flags;
   }
 
-  private apply(next: MaintenanceFlags): void {
+  /**
+   * A notification (`notified`) never goes back; a poll (`read`) goes back when the flags differ (the
+   * database went back); the answer of our own set() (`authoritative`) always applies.
+   */
+  private apply(next: MaintenanceFlags, source: 'notified' | 'read' | 'authoritative' = 'notified'): void {
     const previous = this.flags;
-    if (next.version < previous.version) return;
+    if (next.version < previous.version) {
+      const differs = next.push !== previous.push || next.pop !== previous.pop;
+      if (source === 'notified' || (source === 'read' && !differs)) return;
+      this.log.warn({ held: previous.version, database: next.version }, 'maintenance state version went back (database restored or failed over): adopting the database state');
+    }
+    this.changes += 1;
     this.flags = next;
     if (next.push !== previous.push || next.pop !== previous.pop) {
       if (previous.version >= 0) this.log.info({ push: next.push, pop: next.pop }, 'maintenance flags changed');

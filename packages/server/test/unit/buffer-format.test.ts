@@ -114,7 +114,9 @@ test('a leftover file with a torn tail is scanned to its valid records; a failed
   const [file] = listBufferFiles(dir);
   const validSize = fs.statSync(file!).size;
   fs.appendFileSync(file!, encodeRecord(record(4)).subarray(0, 11)); // a crash during the fourth write
-  assert.deepEqual(await scanFile(file!), { records: 3, bytes: validSize, corruptTail: false, size: validSize + 11 });
+  const { partitions, ...torn } = await scanFile(file!);
+  assert.deepEqual(torn, { records: 3, bytes: validSize, corruptTail: false, size: validSize + 11 });
+  assert.ok(partitions.size >= 1);
   // A corrupt record followed by more data is reported as such.
   const corrupt = Buffer.concat([encodeRecord(record(5))]);
   corrupt[12] = corrupt[12]! ^ 1;

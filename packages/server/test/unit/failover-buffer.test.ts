@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { FailoverBuffer, type FailureKind } from '../../src/buffer/failover-buffer.js';
+import { FailoverBuffer, classifyFailure, type FailureKind } from '../../src/buffer/failover-buffer.js';
 import type { AppendItem, AppendOptions, AppendResult } from '../../src/store/segments.js';
 
 const queued = (): AppendResult => ({ status: 'queued', messageId: 'm', partitionId: 'p', error: null, namespace: 'ns', task: '' });
@@ -27,7 +27,11 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
-function setup(script: (items: AppendItem[], options?: AppendOptions) => Promise<AppendResult[]>, probe: () => Promise<void> = async () => undefined) {
+function setup(
+  script: (items: AppendItem[], options?: AppendOptions) => Promise<AppendResult[]>,
+  probe: () => Promise<void> = async () => undefined,
+  classify: (error: unknown) => FailureKind = (error) => (error instanceof Down ? 'down' : 'failed'),
+) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-failover-unit-'));
   let maintenance = true;
   const woken: string[] = [];
@@ -37,7 +41,7 @@ function setup(script: (items: AppendItem[], options?: AppendOptions) => Promise
       append: script,
       wake: (signal) => woken.push(signal.queue),
       probe,
-      classify: (error): FailureKind => (error instanceof Down ? 'down' : 'failed'),
+      classify,
       pushMaintenance: () => maintenance,
       log: pino({ level: 'silent' }),
     },
@@ -100,12 +104,12 @@ test('a database outage stops replay until the probe answers; the batch is repla
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a file whose items keep being refused moves to the failed set; later files carry on', async () => {
+test('a file whose items keep being refused moves to the failed set; later files of other partitions carry on', async () => {
   const { dir, buffer, setMaintenance } = setup(async (items) =>
     items.map((i) => (i.transactionId === 't2' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
   await buffer.start();
   await buffer.write([item(1), item(2), item(3), item(4)]); // file 1 (eventsPerFile 4)
-  await buffer.write([item(5)]); // file 2
+  await buffer.write([item(5, 'other')]); // file 2
   setMaintenance(false);
   buffer.kick();
   await until(() => buffer.pendingCount === 0);
@@ -115,7 +119,8 @@ test('a file whose items keep being refused moves to the failed set; later files
   assert.equal(stats.failedFiles.failoverCount, 1);
   assert.equal(stats.failedFiles.qos0Count, 0);
   assert.ok(stats.failedFiles.totalBytes > 0);
-  assert.equal(buffer.active(), false, 'failed files do not hold back new pushes');
+  assert.equal(buffer.active([item(9, 'other'), item(10, 'third')]), false, 'failed files do not hold back pushes to other partitions');
+  assert.equal(buffer.active([item(9, 'other'), item(11)]), true, 'a push to a partition held by the failed set is buffered (FIFO)');
   // A file in the failed set takes no new records, even the one being written.
   const { dir: dir2, buffer: second, setMaintenance: setMaintenance2 } = setup(async (items) =>
     items.map((i) => (i.transactionId === 't1' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
@@ -131,5 +136,60 @@ test('a file whose items keep being refused moves to the failed set; later files
   fs.rmSync(dir2, { recursive: true, force: true });
   await buffer.stop();
   assert.equal(fs.readdirSync(buffer.directory).filter((f) => f.endsWith('.qbuf')).length, 1, 'the failed file stays on disk');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('FIFO per partition across the failed set: a later file holding one of its partitions waits, others carry on', async () => {
+  const replayed: string[] = [];
+  const { dir, buffer, setMaintenance } = setup(async (items) => {
+    replayed.push(...items.map((i) => i.transactionId));
+    return items.map((i) => (i.transactionId === 't2' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued()));
+  });
+  await buffer.start();
+  await buffer.write([item(1), item(2), item(3), item(4)]); // file 1: q/p1, q/p0; t2 is refused
+  await buffer.write([item(5), item(6, 'other'), item(8, 'other'), item(10, 'other')]); // file 2: holds q/p1, held back behind file 1
+  await buffer.write([item(7, 'other')]); // file 3: other/p1
+  setMaintenance(false);
+  buffer.kick();
+  await until(() => buffer.stats().failedCount === 4 && replayed.includes('t7'));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(replayed.includes('t5'), false, 'the later record of q/p1 is not replayed ahead of the failed file');
+  assert.equal(replayed.includes('t6'), false, 'the whole file waits');
+  assert.equal(buffer.pendingCount, 4);
+  assert.equal(buffer.bufferedCount, 8, 'bufferedMessages: pending plus the failed set');
+  assert.equal(buffer.active([item(9, 'other')]), true, 'items are still pending: new pushes keep going to the buffer');
+  await buffer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('classifyFailure: passing database conditions are transient, not failures of the file', () => {
+  const dbError = (code: string): Error => Object.assign(new Error(`error ${code}`), { code });
+  for (const code of ['55P03', '40P01', '40001', '53300', '53200', '53100', '25006', '57014']) {
+    assert.equal(classifyFailure(dbError(code)), 'transient', code);
+  }
+  assert.equal(classifyFailure(dbError('57P01')), 'down');
+  assert.equal(classifyFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 'down');
+  for (const code of ['23505', '22P02', '42P01', 'XX000']) assert.equal(classifyFailure(dbError(code)), 'failed', code);
+  assert.equal(classifyFailure(new Error('no code')), 'failed');
+});
+
+test('a lock timeout, deadlock or too many connections during replay retries the batch: no failed set, order kept', async () => {
+  const replayed: string[] = [];
+  const codes = ['55P03', '40P01', '53300', '25006', '55P03'];
+  const { dir, buffer, setMaintenance } = setup(async (items) => {
+    const code = codes.shift();
+    if (code !== undefined) throw Object.assign(new Error(`error ${code}`), { code });
+    replayed.push(...items.map((i) => i.transactionId));
+    return items.map(queued);
+  }, async () => undefined, classifyFailure);
+  await buffer.start();
+  await buffer.write([item(1), item(2), item(3), item(4)]);
+  await buffer.write([item(5), item(6)]);
+  setMaintenance(false);
+  buffer.kick();
+  await until(() => buffer.pendingCount === 0 || buffer.stats().failedCount > 0);
+  assert.equal(buffer.stats().failedCount, 0);
+  assert.deepEqual(replayed, ['t1', 't2', 't3', 't4', 't5', 't6']);
+  await buffer.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });

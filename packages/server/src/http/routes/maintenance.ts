@@ -36,7 +36,7 @@ export function maintenanceRoutes(services: Services): Route[] {
           body: {
             maintenanceMode: maintenance.push,
             popMaintenanceMode: maintenance.pop,
-            bufferedMessages: stats.pendingCount,
+            bufferedMessages: buffer.bufferedCount,
             bufferHealthy: buffer.healthy,
             bufferStats: { ...stats, dbHealthy },
           },
@@ -52,7 +52,7 @@ export function maintenanceRoutes(services: Services): Route[] {
         const flags = await maintenance.set('push', enabledOf(body));
         return {
           status: 200,
-          body: { maintenanceMode: flags.push, bufferedMessages: buffer.pendingCount, bufferHealthy: buffer.healthy, message: pushMessage(flags.push) },
+          body: { maintenanceMode: flags.push, bufferedMessages: buffer.bufferedCount, bufferHealthy: buffer.healthy, message: pushMessage(flags.push) },
         };
       },
     },
