@@ -346,6 +346,30 @@ describe('review fixes', () => {
     assert.deepEqual(await q.queue(name).wait(false).pop(), [], 'all settled');
   });
 
+  test('a loop that finds the limit reserved by others waits instead of exiting, so concurrency survives a short pop', async () => {
+    const name = uniqueQueue();
+    const q = queen();
+    await q.queue(name).create();
+    // One message per partition: every batch(2) pop gets 1 and gives the other half of its reservation back.
+    for (let p = 0; p < 8; p++) await q.queue<number>(name).partition(`p${p}`).push({ data: p });
+    let running = 0;
+    let overlapping = 0;
+    const result = await q
+      .queue<number>(name)
+      .batch(2)
+      .concurrency(2)
+      .limit(4)
+      .each()
+      .consume(async () => {
+        if (running > 0) overlapping += 1;
+        running += 1;
+        await sleep(300);
+        running -= 1;
+      });
+    assert.deepEqual(result, { processed: 4, failed: 0 });
+    assert.ok(overlapping >= 2, `both loops kept handling until the limit (${overlapping} overlapping starts)`);
+  });
+
   test('renewLease(true, 0) and leaseSeconds(0).renewLease(true) do not renew every millisecond', async () => {
     let extends_ = 0;
     const counting: typeof fetch = async (input, init) => {
