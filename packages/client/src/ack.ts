@@ -88,7 +88,7 @@ export async function ack(transport: Transport, target: Message | Message[] | st
     body = sent[0];
   }
   try {
-    const res = await transport.request({ method: 'POST', path, body});
+    const res = await transport.request({ method: 'POST', path, body });
     const raw = Array.isArray(res.body) ? (res.body as Partial<AckItemResult>[]) : [];
     return response(sent.map((item, i) => toItem(raw[i], i, item)));
   } catch (error) {

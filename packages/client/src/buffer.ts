@@ -8,6 +8,7 @@
  * Per buffer at most one flush runs at a time (`inflight`), which keeps chunks in order and therefore keeps
  * per-partition FIFO across buffered pushes.
  */
+import { BUILDER_DEFAULTS } from './defaults.js';
 import { errorMessage, QueenError } from './errors.js';
 import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
@@ -36,10 +37,15 @@ interface PartitionBuffer {
 
 /** Resolves `.buffer()` options with the defaults (100 items, 1000 ms, maxSize 4 x messageCount). */
 export function bufferOptions(options: BufferOptions = {}): Required<BufferOptions> {
-  const messageCount = Math.max(1, Math.floor(options.messageCount ?? 100));
-  const timeMillis = Math.max(0, options.timeMillis ?? 1000);
+  const messageCount = Math.max(1, Math.floor(options.messageCount ?? BUILDER_DEFAULTS.bufferMessageCount));
+  const timeMillis = Math.max(0, options.timeMillis ?? BUILDER_DEFAULTS.bufferTimeMillis);
   const maxSize = Math.max(1, Math.floor(options.maxSize ?? 4 * messageCount));
   return { messageCount, timeMillis, maxSize };
+}
+
+/** The map key of a queue/partition buffer; collision-free even for names that contain `/`. */
+function bufferKey(queue: string, partition: string): string {
+  return JSON.stringify([queue, partition]);
 }
 
 /** Every client-side push buffer of one `Queen`. */
@@ -55,7 +61,7 @@ export class PushBuffers {
 
   /** Appends items to the `queue/partition` buffer, first waiting for room when `maxSize` would be exceeded. */
   async add(queue: string, partition: string, options: Required<BufferOptions>, items: PushItem<unknown>[], callbacks: PushCallbacks<unknown>): Promise<void> {
-    const key = `${queue}/${partition}`;
+    const key = bufferKey(queue, partition);
     let buffer = this.buffers.get(key);
     if (!buffer) {
       buffer = { key, options, entries: [], timer: undefined, due: false, retryMillis: 0, inflight: undefined, waiters: [] };
@@ -77,7 +83,7 @@ export class PushBuffers {
 
   /** Sends everything buffered for `queue/partition`; rejects if the broker keeps failing. */
   async flush(queue: string, partition: string): Promise<void> {
-    const buffer = this.buffers.get(`${queue}/${partition}`);
+    const buffer = this.buffers.get(bufferKey(queue, partition));
     if (buffer) await this.drain(buffer);
   }
 

@@ -3,15 +3,22 @@
  * partition comes from the broker (one live lease per partition and group); the loops only add parallelism
  * across partitions.
  *
- * `limit` is enforced by reservation: before a pop a loop reserves the messages it asks for, so concurrent
- * loops never pop more than will be handled. `idleMillis` shortens a long poll to the idle time left. Close
- * and the caller's signal abort in-flight pops; messages already in hand are still handled and acked.
+ * `limit` is enforced by reservation: before a pop a loop reserves the messages it asks for, and a message stays
+ * counted (reserved, then in hand) until its handler has finished, so concurrent loops never pop more than will
+ * be handled. A loop that finds the limit fully reserved by others waits and re-checks, because a short pop of
+ * another loop gives room back.
+ *
+ * Two ways to stop: a soft stop (limit reached, idle) only prevents new pops, because an in-flight pop may
+ * already have been answered by the broker and aborting it would leave its messages leased until expiry (its
+ * long poll is capped to the idle time left, so it ends soon anyway). A hard stop (the caller's signal, close(),
+ * a fatal error) also aborts in-flight pops (CLIENT.md §5.4 rule 8). Messages already in hand are still handled
+ * and acked in both cases.
  */
 import { BUILDER_DEFAULTS } from './defaults.js';
 import type { ClientContext } from './context.js';
 import { errorMessage, QueenError } from './errors.js';
 import { popOnce, type PopSpec } from './pop.js';
-import { sleep } from './retry.js';
+import { isCallerError, sleep } from './retry.js';
 import type { AckResponse, AckStatus, ConsumeOptions, ConsumeResult, Message } from './types.js';
 
 /** `'batch'`: the handler gets the popped array; `'each'`: one message at a time. */
@@ -40,7 +47,15 @@ interface LoopState {
   reserved: number;
   lastMessageAt: number;
   fatal: unknown;
+  /** Soft stop: no loop starts a new pop; in-flight pops finish. */
+  stopping: boolean;
 }
+
+/** How long a loop waits before re-checking a limit that other loops have fully reserved. */
+const LIMIT_RECHECK_MILLIS = 50;
+
+/** Shortest renew interval: a smaller one would flood the broker with lease extensions. */
+export const MIN_RENEW_INTERVAL_MILLIS = 1000;
 
 /** The thenable returned by `consume()`; starts when awaited and resolves when every loop has stopped. */
 export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<ConsumeResult> {
@@ -79,9 +94,16 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
     const onAbort = () => controller.abort();
     if (external?.aborted) controller.abort();
     external?.addEventListener('abort', onAbort, { once: true });
-    const state: LoopState = { processed: 0, failed: 0, handled: 0, inHand: 0, reserved: 0, lastMessageAt: Date.now(), fatal: undefined };
-    const loops = Array.from({ length: Math.max(1, this.spec.concurrency) }, () => this.loop(state, controller));
-    const done = Promise.all(loops);
+    const state: LoopState = { processed: 0, failed: 0, handled: 0, inHand: 0, reserved: 0, lastMessageAt: Date.now(), fatal: undefined, stopping: false };
+    // A loop that throws is fatal for the whole consume, but every other loop is still awaited (allSettled
+    // semantics): nothing keeps running untracked after the promise settles.
+    const loops = Array.from({ length: Math.max(1, this.spec.concurrency) }, () =>
+      this.loop(state, controller).catch((error: unknown) => {
+        state.fatal ??= error;
+        controller.abort();
+      }),
+    );
+    const done = Promise.all(loops).then(() => undefined);
     const untrack = this.ctx.track({ stop: onAbort, done });
     try {
       await done;
@@ -96,21 +118,26 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
   private async loop(state: LoopState, controller: AbortController): Promise<void> {
     const { spec } = this;
     const signal = controller.signal;
-    while (!signal.aborted) {
+    while (!signal.aborted && !state.stopping) {
       let want = spec.batch;
       if (spec.limit !== undefined) {
-        want = Math.min(want, spec.limit - state.handled - state.inHand - state.reserved);
-        if (want <= 0) {
-          if (state.inHand + state.reserved === 0) controller.abort();
-          break;
+        const room = spec.limit - state.handled - state.inHand - state.reserved;
+        if (room <= 0) {
+          if (state.handled >= spec.limit) {
+            state.stopping = true;
+            break;
+          }
+          await sleep(LIMIT_RECHECK_MILLIS, signal).catch(() => undefined);
+          continue;
         }
+        want = Math.min(want, room);
       }
       let pollMillis: number | undefined;
       if (spec.idleMillis !== undefined) {
         // While another loop handles messages the consume is not idle: poll for the full idle time.
         const left = state.inHand > 0 ? spec.idleMillis : spec.idleMillis - (Date.now() - state.lastMessageAt);
         if (left <= 0) {
-          controller.abort();
+          state.stopping = true;
           break;
         }
         if (spec.wait) pollMillis = Math.max(0, Math.min(spec.timeoutMillis, Math.ceil(left)));
@@ -121,13 +148,9 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
         messages = await popOnce<T>(this.ctx.transport, spec, { batch: want, sendAutoAck: false, signal, ...(pollMillis !== undefined ? { timeoutMillis: pollMillis } : {}) });
       } catch (error) {
         state.reserved -= want;
-        if (!(error instanceof QueenError) || error.code === 'ABORTED') break;
-        if (error.code === 'TIMEOUT' && spec.wait) continue;
-        if (error.code === 'VALIDATION' || (error.code === 'HTTP' && (error.status ?? 500) < 500 && error.status !== 429)) {
-          state.fatal ??= error;
-          controller.abort();
-          break;
-        }
+        if (error instanceof QueenError && error.code === 'ABORTED') break;
+        if (error instanceof QueenError && error.code === 'TIMEOUT' && spec.wait) continue;
+        if (!(error instanceof QueenError) || isCallerError(error)) throw error;
         this.ctx.logger.warn('consume pop failed, re-polling in 1 s', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
         await sleep(1000, signal).catch(() => undefined);
         continue;
@@ -145,7 +168,7 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
       } finally {
         state.lastMessageAt = Date.now();
       }
-      if (spec.limit !== undefined && state.handled >= spec.limit) controller.abort();
+      if (spec.limit !== undefined && state.handled >= spec.limit) state.stopping = true;
     }
   }
 
@@ -156,9 +179,13 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
   private async handleEach(messages: Message<T>[], state: LoopState): Promise<void> {
     const skipped = new Set<string>();
     for (const message of messages) {
-      state.inHand -= 1;
-      if (skipped.has(message.partitionId)) continue; // redelivered after the released lease
+      if (skipped.has(message.partitionId)) {
+        state.inHand -= 1; // not handled, not acked: it will be redelivered
+        continue;
+      }
       const outcome = await this.call([message], () => (this.handler as ConsumeHandler<T, 'each'>)(message));
+      // Counted in hand until here, so the limit never lets another loop pop in its place while it runs.
+      state.inHand -= 1;
       state.handled += 1;
       const input = message as ConsumeInput<T, M>;
       if (outcome.ok) {
@@ -170,7 +197,10 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
         if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
         else if (this.autoAck) {
           const answer = await this.ackLogged(message, 'failed', errorMessage(outcome.error));
-          if (answer.results[0]?.leaseReleased === true && answer.results[0].dlq !== true) skipped.add(message.partitionId);
+          // Continue only when the broker positively moved it to the DLQ. A released lease means redelivery;
+          // a lost answer may mean nothing was recorded, and the next message's cumulative `completed` ack
+          // would then settle the failed one silently.
+          if (answer.results[0]?.dlq !== true) skipped.add(message.partitionId);
         }
       }
     }
@@ -192,16 +222,25 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
     }
   }
 
-  /** Runs the handler, renewing its leases every interval while it runs. */
+  /** Runs the handler, renewing its leases every interval while it runs (one renew in flight at a time). */
   private async call(messages: Message<T>[], run: () => unknown): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
     let timer: ReturnType<typeof setInterval> | undefined;
+    let running = true;
     const interval = this.spec.renewIntervalMillis;
     if (interval !== undefined) {
       const seconds = Math.max(60, Math.ceil((2 * interval) / 1000));
+      let renewing = false;
       timer = setInterval(() => {
-        void this.ctx.renew(messages, seconds).then((results) => {
-          for (const r of results) if (!r.success) this.ctx.logger.warn('lease renewal failed', { leaseId: r.leaseId, error: r.error });
-        });
+        if (renewing) return;
+        renewing = true;
+        void this.ctx
+          .renew(messages, seconds)
+          .then((results) => {
+            // A renew that lands after the handler ended is moot (the messages are acked or failed by now).
+            if (!running) return;
+            for (const r of results) if (!r.success) this.ctx.logger.warn('lease renewal failed', { leaseId: r.leaseId, error: r.error });
+          })
+          .finally(() => (renewing = false));
       }, interval);
     }
     try {
@@ -209,6 +248,7 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
     } catch (error) {
       return { ok: false, error };
     } finally {
+      running = false;
       clearInterval(timer);
     }
   }
@@ -235,7 +275,11 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
   }
 }
 
-/** Default renew interval: leaseSeconds x 500 ms when set, else 30 s. */
+/**
+ * The renew interval: the explicit one, else leaseSeconds x 500 ms when set (a lease of 0 or less counts as
+ * unset), else 30 s; never below {@link MIN_RENEW_INTERVAL_MILLIS}.
+ */
 export function renewInterval(leaseSeconds: number | undefined, intervalMillis?: number): number {
-  return intervalMillis ?? (leaseSeconds !== undefined ? leaseSeconds * 500 : BUILDER_DEFAULTS.renewIntervalMillis);
+  const chosen = intervalMillis ?? (leaseSeconds !== undefined && leaseSeconds > 0 ? leaseSeconds * 500 : BUILDER_DEFAULTS.renewIntervalMillis);
+  return Math.max(MIN_RENEW_INTERVAL_MILLIS, Number.isFinite(chosen) ? chosen : BUILDER_DEFAULTS.renewIntervalMillis);
 }

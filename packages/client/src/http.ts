@@ -132,10 +132,12 @@ export class Transport {
     }, timeoutMillis);
     const onAbort = () => controller.abort();
     spec.signal?.addEventListener('abort', onAbort, { once: true });
-    const headers: Record<string, string> = {};
-    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
-    if (this.options.bearerToken) headers.Authorization = `Bearer ${this.options.bearerToken}`;
-    Object.assign(headers, this.options.headers);
+    // A Headers object is case-insensitive: a user header that differs from ours only in case replaces it
+    // (CLIENT.md §9.1 rule 1) instead of being joined to it (`Bearer a, x`).
+    const headers = new Headers();
+    if (spec.body !== undefined) headers.set('Content-Type', 'application/json');
+    if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);
+    for (const [name, value] of Object.entries(this.options.headers)) headers.set(name, value);
     const init: RequestInit = { method: spec.method, headers, signal: controller.signal };
     if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
     try {

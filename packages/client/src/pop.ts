@@ -7,6 +7,7 @@ import { BUILDER_DEFAULTS, QUEUE_MODE } from './defaults.js';
 import { QueenError } from './errors.js';
 import { queryString, seg, type Transport } from './http.js';
 import type { SafeLogger } from './log.js';
+import { isCallerError } from './retry.js';
 import { messagesFrom } from './message.js';
 import type { Message, SubscriptionMode } from './types.js';
 
@@ -85,8 +86,7 @@ export async function pop<T>(transport: Transport, logger: SafeLogger, spec: Pop
     return await popOnce<T>(transport, spec, { sendAutoAck: true });
   } catch (error) {
     if (!(error instanceof QueenError)) throw error;
-    if (error.code === 'VALIDATION' || error.code === 'ABORTED') throw error;
-    if (error.code === 'HTTP' && error.status !== undefined && error.status < 500 && error.status !== 429) throw error;
+    if (error.code === 'ABORTED' || isCallerError(error)) throw error;
     if (error.code !== 'TIMEOUT' || !spec.wait) logger.error('pop failed', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
     return [];
   }

@@ -37,7 +37,7 @@ export function toWireItems<T>(queue: string, partition: string, inputs: readonl
 
 /**
  * Calls the callbacks with their own items: queued/buffered -> onSuccess, duplicate -> onDuplicate, failed ->
- * onError. Returns the failed results and whether someone handled them.
+ * onError. Returns the failed results (the caller rejects with them when no onError was attached).
  */
 export async function dispatchResults<T>(items: PushItem<T>[], results: PushResultItem[], callbacks: PushCallbacks<T>): Promise<FailedResult[]> {
   const pick = (statuses: string[]) => {
@@ -72,7 +72,8 @@ export async function sendPush<T>(transport: Transport, items: PushItem<T>[]): P
 
 /** Where a push goes. */
 export interface PushTarget {
-  queue: string;
+  /** The queue name; throws VALIDATION when the builder has none (a rejection of the push, not a throw of push()). */
+  queue: () => string;
   partition: string;
   buffer: Required<BufferOptions> | undefined;
 }
@@ -113,9 +114,17 @@ export class PushBuilder<T, R = PushResultItem[]> implements PromiseLike<R> {
 
   private async run(): Promise<R> {
     this.ctx.assertOpen();
-    const items = toWireItems(this.target.queue, this.target.partition, this.inputs, this.ctx.logger);
+    let queue: string;
+    try {
+      queue = this.target.queue();
+    } catch (error) {
+      if (!this.callbacks.onError) throw error;
+      await this.callbacks.onError([], error as QueenError);
+      return [] as R;
+    }
+    const items = toWireItems(queue, this.target.partition, this.inputs, this.ctx.logger);
     if (this.target.buffer) {
-      await this.ctx.buffers.add(this.target.queue, this.target.partition, this.target.buffer, items, this.callbacks as PushCallbacks<unknown>);
+      await this.ctx.buffers.add(queue, this.target.partition, this.target.buffer, items, this.callbacks as PushCallbacks<unknown>);
       return { buffered: true, count: items.length } satisfies BufferedPush as R;
     }
     if (items.length === 0) return [] as R;

@@ -138,7 +138,7 @@ export class Queen {
 
   /** Adds this client to the process-wide SIGINT/SIGTERM handler. */
   enableGracefulShutdown(): void {
-    if (!this.closed) registerShutdown(this);
+    if (!this.closed && !this.closing) registerShutdown(this);
   }
 
   /** Removes this client from the process-wide SIGINT/SIGTERM handler. */

@@ -192,7 +192,7 @@ export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffe
   /** Pushes to this queue and partition (or into the client-side buffer after `.buffer()`). */
   push(items: PushInput<T> | PushInput<T>[]): PushBuilder<T, Buffered extends true ? BufferedPush : PushResultItem[]> {
     const list = Array.isArray(items) ? (items as PushInput<T>[]) : [items];
-    return new PushBuilder(this.ctx, { queue: this.requireName('push'), partition: this.spec.partition ?? BUILDER_DEFAULTS.partition, buffer: this.buffering }, list);
+    return new PushBuilder(this.ctx, { queue: () => this.requireName('push'), partition: this.spec.partition ?? BUILDER_DEFAULTS.partition, buffer: this.buffering }, list);
   }
 
   /** One pop. 4xx rejects; a long-poll timeout or persisting transport failure resolves `[]`. */

@@ -14,6 +14,13 @@ export function isRetriable(error: unknown): boolean {
   return error.code === 'HTTP' && error.status !== undefined && (error.status >= 500 || error.status === 429);
 }
 
+/** True for a caller mistake that no retry can fix: a VALIDATION error, or an HTTP 4xx other than 429. */
+export function isCallerError(error: unknown): boolean {
+  if (!(error instanceof QueenError)) return false;
+  if (error.code === 'VALIDATION') return true;
+  return error.code === 'HTTP' && error.status !== undefined && error.status < 500 && error.status !== 429;
+}
+
 /** Delay before attempt `attempt + 1` (attempt counts from 1): base x 2^(attempt-1). */
 export function backoffMillis(baseMillis: number, attempt: number): number {
   return baseMillis * 2 ** (attempt - 1);

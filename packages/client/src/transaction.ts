@@ -4,6 +4,7 @@
  * is replayed or failed over only when the connection could not be opened at all.
  */
 import { ackStatus } from './ack.js';
+import { BUILDER_DEFAULTS } from './defaults.js';
 import { QueenError } from './errors.js';
 import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
@@ -14,7 +15,7 @@ type Operation = Record<string, unknown> & { type: 'ack' | 'push' };
 
 /** A push target inside a transaction. */
 export class TransactionQueue<T> {
-  private partitionName = 'Default';
+  private partitionName: string = BUILDER_DEFAULTS.partition;
 
   constructor(
     private readonly owner: TransactionBuilder,
@@ -24,7 +25,7 @@ export class TransactionQueue<T> {
   ) {}
 
   /** Sets the partition of the push (default `Default`). */
-  partition(name = 'Default'): this {
+  partition(name: string = BUILDER_DEFAULTS.partition): this {
     this.partitionName = name;
     return this;
   }

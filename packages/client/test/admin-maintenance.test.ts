@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
-import { testClient } from './support.js';
+import { testClient, until } from './support.js';
 
 const setup = useBroker();
 const admin = () => testClient(setup.broker.url).admin;
@@ -52,7 +52,10 @@ describe('maintenance', () => {
       const off = await admin().setPopMaintenanceMode(false);
       assert.equal(off.popMaintenanceMode, false);
     }
-    assert.equal((await q.queue(name).wait(false).pop()).length, 1);
+    // Turning it off reaches every pop path shortly, not necessarily before the very next request.
+    let popped = 0;
+    await until('pops answer again after maintenance is off', async () => (popped += (await q.queue(name).wait(false).pop()).length) === 1, 5000);
+    assert.equal(popped, 1);
   });
 
   test('getSharedState()', async () => {

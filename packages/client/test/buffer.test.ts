@@ -117,6 +117,26 @@ describe('explicit flushes and close', () => {
   });
 });
 
+describe('buffer keys (scripted server)', () => {
+  test('queue a/b + partition c and queue a + partition b/c are two buffers', async () => {
+    const s = await scriptedServer((req) => queuedAnswer(req));
+    servers.push(s);
+    const q = testClient(s.url);
+    const options = { messageCount: 100, timeMillis: 60_000 };
+    await q.queue('a/b').partition('c').buffer(options).push({ data: 1 });
+    await q.queue('a').partition('b/c').buffer(options).push({ data: 2 });
+    await q.queue('a/b').partition('c').flushBuffer();
+    assert.equal(s.seen.length, 1);
+    const first = JSON.parse(s.seen[0]!.body).items as PushItem[];
+    assert.deepEqual(first.map((i) => [i.queue, i.partition]), [['a/b', 'c']]);
+    await q.queue('a').partition('b/c').flushBuffer();
+    assert.equal(s.seen.length, 2);
+    const second = JSON.parse(s.seen[1]!.body).items as PushItem[];
+    assert.deepEqual(second.map((i) => [i.queue, i.partition]), [['a', 'b/c']]);
+    await q.close();
+  });
+});
+
 describe('failures and back-pressure (scripted server)', () => {
   test('a failed flush goes back to the front and is retried after 250 ms, then 500 ms; errors are logged', async () => {
     const s = await scriptedServer((req, i) => (i < 2 ? { status: 500, body: { error: 'pool' } } : queuedAnswer(req)));

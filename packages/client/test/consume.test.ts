@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
 import { messaging } from '../../server/test/support/messaging.js';
 import { QueenError, type Message } from '../src/index.js';
-import { testClient } from './support.js';
+import { recordingLogger, testClient } from './support.js';
 
 const setup = useBroker();
 const queen = () => testClient(setup.broker.url);
@@ -114,12 +114,12 @@ describe('leases', () => {
     let stolen = 0;
     const result = await q
       .queue<number>(name)
-      .leaseSeconds(1)
-      .renewLease(true, 300)
+      .leaseSeconds(2)
+      .renewLease(true, 1000)
       .each()
       .limit(1)
       .consume(async () => {
-        for (let i = 0; i < 6; i++) {
+        for (let i = 0; i < 7; i++) {
           await sleep(400);
           stolen += (await competitor.queue(name).wait(false).pop()).length;
         }
@@ -282,5 +282,108 @@ describe('failures', () => {
     assert.deepEqual(result, { processed: 1, failed: 0 });
     assert.ok(Date.now() - started < 5000);
     assert.deepEqual(await q.queue(name).wait(false).pop(), [], 'the handled message was acked');
+  });
+});
+
+describe('review fixes', () => {
+  test('limit holds in each mode under concurrency: nothing is popped beyond it while handlers run', async () => {
+    const name = uniqueQueue();
+    const q = queen();
+    await q.queue(name).create();
+    for (let p = 0; p < 6; p++) await q.queue<number>(name).partition(`p${p}`).push([{ data: 1 }, { data: 2 }, { data: 3 }]);
+    let calls = 0;
+    const result = await q
+      .queue<number>(name)
+      .batch(1)
+      .concurrency(2)
+      .limit(2)
+      .each()
+      .consume(async () => {
+        calls += 1;
+        await sleep(calls % 2 === 1 ? 100 : 300);
+      });
+    assert.deepEqual(result, { processed: 2, failed: 0 });
+    assert.equal(calls, 2);
+    const other = queen();
+    let left = 0;
+    for (let i = 0; i < 20; i++) {
+      const got = await other.queue(name).batch(10).wait(false).pop();
+      if (got.length === 0) break;
+      left += got.length;
+    }
+    assert.equal(left, 16, 'every message beyond the limit is still available, none stays leased');
+  });
+
+  test('each(): a failed ack lost in transport skips the rest of the pop, so the failed message is redelivered, not settled by the next ack', async () => {
+    const name = uniqueQueue();
+    const failingAcks: typeof fetch = async (input, init) => {
+      if (String(input).includes('/api/v1/ack') && typeof init?.body === 'string' && init.body.includes('"status":"failed"')) {
+        throw new TypeError('fetch failed');
+      }
+      return fetch(input, init);
+    };
+    const q = testClient(setup.broker.url, { fetch: failingAcks, retryAttempts: 1 });
+    await q.queue(name).create();
+    await q.queue<number>(name).push([{ data: 1 }, { data: 2 }, { data: 3 }]);
+    const seen: number[] = [];
+    let failedOnce = false;
+    const result = await q
+      .queue<number>(name)
+      .batch(3)
+      .leaseSeconds(1)
+      .limit(4)
+      .idleMillis(6000)
+      .each()
+      .consume((m) => {
+        seen.push(m.data);
+        if (m.data === 1 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('first try');
+        }
+      });
+    assert.deepEqual(seen, [1, 1, 2, 3], 'message 2 was not handled in the pop of the failure; 1 came back');
+    assert.deepEqual(result, { processed: 3, failed: 1 });
+    assert.deepEqual(await q.queue(name).wait(false).pop(), [], 'all settled');
+  });
+
+  test('a loop that finds the limit reserved by others waits instead of exiting, so concurrency survives a short pop', async () => {
+    const name = uniqueQueue();
+    const q = queen();
+    await q.queue(name).create();
+    // One message per partition: every batch(2) pop gets 1 and gives the other half of its reservation back.
+    for (let p = 0; p < 8; p++) await q.queue<number>(name).partition(`p${p}`).push({ data: p });
+    let running = 0;
+    let overlapping = 0;
+    const result = await q
+      .queue<number>(name)
+      .batch(2)
+      .concurrency(2)
+      .limit(4)
+      .each()
+      .consume(async () => {
+        if (running > 0) overlapping += 1;
+        running += 1;
+        await sleep(300);
+        running -= 1;
+      });
+    assert.deepEqual(result, { processed: 4, failed: 0 });
+    assert.ok(overlapping >= 2, `both loops kept handling until the limit (${overlapping} overlapping starts)`);
+  });
+
+  test('renewLease(true, 0) and leaseSeconds(0).renewLease(true) do not renew every millisecond', async () => {
+    let extends_ = 0;
+    const counting: typeof fetch = async (input, init) => {
+      if (String(input).includes('/extend')) extends_ += 1;
+      return fetch(input, init);
+    };
+    const log = recordingLogger();
+    const q = testClient(setup.broker.url, { fetch: counting, logger: log });
+    const { name } = await filled(2);
+    await q.queue(name).renewLease(true, 0).each().limit(1).consume(() => sleep(1500));
+    assert.ok(extends_ >= 1 && extends_ <= 2, `explicit 0 ms is clamped to 1 s: ${extends_} renewals in 1.5 s`);
+    extends_ = 0;
+    await q.queue(name).leaseSeconds(0).renewLease(true).each().limit(1).consume(() => sleep(1500));
+    assert.equal(extends_, 0, 'leaseSeconds(0) counts as unset: the 30 s default interval applies');
+    assert.deepEqual(log.entries.filter((e) => e.msg === 'lease renewal failed'), []);
   });
 });

@@ -69,6 +69,16 @@ describe('signals', () => {
     assert.equal(process.listenerCount('SIGTERM'), before, 'removed with the last instance');
   });
 
+  test('enableGracefulShutdown() on a closing client does not register it again', async () => {
+    const base = registeredClients();
+    const a = new Queen(setup.broker.url);
+    assert.equal(registeredClients(), base + 1);
+    const closing = a.close();
+    a.enableGracefulShutdown();
+    await closing;
+    assert.equal(registeredClients(), base);
+  });
+
   test('SIGTERM closes every instance (flushing buffers) and exits 0', async () => {
     const name = uniqueQueue();
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures', 'signal-child.ts'), setup.broker.url, name], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -129,6 +129,16 @@ describe('push', () => {
     assert.equal(seen?.code, 'NETWORK');
     await assert.rejects(Promise.resolve(q.queue('q').push([{ data: 1 }])), (e: QueenError) => e.code === 'NETWORK');
   });
+
+  test('push() without a queue name rejects (never throws), and onError sees it', async () => {
+    const q = queen();
+    let pending: PromiseLike<unknown> | undefined;
+    assert.doesNotThrow(() => (pending = q.queue().push({ data: 1 })));
+    await assert.rejects(Promise.resolve(pending), (e: QueenError) => e.code === 'VALIDATION' && e.message === 'push() needs a queue name');
+    let seen: QueenError | undefined;
+    assert.deepEqual(await q.queue().push({ data: 1 }).onError((_, e) => (seen = e)), []);
+    assert.equal(seen?.code, 'VALIDATION');
+  });
 });
 
 describe('pop', () => {

@@ -103,8 +103,11 @@ describe('timeouts and aborts', () => {
     const ac = new AbortController();
     const running = q.queue('q').consume(async () => undefined, { signal: ac.signal });
     const done = Promise.resolve(running);
+    const started = Date.now();
     setTimeout(() => ac.abort(), 100);
     assert.deepEqual(await done, { processed: 0, failed: 0 });
+    const took = Date.now() - started;
+    assert.ok(took < 5000, `ended ${took} ms after start, long before the 35 s HTTP time of the poll`);
     assert.equal(s.seen.length, 1);
   });
 });
@@ -128,6 +131,14 @@ describe('headers, parsing, logging', () => {
     const anonymous = testClient(s.url);
     await anonymous.admin.health();
     assert.equal(s.seen[3]!.headers.authorization, undefined);
+  });
+
+  test('user headers that differ from ours only in case replace them instead of being joined', async () => {
+    const s = await serve([{ status: 200, body: { ok: true } }]);
+    const q = testClient(s.url, { bearerToken: 'a', headers: { authorization: 'Custom x', 'content-type': 'application/vnd.queen+json' } });
+    await q.admin.refreshConsumerStats();
+    assert.equal(s.seen[0]!.headers.authorization, 'Custom x');
+    assert.equal(s.seen[0]!.headers['content-type'], 'application/vnd.queen+json');
   });
 
   test('204 and empty bodies are null, text stays text', async () => {

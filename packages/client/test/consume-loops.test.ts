@@ -1,0 +1,83 @@
+/**
+ * How the consume loops stop, against a scripted server (answers a real broker cannot give on demand): an idle
+ * stop lets in-flight pops finish instead of discarding what the broker already answered, and a loop that
+ * throws stops every loop before the consume rejects.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { QueenError } from '../src/index.js';
+import { scriptedServer, testClient, type ScriptedServer, type SeenRequest } from './support.js';
+
+const servers: ScriptedServer[] = [];
+async function serve(...args: Parameters<typeof scriptedServer>): Promise<ScriptedServer> {
+  const s = await scriptedServer(...args);
+  servers.push(s);
+  return s;
+}
+after(async () => {
+  for (const s of servers) await s.close();
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function wireMessage(n: number, fields: Record<string, unknown> = {}) {
+  return {
+    id: `00000000-0000-7000-8000-00000000000${n}`,
+    transactionId: `tx-${n}`,
+    traceId: null,
+    data: n,
+    producerSub: null,
+    createdAt: new Date().toISOString(),
+    partitionId: `00000000-0000-7000-8000-0000000000a${n}`,
+    partition: 'Default',
+    leaseId: `lease-${n}`,
+    consumerGroup: '__QUEUE_MODE__',
+    ...fields,
+  };
+}
+
+const ackAnswer = (req: SeenRequest) => {
+  const body = JSON.parse(req.body) as { transactionId: string };
+  return { status: 200, body: [{ transactionId: body.transactionId, status: 'completed', success: true, error: null, leaseReleased: true, dlq: false }] };
+};
+
+describe('consume loops stop cleanly', () => {
+  test('an idle stop does not abort another loop whose pop the broker is answering: its message is handled and acked', async () => {
+    let pops = 0;
+    const s = await serve((req) => {
+      if (req.url.startsWith('/api/v1/ack')) return ackAnswer(req);
+      pops += 1;
+      // One pop finds nothing (its loop then declares the consume idle); the other answers a little later.
+      if (pops === 1) return { status: 204, delayMillis: 300 };
+      if (pops === 2) return { status: 200, body: { messages: [wireMessage(1)] }, delayMillis: 450 };
+      return { status: 204, delayMillis: 100 };
+    });
+    const q = testClient(s.url);
+    const handled: number[] = [];
+    const result = await q
+      .queue<number>('q')
+      .concurrency(2)
+      .idleMillis(300)
+      .each()
+      .consume((m) => void handled.push(m.data));
+    assert.deepEqual(handled, [1]);
+    assert.deepEqual(result, { processed: 1, failed: 0 });
+    assert.equal(s.seen.filter((r) => r.url.startsWith('/api/v1/ack')).length, 1, 'the message was acked, not left leased');
+    await q.close();
+  });
+
+  test('a loop that throws (auto-ack of a malformed message) stops every loop, then the consume rejects with its error', async () => {
+    let pops = 0;
+    const s = await serve(() => {
+      pops += 1;
+      if (pops === 1) return { status: 200, body: { messages: [wireMessage(1, { partitionId: '' })] } };
+      return { status: 204, delayMillis: 100 };
+    });
+    const q = testClient(s.url);
+    await assert.rejects(Promise.resolve(q.queue<number>('q').concurrency(2).each().consume(() => undefined)), (e: QueenError) => e instanceof QueenError && e.code === 'VALIDATION' && e.message === 'partitionId is required to ack a message');
+    await sleep(100); // a pop the other loop had already sent still reaches the server
+    const seen = s.seen.length;
+    await sleep(600);
+    assert.equal(s.seen.length, seen, 'no loop kept polling after the consume rejected');
+    await q.close();
+  });
+});
