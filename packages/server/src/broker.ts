@@ -30,6 +30,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js'
 import { migrate } from './store/migrations.js';
 import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
+import { transactionRun } from './store/transaction.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
 import { FailoverBuffer, classifyFailure } from './buffer/failover-buffer.js';
 import { MaintenanceService } from './services/maintenance.js';
@@ -189,7 +190,8 @@ export class Broker {
       serverId: config.serverId,
       encryptionConfigured: cipher !== null,
       payloads,
-      sealAppend,
+      // Transaction pushes go through the same sealing step as /push (API.md 9.6).
+      runTransaction: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
       queueConfigCache: () => encryptionView.stats(),
       queueChanged: (signal) => {
         encryptionView.forget(signal.queue);

@@ -6,9 +6,9 @@ import type pg from 'pg';
 import type { Config } from './config.js';
 import type { AckService } from './core/ack.js';
 import type { PayloadReader } from './core/payload-cipher.js';
-import type { AppendFunction } from './core/payload-sealing.js';
 import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
+import type { TransactionContext } from './core/transaction.js';
 import type { QueueSignal, WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/index.js';
@@ -24,8 +24,8 @@ export interface Services {
   encryptionConfigured: boolean;
   /** Reads stored payloads back: sealed ones are opened with QUEEN_ENCRYPTION_KEY (API.md 9.6). */
   payloads: PayloadReader;
-  /** Wraps an append function with the sealing step every write path goes through (identity without a key). */
-  sealAppend(append: AppendFunction): AppendFunction;
+  /** Runs `POST /api/v1/transaction` work in one database transaction; its pushes go through the sealing step. */
+  runTransaction: TransactionContext['run'];
   /** This process's cache of queue options (encryption flags): size and hit counts for /health. */
   queueConfigCache(): { size: number; hits: number; misses: number };
   /** After a commit that configured or deleted a queue: every process drops what it cached of the queue. */

@@ -4,8 +4,8 @@
  * (so per-partition order is kept), and the replay that moves them into the log.
  *
  * Routing is decided synchronously when a push is about to be written: `active(items)` is true while any of
- * the three holds (or an item's partition is held by the failed set, see below), and `write()` counts its records as pending at once, so a replay finishing at that
- * moment cannot let a later push overtake them. A push whose database work fails with a connectivity
+ * the three holds (or an item's partition is held by the failed set, see below), and `write()` counts its
+ * records as pending at once, so a replay finishing at that moment cannot let a later push overtake them. A push whose database work fails with a connectivity
  * error (not pool exhaustion) marks the database down and is buffered instead: its commit may or may not
  * have happened, and replay is idempotent through (partition, transactionId), so it is not lost and not
  * duplicated while the first copy is still in the log (once retention removed it, a replayed copy is new).

@@ -5,7 +5,6 @@
 import { badRequest } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
 import type { Services } from '../../services.js';
-import { transactionRun } from '../../store/transaction.js';
 import type { Route } from '../route.js';
 import { ackItem } from './ack.js';
 import { parsePushItems } from './push.js';
@@ -48,8 +47,7 @@ export function transactionRoutes(services: Services): Route[] {
         const operations = parseOperations(body.operations);
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
         const outcome = await executeTransaction(operations, requiredLeases, {
-          // Pushes go through the same sealing step as /push (API.md 9.6).
-          run: (work) => transactionRun(services.db, { origin: services.serverId, work: (store) => work({ ...store, append: services.sealAppend(store.append) }) }),
+          run: services.runTransaction,
           signal: (signal) => services.wake(signal),
           producerSub: subject,
         });
