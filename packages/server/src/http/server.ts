@@ -3,12 +3,14 @@
  * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
+import { newHttpServer, takeOverRequests } from './listener.js';
 import { MalformedEncoding, Query, decodeSegment } from './query.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
@@ -33,6 +35,8 @@ export interface ServerOptions {
   observe?: () => (route: string, method: string, status: number) => void;
   /** Present when JWT_ENABLED=true: protected routes need a token before anything else of the request is read. */
   auth?: Authenticator;
+  /** A server already bound by start-up (`http/listener.ts`); a new unbound one when absent. */
+  server?: http.Server;
 }
 
 /** Writes a reply with the CORS headers. */
@@ -71,7 +75,9 @@ export interface HttpServer {
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
   const auth = options.auth;
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const server = options.server ?? newHttpServer();
+  takeOverRequests(server);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void dispatch(req, res).catch((error: unknown) => {
       options.log.error({ err: error }, 'request failed outside its handler');
       if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });
