@@ -13,7 +13,7 @@ import { FailoverBuffer, classifyFailure } from '../buffer/failover-buffer.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
 import { MaintenanceService } from '../services/maintenance.js';
-import { isConnectivityError, isStatementTimeout } from '../store/database.js';
+import { classifyDatabaseError } from '../store/database.js';
 import { clusterIdRead } from '../store/maintenance.js';
 import { queueEncryptionFlags } from '../store/queues.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from '../store/segments.js';
@@ -60,7 +60,8 @@ export interface WritePath {
  * merged push batch is retried request by request. Timeouts and lost connections are not procedure errors.
  */
 export function isProcedureError(error: unknown): boolean {
-  return (error instanceof pg.DatabaseError && !isStatementTimeout(error) && !isConnectivityError(error)) || error instanceof PayloadDecryptError;
+  const failure = classifyDatabaseError(error);
+  return failure === 'procedure' || failure === 'conflict' || failure === 'passing' || error instanceof PayloadDecryptError;
 }
 
 /** Starts the write path. */

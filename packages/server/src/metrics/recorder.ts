@@ -7,12 +7,11 @@
  * a batch of a thousand messages costs a thousand additions and one counter increment per queue.
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import type { AckRequestItem } from '../core/ack.js';
 import type { PopRequest, PopResult } from '../core/pop.js';
 import type { PushOutcome } from '../core/push.js';
 import type { AckResult } from '../store/cursors.js';
-import { isConnectivityError, isStatementTimeout } from '../store/database.js';
+import { classifyDatabaseError } from '../store/database.js';
 import { NO_QUEUE, OpsAccumulator, type OpCounters } from './ops.js';
 import type { PrometheusFamilies } from './prometheus.js';
 import { RateCounter } from './rates.js';
@@ -137,8 +136,9 @@ export class Recorder {
 
   /** A database failure surfaced (a request's error, a failed pop attempt, a background job). */
   failure(error: unknown): void {
-    const kind = isStatementTimeout(error) ? 'timeout' : isConnectivityError(error) ? 'connection' : error instanceof pg.DatabaseError ? 'query' : null;
-    if (kind === null) return;
+    const failure = classifyDatabaseError(error);
+    if (failure === 'other') return;
+    const kind = failure === 'timeout' ? 'timeout' : failure === 'down' || failure === 'busy' ? 'connection' : 'query';
     this.families.dbErrors.inc({ kind });
     this.ops.at(NO_QUEUE).dbErrors += 1;
   }
