@@ -21,7 +21,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { Authenticator } from './auth/index.js';
+import { createCatalog } from './boot/catalog.js';
 import { applyMigrations, startDatabase } from './boot/database.js';
+import { createMessageAdmin } from './boot/message-admin.js';
 import { startReadPath } from './boot/read-path.js';
 import { StartupError, StartupSequence } from './boot/sequence.js';
 import { startWritePath, type WritePath } from './boot/write-path.js';
@@ -29,12 +31,12 @@ import type { Config } from './config.js';
 import { WakeBus } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { bindHttpServer } from './http/listener.js';
+import type { RouteContext } from './http/context.js';
 import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
-import type { Services } from './services.js';
 import { toWireError } from './store/database.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { transactionRun } from './store/transaction.js';
@@ -100,33 +102,35 @@ export class Broker {
 
     await sequence.step('serve', (defer) => {
       const { payloads, encryptionView, sealAppend, channel, wake, maintenance, buffer, push } = writePath;
-      const services: Services = {
-        config,
+      const context: RouteContext = {
+        identity: { version: VERSION, serverId: config.serverId, encryptionConfigured: writePath.cipher !== null },
         log,
-        version: VERSION,
-        serverId: config.serverId,
-        encryptionConfigured: writePath.cipher !== null,
-        payloads,
-        // Transaction pushes go through the same sealing step as /push (API.md 9.6).
-        runTransaction: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
-        queueConfigCache: () => encryptionView.stats(),
-        queueChanged: (queueSignal) => {
-          encryptionView.forget(queueSignal.queue);
-          channel.publish({ ...queueSignal, config: true });
-        },
-        db: pool,
+        popDefaults: config.pop,
         push,
         pop,
         ack,
-        bus,
-        wake,
-        metrics,
-        maintenance,
-        buffer,
+        transactions: {
+          // Transaction pushes go through the same sealing step as /push (API.md 9.6).
+          run: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
+          signal: wake,
+        },
+        catalog: createCatalog(pool),
+        messageAdmin: createMessageAdmin(pool, config.serverId, wake),
+        payloads,
+        queueCache: {
+          stats: () => encryptionView.stats(),
+          changed: (queueSignal) => {
+            encryptionView.forget(queueSignal.queue);
+            channel.publish({ ...queueSignal, config: true });
+          },
+        },
         health: {
           databaseReachable: () => databaseReachable(pool),
           draining: () => lifecycle.draining,
         },
+        metrics,
+        maintenance,
+        buffer,
       };
       const toReply = (error: unknown, route: Route): Reply => {
         metrics.recorder.failure(error);
@@ -135,7 +139,7 @@ export class Broker {
         log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
         return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
       };
-      const httpServer = createHttpServer(routeTable(services), {
+      const httpServer = createHttpServer(routeTable(context), {
         maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
         server,
         ...(auth !== undefined ? { auth } : {}),

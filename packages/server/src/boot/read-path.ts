@@ -4,7 +4,6 @@
  */
 import type { Config } from '../config.js';
 import { AckService } from '../core/ack.js';
-import { openingClaim } from '../core/pop-payloads.js';
 import { PopService } from '../core/pop.js';
 import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
@@ -33,23 +32,24 @@ export interface ReadPath {
 
 /** Starts the read path. */
 export function startReadPath({ config, log, database: { pool }, bus, metrics, write }: ReadPathOptions, defer: Defer): ReadPath {
-  const pop = new PopService(
-    openingClaim(write.payloads, {
+  const pop = new PopService({
+    store: {
       claim: (params) => cursorClaim(pool, params),
       claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
       release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
       mayHoldSealed: (queue) => write.encryptionView.mayHoldSealed(queue),
-    }),
+    },
+    payloads: write.payloads,
     bus,
-    config.pop,
-    Math.max(1, Math.floor(config.poolSize / 2)),
-    (error) => {
+    settings: config.pop,
+    maxConcurrentReattempts: Math.max(1, Math.floor(config.poolSize / 2)),
+    onProcedureError: (error) => {
       log.error({ err: error }, 'pop procedure failed');
       metrics.recorder.failure(error);
     },
     isProcedureError,
-    () => write.maintenance.pop,
-  );
+    paused: () => write.maintenance.pop,
+  });
   defer('parked pops', () => pop.shutdown());
   const ack = new AckService((items) => cursorAck(pool, { items }), write.wake);
   return { pop, ack };

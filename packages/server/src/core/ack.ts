@@ -5,6 +5,8 @@
 import { isUuid } from '../ids.js';
 import type { AckItem, AckResult } from '../store/cursors.js';
 import { effectiveGroup } from './names.js';
+
+export type { AckResult } from '../store/cursors.js';
 import type { QueueSignal } from './wake-bus.js';
 
 /** One ack as the client sent it (type-checked by the HTTP layer). */

@@ -88,19 +88,19 @@ export class Recorder {
       return;
     }
     const now = this.now();
-    this.ops.at(request.queue ?? result.messages[0]?.queue_name ?? NO_QUEUE).popRequests += 1;
+    this.ops.at(request.queue ?? result.messages[0]?.queue ?? NO_QUEUE).popRequests += 1;
     // Messages come grouped by partition, so runs of one queue are long; createdAt is shared per segment.
     let run: { queue: string; count: number; lagSum: number; lagMax: number } | null = null;
     let lastCreatedAt = '';
     let lastLag = 0;
     for (const message of result.messages) {
-      if (message.created_at !== lastCreatedAt) {
-        lastCreatedAt = message.created_at;
-        lastLag = Math.max(0, now - Date.parse(message.created_at));
+      if (message.createdAt !== lastCreatedAt) {
+        lastCreatedAt = message.createdAt;
+        lastLag = Math.max(0, now - Date.parse(message.createdAt));
       }
-      if (run === null || run.queue !== message.queue_name) {
+      if (run === null || run.queue !== message.queue) {
         if (run !== null) this.delivered(run, request.autoAck);
-        run = { queue: message.queue_name, count: 0, lagSum: 0, lagMax: 0 };
+        run = { queue: message.queue, count: 0, lagSum: 0, lagMax: 0 };
       }
       run.count += 1;
       run.lagSum += lastLag;
