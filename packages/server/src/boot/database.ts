@@ -65,10 +65,10 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
   return { pool, connection };
 }
 
-/** Applies the migrations that are missing (a connection lost meanwhile is retried like the first contact). */
+/** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
 export async function applyMigrations(pool: pg.Pool, log: Logger): Promise<void> {
   const applied = await whileStarting(() => migrate(pool), log);
-  if (applied.length > 0) log.info({ applied }, 'migrations applied');
+  if (applied.migrations.length + applied.functions.length > 0) log.info(applied, 'schema updated');
 }
 
 /** Runs a database step of start-up, retrying while PostgreSQL cannot be reached. */
