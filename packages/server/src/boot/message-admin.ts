@@ -6,13 +6,13 @@ import { messageDeadLetter, messageDelete, messageRequeue, queueClear } from '..
 
 /** The message administration on `pool`; `origin` marks this process's own notifications, `wake` follows each commit. */
 export function createMessageAdmin(pool: pg.Pool, origin: string, wake: (signal: QueueSignal) => void): MessageAdmin {
-  return new MessageAdmin(
-    {
+  return new MessageAdmin({
+    store: {
       delete: (params) => messageDelete(pool, params),
       requeue: (params) => messageRequeue(pool, params),
       deadLetter: (params) => messageDeadLetter(pool, { origin, ...params }),
       clear: (params) => queueClear(pool, { origin, ...params }),
     },
     wake,
-  );
+  });
 }

@@ -51,6 +51,6 @@ export function startReadPath({ config, log, database: { pool }, bus, metrics, w
     paused: () => write.maintenance.pop,
   });
   defer('parked pops', () => pop.shutdown());
-  const ack = new AckService((items) => cursorAck(pool, { items }), write.wake);
+  const ack = new AckService({ apply: (items) => cursorAck(pool, { items }), wake: write.wake });
   return { pop, ack };
 }

@@ -82,15 +82,15 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
       if (!next.push && previous.push) buffer?.kick(); // replay starts
     },
   });
-  const channel = new WakeChannel(
-    () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
-    config.serverId,
-    (signal) => {
+  const channel = new WakeChannel({
+    connect: () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
+    origin: config.serverId,
+    onWake: (signal) => {
       if (signal.config === true) encryptionView.forget(signal.queue);
       bus.signal(signal);
     },
-    (error) => warn(error, 'wake connection failed'),
-  );
+    onError: (error) => warn(error, 'wake connection failed'),
+  });
   channel.listen('queen_maintenance', (payload) => maintenance.notified(payload));
   await channel.start();
   defer('wake connection', () => channel.stop());
@@ -117,11 +117,14 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
     },
   );
   buffer = started;
-  const push = new PushService(append, wake, {
+  const push = new PushService({
+    append,
+    wake,
     maxInFlight: PUSH_MAX_IN_FLIGHT,
     maxItems: PUSH_MAX_ITEMS,
     isolateOnError: isProcedureError,
-  }, started);
+    diversion: started,
+  });
 
   await maintenance.start(); // the flags are known before the first request
   defer('maintenance flags', () => maintenance.stop());

@@ -121,7 +121,10 @@ export class FailoverBuffer {
     private readonly deps: FailoverDeps,
   ) {
     this.own = path.join(settings.dir, directoryName(settings.serverId));
-    this.log = new BufferLog(this.own, settings.eventsPerFile, () => this.prepareDirectory(), () => this.kick(), settings.log);
+    this.log = new BufferLog({
+      dir: this.own, eventsPerFile: settings.eventsPerFile, prepare: () => this.prepareDirectory(), onDurable: () => this.kick(),
+      ...(settings.log !== undefined ? { options: settings.log } : {}),
+    });
   }
 
   /** This process's buffer directory. */
