@@ -72,7 +72,7 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const rows = await catalog.parkedReplicaList({ queue: query.string('queue'), aliveSeconds: core.metrics.heartbeat.aliveSeconds });
-        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.server_id, parked: r.parked, updatedAt: r.updated_at })) };
+        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.serverId, parked: r.parked, updatedAt: r.updatedAt })) };
       },
     },
     {

@@ -85,8 +85,8 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
           status: 200,
           body: {
             serverId: core.identity.serverId,
-            processes: rows.map((r) => ({ serverId: r.server_id, hostname: r.hostname, pid: r.pid, startedAt: r.started_at,
-              lastHeartbeatAt: r.last_heartbeat_at, parkedPops: r.parked_pops })),
+            processes: rows.map((r) => ({ serverId: r.serverId, hostname: r.hostname, pid: r.pid, startedAt: r.startedAt,
+              lastHeartbeatAt: r.lastHeartbeatAt, parkedPops: r.parkedPops })),
             maintenanceMode: flags.push,
             popMaintenanceMode: flags.pop,
           },

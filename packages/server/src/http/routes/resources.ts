@@ -13,8 +13,8 @@ import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/
 function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Record<string, unknown> {
   const { total, pending, processing } = facts === undefined ? sumCounts([]) : partitionCounts(facts);
   return {
-    id: p.id, name: p.name, queue: p.queue_name, namespace: p.namespace, task: p.task, createdAt: p.created_at,
-    lastActivity: p.last_activity, messages: { total, pending, processing }, consumerGroups: p.consumer_groups,
+    id: p.id, name: p.name, queue: p.queue, namespace: p.namespace, task: p.task, createdAt: p.createdAt,
+    lastActivity: p.lastActivity, messages: { total, pending, processing }, consumerGroups: p.consumerGroups,
   };
 }
 
