@@ -10,7 +10,7 @@ export interface QueueListing {
   name: string;
   namespace: string;
   task: string;
-  created_at: string;
+  createdAt: string;
   partitions: number;
 }
 
@@ -20,7 +20,7 @@ export async function queueList(
   params: { namespace: string | null; task: string | null; limit: number | null; offset: number },
 ): Promise<QueueListing[]> {
   const result = await db.query<QueueListing>(
-    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS created_at,
+    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS "createdAt",
             (SELECT count(*) FROM queen.partitions p WHERE p.queue_id = q.id)::integer AS partitions
      FROM queen.queues q
      WHERE ($1::text IS NULL OR q.namespace = $1) AND ($2::text IS NULL OR q.task = $2)

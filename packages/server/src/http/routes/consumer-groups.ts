@@ -48,15 +48,15 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
           status: 200,
           body: pairs.map(({ facts, lag, lagHours }) => ({
             consumer_group: facts.group,
-            queue_name: facts.queue_name,
-            partition_name: facts.partition_name,
-            partition_id: facts.partition_id,
-            worker_id: facts.live_lease_id,
+            queue_name: facts.queue,
+            partition_name: facts.partitionName,
+            partition_id: facts.partitionId,
+            worker_id: facts.liveLeaseId,
             offset_lag: lag.offsetLag,
             time_lag_seconds: lag.timeLagSeconds,
             lag_hours: lagHours,
-            oldest_unconsumed_at: facts.head_created_at,
-            last_consumed_at: facts.last_consumed_at,
+            oldest_unconsumed_at: facts.headCreatedAt,
+            last_consumed_at: facts.lastConsumedAt,
           })),
         };
       },
@@ -70,19 +70,19 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
         const queues = new Map<string, { partitions: unknown[] }>();
         for (const facts of cursors) {
           const lag = pairLag(facts);
-          let queue = queues.get(facts.queue_name);
+          let queue = queues.get(facts.queue);
           if (queue === undefined) {
             queue = { partitions: [] };
-            queues.set(facts.queue_name, queue);
+            queues.set(facts.queue, queue);
           }
           queue.partitions.push({
-            partition: facts.partition_name,
-            workerId: facts.live_lease_id,
-            lastConsumedAt: facts.last_consumed_at,
-            totalConsumed: Number(facts.total_consumed),
+            partition: facts.partitionName,
+            workerId: facts.liveLeaseId,
+            lastConsumedAt: facts.lastConsumedAt,
+            totalConsumed: Number(facts.totalConsumed),
             offsetLag: lag.offsetLag,
             timeLagSeconds: lag.timeLagSeconds,
-            leaseActive: facts.live_lease_id !== null,
+            leaseActive: facts.liveLeaseId !== null,
           });
         }
         // fromEntries defines own properties: a queue called "__proto__" stays an ordinary key.

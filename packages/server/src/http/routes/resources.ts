@@ -52,7 +52,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
           body: {
             queues: queues.map((q) => {
               const { total, pending, processing } = queueCounts(counts, q.id);
-              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions, messages: { total, pending, processing } };
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.createdAt, partitions: q.partitions, messages: { total, pending, processing } };
             }),
           },
         };

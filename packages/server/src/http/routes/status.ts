@@ -69,7 +69,7 @@ export function statusRoutes(core: RouteContext): Route[] {
           body: {
             queues: queues.map((q) => {
               const { total, pending, processing } = queueCounts(counts, q.id);
-              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions,
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.createdAt, partitions: q.partitions,
                 messages: { total, pending, processing } };
             }),
             pagination: page,
