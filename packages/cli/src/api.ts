@@ -60,7 +60,7 @@ export class Api {
     const res = await this.raw(method, path, body, options);
     const answer = res.body as Record<string, unknown> | null;
     const text = answer !== null && typeof answer === 'object' && !Array.isArray(answer) && typeof answer.error === 'string' ? answer.error : undefined;
-    if (res.headers.get('x-queen-status') === '404') throw userError(`not found: ${text ?? path}`);
+    if (res.headers.get('x-queen-status') === '404') throw userError(`${text ?? 'Not found'} (${method} ${path.split('?')[0]})`);
     if (!options.allowFailure && answer !== null && typeof answer === 'object' && !Array.isArray(answer)) {
       if (answer.success === false) throw new CliError(text ?? 'the server refused the operation', EXIT.user);
       if (text !== undefined && answer.success === undefined) throw new CliError(text, EXIT.user);

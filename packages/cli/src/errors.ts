@@ -41,6 +41,19 @@ export function requiredRole(method: string, path: string): 'read-only' | 'read-
   return 'read-write';
 }
 
+/** The most specific reason of a network failure: an errno code (ECONNREFUSED) or the innermost message. */
+function networkCause(error: Error): string {
+  let reason = error.message.replace(/^Network error: /, '');
+  for (let e: unknown = error.cause; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && !code.startsWith('UND_')) return code;
+    const inner = (e as { errors?: unknown[] }).errors?.find((x): x is NodeJS.ErrnoException => x instanceof Error && typeof (x as NodeJS.ErrnoException).code === 'string');
+    if (inner?.code) return inner.code;
+    reason = e.message;
+  }
+  return reason;
+}
+
 /** Translates anything thrown into a CliError; `where` names the request for the 401/403 and 404 sentences. */
 export function toCliError(error: unknown, where?: { method: string; path: string }): CliError {
   if (error instanceof CliError) return error;
@@ -48,7 +61,7 @@ export function toCliError(error: unknown, where?: { method: string; path: strin
     const url = error.url ?? 'the server';
     switch (error.code) {
       case 'NETWORK':
-        return serverError(`cannot reach ${url}: ${error.message.replace(/^Network error: /, '')} (is the broker running? check --server, $QUEEN_SERVER or the context)`);
+        return serverError(`cannot reach ${url}: ${networkCause(error)} (is the broker running? check --server, $QUEEN_SERVER or the context)`);
       case 'TIMEOUT':
         return serverError(`${url} did not answer in time (${error.message})`);
       case 'ABORTED':

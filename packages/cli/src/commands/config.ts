@@ -3,7 +3,7 @@
  * touch only the config file (and the keychain), never the broker.
  */
 import type { Command } from 'commander';
-import { action, bool, sub } from '../command.js';
+import { action, sub, type Opts } from '../command.js';
 import { authKind, type ContextEntry } from '../config-file.js';
 import { noop, userError } from '../errors.js';
 import { toYaml } from '../output.js';
@@ -41,12 +41,12 @@ export function registerConfig(program: Command): void {
     'queenctl config set-context prod --server https://queen.prod:6632 --token "$JWT"',
     'queenctl config set-context ci --token-ref env',
   ])
-    .option('--server <url>', 'broker URL')
-    .option('--token <jwt>', 'token: kept in the OS keychain, or literal: in the file where there is none')
     .option('--token-ref <ref>', 'env, keychain://<id>, file://<path>, literal:<jwt>')
-    .option('--insecure [bool]', 'skip TLS verification for this context', bool)
-    .option('--no-keychain', 'store --token as literal: in the file'), async (rt, opts, name) => {
-    // The global --server/--token/--insecure flags have the same names: read this command's own values.
+    .option('--secure', 'verify TLS again for this context (undoes --insecure)')
+    .option('--no-keychain', 'store --token as literal: in the file')
+    .addHelpText('before', 'The context takes the global --server <url>, --token <jwt> (kept in the OS keychain, or literal: in the file\nwhere there is none) and --insecure given with this command.\n'), async (rt, optsIn, name) => {
+    // --server, --token and --insecure are the global flags of the same names (commander parses them there).
+    const opts: Opts = { ...optsIn, server: rt.flags.server, token: rt.flags.token, insecure: optsIn.secure ? false : rt.flags.insecure ? true : undefined };
     if (opts.server !== undefined && !/^https?:\/\//.test(opts.server)) throw userError(`invalid server URL "${opts.server}": must start with http:// or https://`);
     if (opts.token !== undefined && opts.tokenRef !== undefined) throw userError('give --token or --token-ref, not both');
     const file = await rt.loadConfig();
