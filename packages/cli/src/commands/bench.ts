@@ -61,11 +61,14 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
       i += n;
     }
   };
+  // Once everything is drained, the other consumers' long polls are cut short (they would only time out).
+  const drained = new AbortController();
+  const popSignal = AbortSignal.any([rt.signal, drained.signal]);
   const consumer = async () => {
     let emptySince = Date.now();
-    while (seen.size < total && !rt.signal.aborted && Date.now() - emptySince < 5000) {
+    while (seen.size < total && !popSignal.aborted && Date.now() - emptySince < 5000) {
       try {
-        const res = await api.raw('GET', `/api/v1/pop/queue/${seg(queue)}${query({ consumerGroup: 'queenctl-bench', autoAck: true, batch: opts.batch, wait: true, timeout: 2000 })}`, undefined, { longPoll: true, timeoutMillis: 7000 });
+        const res = await api.raw('GET', `/api/v1/pop/queue/${seg(queue)}${query({ consumerGroup: 'queenctl-bench', autoAck: true, batch: opts.batch, wait: true, timeout: 2000 })}`, undefined, { longPoll: true, timeoutMillis: 7000, signal: popSignal });
         const messages = ((res.body as { messages?: Array<{ transactionId: string; partitionId: string; data: { ts?: string } }> } | null)?.messages) ?? [];
         const now = BigInt(Date.now()) * 1_000_000n;
         if (messages.length > 0) emptySince = Date.now();
@@ -75,15 +78,19 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
           seen.add(key);
           if (typeof m.data?.ts === 'string') residency.push(Number(now - BigInt(m.data.ts)) / 1e6);
         }
-      } catch (error) {
-        if (rt.signal.aborted) return;
+        if (seen.size >= total && !drained.signal.aborted) {
+          stats.popDone = performance.now() - started;
+          drained.abort();
+        }
+      } catch {
+        if (popSignal.aborted) return;
         stats.popErrors++;
         await new Promise((r) => setTimeout(r, 200));
       }
     }
   };
   const pushPhase = Promise.all(Array.from({ length: opts.producers }, (_x, p) => producer(p))).then(() => (stats.pushDone = performance.now() - started));
-  const popPhase = opts.skipPop ? Promise.resolve() : Promise.all(Array.from({ length: opts.consumers }, consumer)).then(() => (stats.popDone = performance.now() - started));
+  const popPhase = opts.skipPop ? Promise.resolve() : Promise.all(Array.from({ length: opts.consumers }, consumer)).then(() => (stats.popDone ||= performance.now() - started));
   await Promise.all([pushPhase, popPhase]);
   if (ticker) {
     clearInterval(ticker);
