@@ -1,5 +1,5 @@
 /**
- * Shared fixtures of the CLI suites: `queenctl()` runs the built executable (packages/cli/dist/main.js, what
+ * Shared fixtures of the CLI suites: `queenctl()` runs the built executable (packages/c../dist/queenctl.js, what
  * `npx queenctl` runs) as a child process with a private HOME and config file, and returns its exit code,
  * stdout and stderr. Every suite talks to a real broker from the server's harness.
  */
@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built executable. */
-export const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/main.js');
+/** The built executable (the bundle `npm run build` makes; bin/queenctl.js runs it). */
+export const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/queenctl.js');
 
 /** A finished run. */
 export interface Run {
