@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { userError } from './errors.js';
+import { loadYaml } from './output.js';
 
 /** One named context. */
 export interface ContextEntry {
@@ -36,7 +37,7 @@ export async function loadConfig(file: string): Promise<ConfigFile> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { contexts: [] };
     throw userError(`cannot read config ${file}: ${(error as Error).message}`);
   }
-  const { parse } = await import('yaml');
+  const { parse } = await loadYaml();
   let doc: unknown;
   try {
     doc = parse(text) ?? {};
@@ -63,7 +64,7 @@ export async function loadConfig(file: string): Promise<ConfigFile> {
 
 /** Writes the file atomically (0700 directory, 0600 file). */
 export async function saveConfig(file: string, config: ConfigFile): Promise<void> {
-  const { stringify } = await import('yaml');
+  const { stringify } = await loadYaml();
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);

@@ -160,10 +160,15 @@ export class Output {
   }
 }
 
-/** YAML of a value (loads the yaml package on demand). */
+/** The yaml package, loaded on demand (in the bundle a CommonJS module arrives as `default`). */
+export async function loadYaml(): Promise<typeof import('yaml')> {
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  return mod.default ?? mod;
+}
+
+/** YAML of a value. */
 export async function toYaml(value: unknown): Promise<string> {
-  const { stringify } = await import('yaml');
-  return stringify(value ?? null, { lineWidth: 0 });
+  return (await loadYaml()).stringify(value ?? null, { lineWidth: 0 });
 }
 
 /** Reads a body field that must be an array; a broker answer without it is a server error. */

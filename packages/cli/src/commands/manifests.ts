@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { seg } from '../api.js';
 import { action, sub } from '../command.js';
 import { noop, serverError, userError } from '../errors.js';
+import { loadYaml } from '../output.js';
 import { mergedConfigure, validateOptions } from '../queue-options.js';
 import type { Runtime } from '../runtime.js';
 import { seekLabel, seekTarget } from '../time.js';
@@ -20,7 +21,7 @@ const KINDS: Record<string, Manifest['kind']> = { queue: 'Queue', consumergroup:
 
 /** Parses and validates every document of a manifest; exit 1 on the first problem. */
 export async function parseManifests(text: string): Promise<Manifest[]> {
-  const { parseAllDocuments } = await import('yaml');
+  const { parseAllDocuments } = await loadYaml();
   const out: Manifest[] = [];
   parseAllDocuments(text).forEach((doc, i) => {
     const where = `document ${i + 1}`;
