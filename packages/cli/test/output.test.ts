@@ -4,6 +4,7 @@
  * class ends with its documented exit code and one line on stderr.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { freePort, uniqueQueue, useBroker } from '../../server/test/support/harness.js';
@@ -177,6 +178,9 @@ test('--help on every command shows an example', () => {
     }
   };
   visit(program, []);
+  const docs = fs.readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+  const undocumented = seen.filter((c) => c.includes(' ') && !docs.includes(c) && !c.startsWith('analytics '));
+  assert.deepEqual(undocumented, [], 'every command is in docs/cli.md');
   assert.ok(seen.length > 80, `${seen.length} commands`);
   for (const c of ['ping', 'tail', 'queue clear', 'partition clear', 'messages retry', 'messages dlq', 'dlq requeue', 'dlq drain', 'cg subscription', 'analytics postgres', 'completion', 'login', 'logout']) assert.ok(seen.includes(c), c);
 });
