@@ -134,6 +134,40 @@ describe('authorization errors', () => {
   });
 });
 
+describe('keychain', () => {
+  test('with secret-tool and a D-Bus session, --token goes to the keychain (keychain://<context>), is read back, and delete-context removes it', async () => {
+    // A stand-in for libsecret's secret-tool that keeps secrets in a file: it checks the CLI's calls (store
+    // reads the secret from stdin; lookup/clear by service and account), not GNOME's keyring.
+    const bin = path.join(home.home, 'keychain-bin');
+    const store = path.join(home.home, 'secrets');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'secret-tool'), `#!/bin/sh
+set -e
+op="$1"; shift
+[ "$op" = store ] && shift
+[ "$1" = service ] && [ "$2" = queenctl ] && [ "$3" = account ] || { echo "bad args: $*" >&2; exit 2; }
+f="${store}.$4"
+case "$op" in
+  store) cat > "$f";;
+  lookup) [ -f "$f" ] && cat "$f" || exit 1;;
+  clear) rm -f "$f";;
+esac
+`, { mode: 0o755 });
+    const env = { QUEENCTL_KEYCHAIN: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/dev/null', PATH: `${bin}:${process.env.PATH}` };
+    const r = await run(['config', 'set-context', 'kc', '--server', setup.broker.url, '--token', admin], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '', 'no fallback warning');
+    assert.equal(config().contexts.find((c) => c.name === 'kc')?.['token-ref'], 'keychain://kc');
+    assert.equal(fs.readFileSync(`${store}.kc`, 'utf8'), admin);
+    assert.deepEqual(config().contexts.find((c) => c.name === 'kc'), { name: 'kc', server: setup.broker.url, 'token-ref': 'keychain://kc' }, 'the token is not in the file');
+    assert.equal((await run(['--context', 'kc', 'queue', 'list'], { env })).code, 0, 'read back from the keychain');
+    assert.equal((await run(['config', 'set-context', 'kc2', '--server', setup.broker.url, '--token', admin, '--no-keychain'], { env })).stderr, '', '--no-keychain: literal without a warning');
+    assert.equal(config().contexts.find((c) => c.name === 'kc2')?.['token-ref'], `literal:${admin}`);
+    assert.equal((await run(['config', 'delete-context', 'kc'], { env })).code, 0);
+    assert.equal(fs.existsSync(`${store}.kc`), false, 'keychain entry removed');
+  });
+});
+
 describe('login and logout', () => {
   test('login --token checks the token, stores it (literal: here) and logout forgets it', async () => {
     await run(['config', 'set-context', 'l2', '--server', setup.broker.url]);
