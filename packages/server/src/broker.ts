@@ -72,6 +72,7 @@ export class Broker {
   /** Starts a broker: database, migrations, wake-ups, HTTP. */
   static async start(config: Config): Promise<Broker> {
     const log = createLogger(config.logLevel, config.serverId);
+    for (const warning of config.warnings) log.warn(warning);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
     const auth = config.auth.enabled ? createAuthenticator(config, log) : undefined;
 
@@ -218,12 +219,15 @@ export class Broker {
     const toReply = (error: unknown, route: Route): Reply => {
       metrics.recorder.failure(error);
       const mapped = toWireError(error, route.popShape === true);
-      if (mapped instanceof HttpError) return errorReply(mapped);
+      if (mapped instanceof HttpError) {
+        if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
+        return errorReply(mapped);
+      }
       log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
       return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
     };
     const httpServer = createHttpServer(routes, {
-      maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+      maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
       ...(auth !== undefined ? { auth } : {}),
     });
     const { server } = httpServer;

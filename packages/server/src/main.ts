@@ -2,6 +2,7 @@
  * Entry point: `node dist/main.js`. Starts the broker from the environment and stops it cleanly on
  * SIGTERM/SIGINT (exit code 0).
  */
+import { inspect } from 'node:util';
 import { Broker } from './broker.js';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Queen broker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // Whatever was thrown, say what it was: a library that rejects with nothing must not print "undefined".
+  const reason = error instanceof Error ? (error.stack ?? error.message) : error === undefined ? 'an unknown error (nothing was thrown with it)' : inspect(error);
+  process.stderr.write(`Queen broker failed to start: ${reason}\n`);
   process.exit(1);
 });
