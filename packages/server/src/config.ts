@@ -118,12 +118,12 @@ function optionalTimeout(env: Env, name: string, warnings: string[]): number | u
   return undefined;
 }
 
-/** A boolean variable: true/1/yes/on or false/0/no/off (any case); anything else stops the start-up. */
+/** A boolean variable: true/1 or false/0 (any case); anything else stops the start-up. */
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = text(env, name)?.trim().toLowerCase();
   if (raw === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${name} must be true or false (got ${text(env, name)})`);
 }
 
@@ -197,14 +197,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${logLevel})`);
   }
   const subscriptionMode = (text(env, 'DEFAULT_SUBSCRIPTION_MODE') ?? 'all').toLowerCase();
-  if (!['all', 'new', 'new-only'].includes(subscriptionMode)) {
-    throw new ConfigError(`DEFAULT_SUBSCRIPTION_MODE must be one of all, new, new-only (got ${subscriptionMode})`);
-  }
   const logFormat = (text(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
   if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
     throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got ${logFormat})`);
   }
   const warnings: string[] = [];
+  // Like the pop parameter it defaults (API.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
+  if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
   const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 1000, requestTimeoutMs);
 
