@@ -3,13 +3,16 @@
  * SIGTERM/SIGINT (exit code 0).
  */
 import { inspect } from 'node:util';
-import { Broker } from './broker.js';
-import { ConfigError, loadConfig } from './config.js';
+import { Broker, VERSION } from './broker.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { readyLine } from './ready-line.js';
 
 async function main(): Promise<void> {
   let broker: Broker;
+  let config: Config;
   try {
-    broker = await Broker.start(loadConfig());
+    config = loadConfig();
+    broker = await Broker.start(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -17,6 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  broker.log.info(readyLine(config, VERSION, broker.port));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
