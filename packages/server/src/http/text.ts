@@ -6,7 +6,8 @@
  *
  * Request bodies are checked whole (keys and values) after parsing, except the opaque JSON of `payload` and
  * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
- * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Query values are checked when a
+ * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9), and so are the path parameters that
+ * only key a look-up (core/messages.ts#messageKey). Query values are checked when a
  * route reads them (query.ts), path parameters after decoding (server.ts).
  */
 import { isStorableText } from '../core/names.js';
@@ -37,6 +38,8 @@ export function fieldError(field: string): string {
 
 /** Body keys whose value is opaque JSON (escaped on the way to SQL) or a UUID checked by the route. */
 const UNCHECKED_KEYS = new Set(['payload', 'data', 'partitionId', 'leaseId', 'requiredLeases']);
+/** Path parameters that only key a look-up: the route turns an id no row can have into a miss (API.md 1.9). */
+const LOOKUP_PARAMS = new Set(['partitionId', 'leaseId', 'transactionId']);
 
 /**
  * Throws InvalidText for the first unstorable string of a parsed body, named by the nearest object key
@@ -59,7 +62,7 @@ export function assertStorableBody(body: Record<string, unknown>): void {
   }
 }
 
-/** Throws InvalidText when a decoded path parameter cannot be stored (UUID parameters are left to the route). */
+/** Throws InvalidText when a decoded path parameter cannot be stored (look-up keys are left to the route). */
 export function assertStorableParam(name: string, value: string): void {
-  if (!UNCHECKED_KEYS.has(name) && !isStorableText(value)) throw new InvalidText(name);
+  if (!LOOKUP_PARAMS.has(name) && !isStorableText(value)) throw new InvalidText(name);
 }

@@ -30,6 +30,13 @@ after(async () => {
   await db?.close();
 });
 
+function families(): PrometheusFamilies {
+  return new PrometheusFamilies({
+    database: async () => null, parkedByQueue: () => new Map(), pool: () => ({ total: 1, idle: 1, waiting: 0 }),
+    bufferedMessages: () => 0, maintenance: () => ({ push: false, pop: false }),
+  });
+}
+
 function service(recorder: Recorder): StatsService {
   const sampler = new SystemSampler({ pool: () => ({ total: 1, idle: 1, waiting: 0 }), parkedPops: () => 0, inflightRequests: () => 0 });
   return new StatsService({ intervalMs: 3_600_000, metricsRetentionDays: 90 }, pino({ level: 'silent' }), {
@@ -43,7 +50,7 @@ async function pushCounted(queue: string): Promise<number> {
 }
 
 test('a failed push item with an unstorable queue name is counted under no queue, not under its name', () => {
-  const recorder = new Recorder(new PrometheusFamilies());
+  const recorder = new Recorder(families());
   recorder.pushed([{ status: 'failed', queue: 'a\u0000', partition: 'Default', transactionId: null, error: 'Invalid queue name' }]);
   recorder.pushed([{ status: 'failed', queue: 'x'.repeat(300), partition: 'Default', transactionId: null, error: 'Invalid queue name' }]);
   const rows = recorder.ops.drain();
@@ -51,7 +58,7 @@ test('a failed push item with an unstorable queue name is counted under no queue
 });
 
 test('one counter row the database refuses is dropped and counted; the other queues\u2019 counters are written', async () => {
-  const recorder = new Recorder(new PrometheusFamilies());
+  const recorder = new Recorder(families());
   const stats = service(recorder);
   const bucket = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
   // A row as an older broker (or any future bug) could have keyed it: the database cannot store its name.
