@@ -3,8 +3,8 @@
  *
  * Integers are decimal; an unset or empty value takes the default. A value that does not parse, or parses
  * but falls outside its range, stops the start-up with an error naming the variable and the allowed range.
- * The one exception is the pop timeout chain (API.md 5.2): there a malformed value counts as unset, and
- * `warnings` says so once at start-up.
+ * The exceptions are the pop timeout chain (API.md 5.2: a malformed value counts as unset) and an unknown
+ * DEFAULT_SUBSCRIPTION_MODE (counts as `all`): `warnings` says so once at start-up.
  */
 import os from 'node:os';
 import path from 'node:path';

@@ -46,9 +46,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** The default of MAX_JSON_DEPTH: deeper bodies are refused before they are parsed. */
-export const DEFAULT_MAX_JSON_DEPTH = 512;
-
 /**
  * The deepest nesting of arrays and objects in JSON text, found in one linear scan that skips strings:
  * it runs before JSON.parse so that no recursive walk (parse, stringify, route code) ever sees a body
@@ -75,7 +72,7 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 }
 
 /** Parses a body as a JSON object nested at most `maxDepth` levels (the body object itself is level 1). */
-export function parseJsonObject(raw: Buffer, mode: BodyMode, maxDepth = DEFAULT_MAX_JSON_DEPTH): Record<string, unknown> {
+export function parseJsonObject(raw: Buffer, mode: BodyMode, maxDepth: number): Record<string, unknown> {
   const text = raw.toString('utf8');
   if (text.trim().length === 0) {
     if (mode === 'optional') return {};

@@ -16,8 +16,8 @@ export interface Page<L extends number | null = number | null> {
 
 /** Reads `limit` and `offset`. */
 export function pageOf<L extends number | null>(query: Query, defaultLimit: L, maxLimit: number | null = null): Page<number | L> {
-  const limit = query.integerIn('limit', Number.MIN_SAFE_INTEGER, MAX_PAGE_VALUE);
-  const offset = query.integerIn('offset', Number.MIN_SAFE_INTEGER, MAX_PAGE_VALUE);
+  const limit = query.integerAtMost('limit', MAX_PAGE_VALUE);
+  const offset = query.integerAtMost('offset', MAX_PAGE_VALUE);
   const wanted = limit !== null && limit >= 1 ? limit : defaultLimit;
   return {
     limit: wanted !== null && maxLimit !== null ? Math.min(wanted, maxLimit) : wanted,

@@ -24,10 +24,10 @@ export function decodeSegment(raw: string): string {
   }
 }
 
-/** Raised for an integer parameter outside its documented range. */
+/** Raised for an integer parameter above its documented ceiling. */
 export class OutOfRange extends InvalidInput {
-  constructor(key: string, min: number, max: number) {
-    super(min <= Number.MIN_SAFE_INTEGER ? `Invalid ${key}: must be an integer of at most ${max}` : `Invalid ${key}: must be an integer between ${min} and ${max}`);
+  constructor(key: string, max: number) {
+    super(`Invalid ${key}: must be an integer of at most ${max}`);
   }
 }
 
@@ -68,12 +68,13 @@ export class Query {
   }
 
   /**
-   * An integer as `integer()` reads it, which must lie in [min, max]: outside, a 400 `Invalid <key>: must be
-   * an integer between <min> and <max>` (OutOfRange; the pop routes answer it in their shape).
+   * An integer as `integer()` reads it, at most `max` (the parameters' floors are semantic: "0 or less means
+   * ..."): above, a 400 `Invalid <key>: must be an integer of at most <max>` (the pop routes answer it in
+   * their shape).
    */
-  integerIn(key: string, min: number, max: number): number | null {
+  integerAtMost(key: string, max: number): number | null {
     const n = this.integer(key);
-    if (n !== null && (n < min || n > max)) throw new OutOfRange(key, min, max);
+    if (n !== null && n > max) throw new OutOfRange(key, max);
     return n;
   }
 

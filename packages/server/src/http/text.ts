@@ -6,9 +6,9 @@
  *
  * Request bodies are checked whole (keys and values) after parsing, except the opaque JSON of `payload` and
  * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
- * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9), and so are the path parameters that
- * only key a look-up (core/messages.ts#messageKey). Query values are checked when a
- * route reads them (query.ts), path parameters after decoding (server.ts).
+ * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Path parameters are checked after
+ * decoding (server.ts), except those that only key a look-up (core/messages.ts#messageKey makes them miss);
+ * query values when a route reads them (query.ts).
  */
 import { isStorableText } from '../core/names.js';
 import { InvalidInput } from '../errors.js';
@@ -19,7 +19,6 @@ export class InvalidText extends InvalidInput {
     super(fieldError(field));
   }
 }
-
 
 /** The wire texts of API.md for the named fields; any other field is `Invalid <field>`. */
 const FIELD_ERRORS: Record<string, string> = {
@@ -32,7 +31,7 @@ const FIELD_ERRORS: Record<string, string> = {
 };
 
 /** The error text for an unstorable value of `field`. */
-export function fieldError(field: string): string {
+function fieldError(field: string): string {
   return FIELD_ERRORS[field] ?? `Invalid ${field}`;
 }
 

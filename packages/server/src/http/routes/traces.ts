@@ -39,7 +39,6 @@ export function parseTraceInput(body: Record<string, unknown>): TraceInput {
   return { transactionId, partitionId, group, eventType: type, data: JSON.stringify(data), names: [...new Set(list)] };
 }
 
-
 /** The trace routes. */
 export function traceRoutes(services: Services): Route[] {
   const { db } = services;
