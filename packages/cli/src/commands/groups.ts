@@ -57,26 +57,19 @@ export function registerGroups(program: Command): void {
   });
 
   const ns = sub(program, 'namespace', 'Namespaces', 'queenctl namespace list', ['ns', 'namespaces']);
-  action(sub(ns, 'list', 'Namespaces with their queues and message counts', 'queenctl ns list', ['ls']), async (rt) => {
-    const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/resources/namespaces'), {
-      rows: (b) => arrayAt(b, 'namespaces'),
-      columns: [
-        { header: 'NAMESPACE', value: (r) => r.namespace },
-        { header: 'QUEUES', value: (r) => r.queues, kind: 'count' },
-        { header: 'PARTITIONS', value: (r) => r.partitions, kind: 'count' },
-        { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },
-        { header: 'TOTAL', value: (r) => r.messages?.total, kind: 'count', wide: true },
-      ],
-    });
-  });
+  resourceList(sub(ns, 'list', 'Namespaces with their queues and message counts', 'queenctl ns list', ['ls']), 'namespaces', 'namespace');
   const task = sub(program, 'task', 'Tasks', 'queenctl task list', ['tasks']);
-  action(sub(task, 'list', 'Tasks with their queues and message counts', 'queenctl task list', ['ls']), async (rt) => {
+  resourceList(sub(task, 'list', 'Tasks with their queues and message counts', 'queenctl task list', ['ls']), 'tasks', 'task');
+}
+
+/** `namespace list` / `task list`: GET /api/v1/resources/<route>, one row per `key`. */
+function resourceList(cmd: Command, route: 'namespaces' | 'tasks', key: 'namespace' | 'task'): void {
+  action(cmd, async (rt) => {
     const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/resources/tasks'), {
-      rows: (b) => arrayAt(b, 'tasks'),
+    await rt.out.print(await api.get(`/api/v1/resources/${route}`), {
+      rows: (b) => arrayAt(b, route),
       columns: [
-        { header: 'TASK', value: (r) => r.task },
+        { header: key.toUpperCase(), value: (r) => r[key] },
         { header: 'QUEUES', value: (r) => r.queues, kind: 'count' },
         { header: 'PARTITIONS', value: (r) => r.partitions, kind: 'count' },
         { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },

@@ -9,7 +9,6 @@ import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { action, positive, sub } from '../command.js';
 import { CliError, EXIT, noop, userError } from '../errors.js';
-import type { Runtime } from '../runtime.js';
 
 const MAX_LINE = 16 * 1024 * 1024;
 

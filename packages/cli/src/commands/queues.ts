@@ -26,8 +26,11 @@ const QUEUE_VIEW: View = {
   ],
 };
 
+/** Partitions sorted by name: the broker's order is not stable between calls. */
+export const byName = (rows: unknown[]): unknown[] => [...(rows as Array<{ name: string }>)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
 const PARTITION_VIEW: View = {
-  rows: (b) => arrayAt(b, 'partitions'),
+  rows: (b) => byName(arrayAt(b, 'partitions')),
   columns: [
     { header: 'PARTITION', value: (r) => r.name },
     { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },

@@ -15,6 +15,7 @@ import { arrayAt, type Column, type View } from '../output.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration } from '../time.js';
 import { seg } from '../api.js';
+import { byName } from './queues.js';
 
 /** Columns of `lag` and `cg list` (GET /api/v1/consumer-groups). */
 export const GROUP_VIEW: View = {
@@ -123,7 +124,7 @@ async function queueStatus(rt: Runtime, queue: string, partitions: boolean): Pro
     return;
   }
   await rt.out.print(body, {
-    rows: (b) => arrayAt(b, 'partitions'),
+    rows: (b) => byName(arrayAt(b, 'partitions')),
     columns: [
       { header: 'PARTITION', value: (r) => r.name },
       { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },
