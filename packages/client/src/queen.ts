@@ -9,12 +9,12 @@ import { PushBuffers } from './buffer.js';
 import type { ActiveConsumer, ClientContext } from './context.js';
 import { CLIENT_DEFAULTS } from './defaults.js';
 import { QueenError } from './errors.js';
-import { Transport } from './http.js';
+import { Transport, type HttpResponse, type RequestSpec } from './http.js';
 import { resolveLogger, type SafeLogger } from './log.js';
 import { QueueBuilder } from './queue.js';
 import { registerShutdown, unregisterShutdown } from './signals.js';
 import { TransactionBuilder } from './transaction.js';
-import type { AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
+import type { AckBatchResponse, AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
 
 const CLOSE_WAIT_MILLIS = 30_000;
 
@@ -86,7 +86,10 @@ export class Queen {
   }
 
   /** Acks a message, an array of messages, or a transactionId (with `context.partitionId`). */
-  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse> {
+  ack(target: Message[], status?: boolean | AckStatus, context?: AckContext): Promise<AckBatchResponse>;
+  ack(target: Message | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse>;
+  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse | AckBatchResponse>;
+  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse | AckBatchResponse> {
     return ack(this.transport, target, status, context);
   }
 
@@ -122,6 +125,14 @@ export class Queen {
   /** `POST /api/v1/consumer-groups/:group/subscription`: re-times where never-contacted cursors start. */
   updateConsumerGroupTimestamp(group: string, timestamp: string | Date): Promise<object> {
     return this.admin.updateSubscription(group, timestamp) as Promise<object>;
+  }
+
+  /**
+   * One raw request under the client's transport policy (URLs, bearer token, retries, timeouts): for tools that
+   * need the status, headers or exact failure of a route (the CLI), where the builders would hide them.
+   */
+  request(spec: RequestSpec): Promise<HttpResponse> {
+    return this.transport.request(spec);
   }
 
   /** Admin and monitoring routes. */

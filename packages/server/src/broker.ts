@@ -41,7 +41,8 @@ import { toWireError } from './store/database.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { transactionRun } from './store/transaction.js';
 
-const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
+/** The broker's version (packages/server/package.json). */
+export const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
@@ -64,7 +65,8 @@ export class Broker {
    * thrown. `signal` (SIGTERM during start-up) stops the sequence at the next step.
    */
   static async start(config: Config, signal?: AbortSignal): Promise<Broker> {
-    const log = createLogger(config.logLevel, config.serverId);
+    const log = createLogger(config.logLevel, config.serverId, config.logFormat);
+    for (const warning of config.warnings) log.warn(warning);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
     const auth = config.auth.enabled ? createAuthenticator(config, log) : undefined;
     const sequence = new StartupSequence(log, signal);
@@ -73,7 +75,7 @@ export class Broker {
     const warn = (error: Error, msg: string): void => (lifecycle.draining ? log.debug({ err: error }, msg) : log.warn({ err: error }, msg));
 
     const server = await sequence.step('listen', async (defer) => {
-      const bound = await bindHttpServer(config.port, config.host).catch((error: unknown) => {
+      const bound = await bindHttpServer(config.port, config.host, config.http).catch((error: unknown) => {
         throw listenError(error, config);
       });
       defer('HTTP port', () => closeServer(bound));
@@ -135,12 +137,15 @@ export class Broker {
       const toReply = (error: unknown, route: Route): Reply => {
         metrics.recorder.failure(error);
         const mapped = toWireError(error, route.popShape === true);
-        if (mapped instanceof HttpError) return errorReply(mapped);
+        if (mapped instanceof HttpError) {
+          if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
+          return errorReply(mapped);
+        }
         log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
         return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
       };
       const httpServer = createHttpServer(routeTable(context), {
-        maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+        maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
         server,
         ...(auth !== undefined ? { auth } : {}),
       });
@@ -160,7 +165,7 @@ export class Broker {
         defer(job.constructor.name, () => job.stop()); // a cycle in progress ends its current chunk's work
       }
     });
-    log.info({ port, host: config.host, database: config.database.kind }, 'Queen broker listening');
+    log.debug({ port, host: config.host, database: config.database.kind }, 'Queen broker listening'); // main.ts prints the ready line
     return new Broker(config, log, server, sequence);
   }
 

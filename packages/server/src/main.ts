@@ -1,11 +1,13 @@
 /**
  * Entry point: `node dist/main.js`. Starts the broker from the environment and stops it cleanly on
- * SIGTERM/SIGINT (exit code 0). A start-up that fails has already undone what it started; it exits 1 with
- * one line on stderr (plus the stack when the cause was not an expected condition, which is a bug).
+ * SIGTERM/SIGINT (exit code 0). Once started it prints the ready line. A start-up that fails has already
+ * undone what it started; it exits 1 with one line on stderr (an unexpected cause, a bug, prints its stack).
  */
-import { Broker } from './broker.js';
+import { inspect } from 'node:util';
+import { Broker, VERSION } from './broker.js';
 import { StartupFailure } from './boot/sequence.js';
 import { ConfigError, loadConfig } from './config.js';
+import { readyLine } from './ready-line.js';
 
 async function main(): Promise<void> {
   const startup = new AbortController();
@@ -31,7 +33,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   try {
-    broker = await Broker.start(loadConfig(), startup.signal);
+    const config = loadConfig();
+    const started = await Broker.start(config, startup.signal);
+    broker = started;
+    started.log.info(readyLine(config, VERSION, started.port));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -42,14 +47,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const line = error instanceof Error ? error.message : String(error);
-  const stack = error instanceof StartupFailure ? (error.expected ? null : stackOf(error.cause)) : stackOf(error);
-  process.stderr.write(`Queen broker failed to start: ${line.replace(/\s*\n\s*/g, ' ')}\n${stack === null ? '' : `${stack}\n`}`);
+  // An expected failure is its one line; anything else is a bug: say what was thrown, with its stack.
+  const reason = error instanceof StartupFailure && error.expected ? error.message.replace(/\s*\n\s*/g, ' ') : describe(error instanceof StartupFailure ? error.cause : error);
+  process.stderr.write(`Queen broker failed to start: ${reason}\n`);
   process.exit(1);
 });
 
-/** The stack of an unexpected error, without its first line (already printed). */
-function stackOf(error: unknown): string | null {
-  if (!(error instanceof Error) || error.stack === undefined) return null;
-  return error.stack.split('\n').slice(1).join('\n') || null;
+/** Whatever was thrown: a library that rejects with nothing must not print "undefined". */
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? error.message;
+  return error === undefined ? 'an unknown error (nothing was thrown with it)' : inspect(error);
 }

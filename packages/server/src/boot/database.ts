@@ -34,11 +34,10 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
   let settings: Pick<ConnectionSettings, 'connectionString' | 'host' | 'port' | 'user' | 'password' | 'database'>;
   if (config.database.kind === 'embedded') {
     const { dataDir, port } = config.database;
-    log.info({ dataDir, port }, 'starting embedded PostgreSQL');
+    log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
     const pgLog = log.child({ component: 'postgres' });
-    const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim())).catch((error: unknown) => {
-      throw new StartupError(`embedded PostgreSQL did not start in ${dataDir} on port ${port} (set QUEEN_EMBEDDED_PG_PORT or QUEEN_DATA_DIR): ${oneLine(error)}`);
-    });
+    // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
+    const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()));
     defer('embedded PostgreSQL', () => embedded.stop());
     settings = { host: embedded.host, port: embedded.port, user: embedded.user, password: embedded.password, database: embedded.database };
   } else {

@@ -7,8 +7,11 @@ import http from 'node:http';
 
 const STARTING = JSON.stringify({ error: 'Service Unavailable: the broker is starting' });
 
-/** Keep-alive long enough for parked pops; no request timeout (long polls), headers within a minute. */
-const SERVER_OPTIONS: http.ServerOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 };
+/** How long a client may take to send its headers, and its whole request (HTTP_*_TIMEOUT_MS of config.ts). */
+export interface RequestTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
 
 /** Answers a request that arrived before the routes were ready. */
 function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -22,9 +25,18 @@ function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
   res.end(STARTING);
 }
 
-/** A new HTTP server that answers 503 until routes are installed. */
-export function newHttpServer(): http.Server {
-  return http.createServer(SERVER_OPTIONS, starting);
+/**
+ * A new HTTP server that answers 503 until routes are installed. Keep-alive outlives parked pops; both
+ * timeouts end when the request is received, so a parked pop (API.md 1.1 rule 2) is never cut.
+ */
+export function newHttpServer(timeouts: RequestTimeouts): http.Server {
+  return http.createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: timeouts.requestTimeoutMs,
+    headersTimeout: timeouts.headersTimeoutMs,
+    // How often node:http looks for requests past those timeouts (its default, 30 s, would double them).
+    connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+  }, starting);
 }
 
 /** Removes the start-up answer: the caller installs the real request handler. */
@@ -33,8 +45,8 @@ export function takeOverRequests(server: http.Server): void {
 }
 
 /** Binds `port` on `host`; rejects with the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL ...). */
-export function bindHttpServer(port: number, host: string): Promise<http.Server> {
-  const server = newHttpServer();
+export function bindHttpServer(port: number, host: string, timeouts: RequestTimeouts): Promise<http.Server> {
+  const server = newHttpServer(timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -40,11 +40,12 @@ export function analyticsRoutes(core: RouteContext): Route[] {
         const hostname = query.string('hostname');
         const serverId = query.string('workerId');
         const filter: CounterFilter = { queue: null, namespace: null, task: null, hostname, serverId };
-        const [points, queuePoints, workers] = await catalog.snapshot((reads) => Promise.all([
-          reads.counterSeries({ buckets: range, filter }),
-          reads.counterQueueSeries({ buckets: range, filter }),
-          reads.serverList({ from: range.from, to: range.to, hostname, serverId }),
-        ]));
+        // One client runs one query at a time: the three reads of the snapshot go in sequence.
+        const [points, queuePoints, workers] = await catalog.snapshot(async (reads) => [
+          await reads.counterSeries({ buckets: range, filter }),
+          await reads.counterQueueSeries({ buckets: range, filter }),
+          await reads.serverList({ from: range.from, to: range.to, hostname, serverId }),
+        ] as const);
         return { status: 200, body: workerMetricsBody(range, points, queuePoints, workers) };
       },
     },

@@ -8,6 +8,13 @@ import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
+/** A configure `namespace`/`task`: non-strings are absent (derived); more than 255 characters is a 400 (API.md 1.10). */
+function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
+  if (typeof value !== 'string') return null;
+  if (value.length > 255) throw badRequest(`Invalid ${field}`);
+  return value;
+}
+
 /** The queue administration routes of wave 1. */
 export function queueRoutes(core: RouteContext): Route[] {
   return [
@@ -23,8 +30,8 @@ export function queueRoutes(core: RouteContext): Route[] {
         const derived = deriveScope(body.queue);
         const { queue, defaultPartitionId } = await core.catalog.queueConfigure({
           name: body.queue,
-          namespace: typeof body.namespace === 'string' ? body.namespace : derived.namespace,
-          task: typeof body.task === 'string' ? body.task : derived.task,
+          namespace: scopeName(body.namespace, 'namespace') ?? derived.namespace,
+          task: scopeName(body.task, 'task') ?? derived.task,
           options: { ...options },
         });
         core.queueCache.changed({ queue: queue.name, namespace: queue.namespace, task: queue.task });

@@ -42,13 +42,12 @@ export function statusRoutes(core: RouteContext): Route[] {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const filter = queueFilter(query);
         const { points, queues, leases, deadLetters, workers, facts } = await catalog.snapshot(async (reads) => {
-          const [points, queues, leases, deadLetters, workers] = await Promise.all([
-            reads.counterSeries({ buckets: range, filter: { ...filter, hostname: null, serverId: null } }),
-            reads.queueSummaryList({ filter, limit: null, offset: 0 }),
-            reads.leaseSummary({ filter }),
-            reads.deadLetterSummary({ filter }),
-            reads.serverList({ from: range.from, to: range.to, hostname: null, serverId: null }),
-          ]);
+          // One client runs one query at a time (pg deprecates queueing them concurrently): in sequence.
+          const points = await reads.counterSeries({ buckets: range, filter: { ...filter, hostname: null, serverId: null } });
+          const queues = await reads.queueSummaryList({ filter, limit: null, offset: 0 });
+          const leases = await reads.leaseSummary({ filter });
+          const deadLetters = await reads.deadLetterSummary({ filter });
+          const workers = await reads.serverList({ from: range.from, to: range.to, hostname: null, serverId: null });
           const facts = await reads.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] });
           return { points, queues, leases, deadLetters, workers, facts };
         });
