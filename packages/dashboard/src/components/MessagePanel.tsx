@@ -19,7 +19,10 @@ export function MessagePanel(props: { partitionId: string; transactionId: string
   const msg = useLoad(() => get<MessageDetail>(base), [base]);
   const traces = useLoad(() => get<{ traces: TraceEvent[] }>(`/api/v1/traces/${seg(props.partitionId)}/${seg(props.transactionId)}`), [base]);
   const [action, setAction] = useState<null | 'retry' | 'dlq' | 'delete'>(null);
+  const [group, setGroup] = useState('__QUEUE_MODE__');
+  const [reason, setReason] = useState('Moved to DLQ by operator');
   const m = msg.data;
+  const dlqBody = { consumerGroup: group, error: reason };
   return (
     <aside class="panel" data-testid="message-panel" aria-label="Message">
       <header class="modal-head"><h2>Message</h2><button type="button" class="btn plain" aria-label="Close" onClick={props.onClose}>×</button></header>
@@ -60,9 +63,15 @@ export function MessagePanel(props: { partitionId: string; transactionId: string
         </Confirm>
       )}
       {action === 'dlq' && (
-        <Confirm title="Move to the DLQ" confirmLabel="Move to DLQ" call={{ method: 'POST', path: `${base}/dlq` }} onClose={() => setAction(null)} onDone={props.onChanged}
-          run={async () => { await call('POST', `${base}/dlq`, undefined, 'READ_WRITE'); return 'Moved to the DLQ'; }}>
-          <p>Only the head message of its partition (the next to be delivered) can be moved; the cursor then steps past it.</p>
+        <Confirm title="Move to the DLQ" confirmLabel="Move to DLQ" call={{ method: 'POST', path: `${base}/dlq`, body: dlqBody }} onClose={() => setAction(null)} onDone={props.onChanged}
+          run={async () => { await call('POST', `${base}/dlq`, dlqBody, 'READ_WRITE'); return 'Moved to the DLQ'; }}>
+          <p>Only the group's head message (the next one it would receive) can be moved; its cursor then steps past it.</p>
+          <label class="field">Consumer group
+            <select data-testid="dlq-group" value={group} onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}>
+              {[...new Set(['__QUEUE_MODE__', ...(m?.consumerGroups ?? []).filter((g) => !g.consumed).map((g) => g.name)])].map((g) => <option key={g} value={g}>{g === '__QUEUE_MODE__' ? 'queue mode' : g}</option>)}
+            </select>
+          </label>
+          <label class="field">Error text<input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} /></label>
         </Confirm>
       )}
       {action === 'delete' && (

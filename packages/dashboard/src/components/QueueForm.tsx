@@ -11,7 +11,7 @@ import { asCurl } from '../api.js';
 
 /** The option defaults of API.md 2.2. */
 export const DEFAULT_CONFIG: QueueConfig = {
-  leaseTime: 300, retryLimit: 3, retryDelay: 1000, maxSize: 0, ttl: 3600, priority: 0, delayedProcessing: 0, windowBuffer: 0,
+  leaseTime: 300, retryLimit: 3, retryDelay: 0, maxSize: 0, ttl: 3600, priority: 0, delayedProcessing: 0, windowBuffer: 0,
   minPopWaitTime: 0, retentionSeconds: 0, completedRetentionSeconds: 0, retentionEnabled: false, encryptionEnabled: false,
   maxWaitTimeSeconds: 0, deadLetterQueue: false, dlqAfterMaxRetries: false,
 };
