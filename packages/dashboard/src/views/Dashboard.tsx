@@ -38,13 +38,18 @@ export function DashboardView() {
   const range = query.get('range') ?? '1h';
   const [open, setOpen] = useState<Set<string>>(new Set());
   const now = useNow();
-  const counts = useLoad(async () => {
-    const [overview, queues, groups] = await Promise.all([
-      get<Overview>('/api/v1/resources/overview'), queueList(true), get<GroupRow[]>('/api/v1/consumer-groups'),
-    ]);
-    return { overview, queues, groups };
-  }, [], POLL_MS);
+  // The counts come from the overview alone (one cheap call), so they show before the heavier lists.
+  const counts = useLoad(() => get<Overview>('/api/v1/resources/overview'), [], POLL_MS);
+  // The heavier calls start once the counts arrived, so that on a big installation the first figures are not
+  // queued behind them on the broker.
+  const started = counts.at !== null || counts.error !== null;
+  const lists = useLoad(async () => {
+    if (!started) return undefined;
+    const [queues, groups] = await Promise.all([queueList(true), get<GroupRow[]>('/api/v1/consumer-groups')]);
+    return { queues, groups };
+  }, [started], POLL_MS);
   const series = useLoad(async () => {
+    if (!started) return undefined;
     const { from, to } = rangeParams(range);
     const q = { from, to };
     const [status, worker, system, ops, retention] = await Promise.all([
@@ -55,13 +60,13 @@ export function DashboardView() {
       retentionAll(from, to),
     ]);
     return { status, worker, system, ops, retention };
-  }, [range], POLL_MS);
+  }, [range, started], POLL_MS);
 
-  const c = counts.data;
+  const ov = counts.data;
+  const c = lists.data;
   const s = series.data;
   const rows: Row[] = [];
-  if (c !== undefined && s !== undefined) {
-    const ov = c.overview;
+  if (ov !== undefined && s !== undefined) {
     const tp = throughputFrame(s.worker);
     const peak = max(tp.series.flatMap((x) => x.values));
     const nowRate = ov.throughput.ingestedPerSecond > 0 ? ov.throughput.ingestedPerSecond : ov.throughput.processedPerSecond;
@@ -106,7 +111,6 @@ export function DashboardView() {
   const lagByQueue = new Map<string, number>();
   for (const g of c?.groups ?? []) lagByQueue.set(g.queueName, Math.max(lagByQueue.get(g.queueName) ?? 0, g.maxTimeLag));
   const topGroups = c === undefined ? [] : [...c.groups].sort((a, b) => b.maxTimeLag - a.maxTimeLag).slice(0, 6);
-  const ov = c?.overview;
   const eff = s?.status.messages.batchEfficiency;
   return (
     <div class="stack">
@@ -116,11 +120,11 @@ export function DashboardView() {
         <span class="grow" />
         <span class="muted" data-testid="last-refresh">{counts.at === null ? 'loading…' : `last refresh ${Math.round((now - counts.at) / 1000)}s ago`}</span>
       </div>
-      <ErrorNote error={counts.error ?? series.error} stale={c !== undefined} />
+      <ErrorNote error={counts.error ?? lists.error ?? series.error} stale={ov !== undefined} />
       <div class="strip" data-testid="counts">
         <Stat label="Messages" value={fmtCount(ov?.messages.total)} testid="count-messages" href="/messages" />
         <Stat label="Queues" value={fmtCount(ov?.queues)} testid="count-queues" href="/queues" />
-        <Stat label="Partitions" value={fmtCount(c === undefined ? undefined : c.queues.reduce((a, q) => a + q.partitions, 0))} testid="count-partitions" />
+        <Stat label="Partitions" value={fmtCount(ov?.partitions)} testid="count-partitions" />
         <Stat label="Consumer groups" value={fmtCount(c === undefined ? undefined : new Set(c.groups.filter((g) => g.name !== '__QUEUE_MODE__').map((g) => g.name)).size)} testid="count-groups" href="/consumers" />
         <Stat label="Pending" value={fmtCount(ov?.messages.pending)} testid="count-pending" tone={severity(ov?.messages.pending, 1000, 10_000)} />
         <Stat label="Completed" value={fmtCount(ov?.messages.completed)} testid="count-completed" />

@@ -10,6 +10,7 @@ import { Card, Empty, ErrorNote, RangePicker } from '../components/ui.js';
 import { fmtAgo, fmtCount, fmtMs, fmtRate } from '../format.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
+import { allows, session } from '../session.js';
 import { frameFrom, latest, max, rangeParams, sum, type Frame } from '../series.js';
 import type { ParkedRow, QueueLagRow, QueueOpsRow, SharedState, Status, SystemMetrics, WorkerMetrics } from '../types.js';
 import { bucketSeconds, lagFrame, queueOpsFrame, retentionAll, retentionFrame, systemFrame, throughputFrame } from './common.js';
@@ -47,7 +48,7 @@ export function OperationsView() {
       get<QueueLagRow[]>(withQuery('/api/v1/analytics/queue-lag', w)).catch(() => []),
       get<ParkedRow[]>('/api/v1/analytics/queue-parked-replicas').catch(() => []),
       retentionAll(w.from, w.to).catch(() => ({ history: [], total: 0 })),
-      get<SharedState>('/api/v1/system/shared-state', 'ADMIN').catch(() => null),
+      allows(session.get(), 'ADMIN') ? get<SharedState>('/api/v1/system/shared-state', 'ADMIN').catch(() => null) : Promise.resolve(null),
     ]);
     return { worker, status, system, ops, lag, parked, retention, shared };
   }, [window.from.slice(0, 16), window.to.slice(0, 16)]);
