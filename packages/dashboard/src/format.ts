@@ -1,4 +1,5 @@
 /** Number, rate, duration and time formats of DASHBOARD.md 2 (shared conventions). */
+import { prefs } from './prefs.js';
 
 /** `999,999` then `1.2M` / `1.2B`. */
 export function fmtCount(value: number | null | undefined): string {
@@ -55,11 +56,12 @@ export function fmtPercent(ratio: number | null | undefined): string {
   return `${(ratio * 100).toFixed(1)}%`;
 }
 
-/** A timestamp as local `YYYY-MM-DD HH:MM:SS`. */
+/** A timestamp as `YYYY-MM-DD HH:MM:SS`, local or (by preference) UTC with a `Z`. */
 export function fmtTime(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '–';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '–';
+  if (prefs.get().utc) return `${d.toISOString().slice(0, 19).replace('T', ' ')}Z`;
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }

@@ -4,6 +4,7 @@
  * reload every 30 s (DASHBOARD.md 2).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { prefs } from './prefs.js';
 import { createStore, useStore } from './store.js';
 
 /** Bumped by the header's refresh button (and after mutations): every loader reloads. */
@@ -46,7 +47,9 @@ export function useLoad<T>(loader: () => Promise<T>, deps: unknown[], pollMs?: n
       );
     };
     run();
-    const timer = pollMs === undefined ? undefined : setInterval(run, pollMs);
+    const timer = pollMs === undefined ? undefined : setInterval(() => {
+      if (!prefs.get().paused) run();
+    }, pollMs);
     return () => {
       cancelled = true;
       if (timer !== undefined) clearInterval(timer);

@@ -226,6 +226,12 @@ test('Messages: the list, the panel with payload and groups, move to DLQ, delete
   const one = await get(`/api/v1/messages/${list.messages[0].partitionId}/${list.messages[0].transactionId}`);
   assert.deepEqual(JSON.parse((await page.getByTestId('panel-payload').textContent()) ?? ''), one.payload);
   await screenshot(page, 'messages');
+  // Times in UTC on request (remembered), then back to local time.
+  const utcCreated = `${one.createdAt.slice(0, 19).replace('T', ' ')}Z`;
+  await page.getByTestId('toggle-utc').click();
+  await page.getByTestId('panel-facts').getByText(utcCreated).waitFor();
+  await page.getByTestId('toggle-utc').click();
+  await page.getByTestId('panel-facts').getByText(utcCreated).waitFor({ state: 'detached' });
 
   // Deep link straight to a message (what the trace link sends): the head of p2 in queue mode moves to the DLQ.
   const head = ids.p2tx[1]!;
@@ -314,6 +320,15 @@ test('Consumers: groups with lag, lagging partitions, drill-down, move to now, s
   await billingP1.getByTestId('skip-to-end').click();
   await confirm(page);
   await eventually(async () => (await get('/api/v1/consumer-groups/billing'))[ORDERS].partitions.find((p: any) => p.partition === 'p1').offsetLag === 0, 'p1 skipped');
+  // Re-time the group's subscription record (one written two days ago, as `subscriptionFrom` would) to now.
+  await setup.db.query(`INSERT INTO queen.subscriptions (queue_id, consumer_group, partition_name, mode, subscribed_from)
+    SELECT id, 'billing', '', 'timestamp', now() - interval '2 days' FROM queen.queues WHERE name = $1`, [ORDERS]);
+  const billingNow = async (): Promise<any> => (await get('/api/v1/consumer-groups')).find((g: any) => g.name === 'billing');
+  assert.ok(Date.now() - new Date((await billingNow()).subscriptionTimestamp).getTime() > 86_400_000);
+  await row.getByTestId('subscription').click();
+  await confirm(page);
+  await page.getByTestId('toast').filter({ hasText: 'Subscription re-timed (1 record(s))' }).waitFor();
+  await eventually(async () => Date.now() - new Date((await billingNow()).subscriptionTimestamp).getTime() < 60_000, 'subscription re-timed');
   // Delete the group on the queue.
   await row.getByTestId('delete-group').click();
   await confirm(page);

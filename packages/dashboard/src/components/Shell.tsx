@@ -9,6 +9,7 @@ import { queueList } from '../cache.js';
 import { fmtCount } from '../format.js';
 import { refreshAll, useLoad } from '../load.js';
 import { navigate, useLocation } from '../router.js';
+import { prefs, setPrefs } from '../prefs.js';
 import { allows, session, setToken } from '../session.js';
 import { useStore } from '../store.js';
 import type { GroupRow, Maintenance, QueueRow } from '../types.js';
@@ -175,6 +176,7 @@ function Login() {
 export function Shell(props: { title: string; children: ComponentChildren }) {
   const [collapsed, setCollapsed] = useState(false);
   const s = useStore(session);
+  const p = useStore(prefs);
   const maintenance = useLoad(async () => {
     // ADMIN route: a lower token fails here silently (the toggles are simply not shown).
     if (!allows(session.get(), 'ADMIN')) return undefined;
@@ -190,10 +192,13 @@ export function Shell(props: { title: string; children: ComponentChildren }) {
       <Sidebar collapsed={collapsed} onToggle={() => setCollapsed(!collapsed)} />
       <div class="main">
         <header class="topbar">
+          <button type="button" class="btn plain menu" aria-label="Menu" onClick={() => setCollapsed(!collapsed)}>☰</button>
           <div class="crumb"><span class="muted">Queen /</span> <span data-testid="page-title">{props.title}</span></div>
           <JumpSearch />
           <span class="grow" />
           <MaintenanceControls state={maintenance.data} reload={maintenance.reload} />
+          <button type="button" class="btn plain small" data-testid="toggle-utc" title="Show times in UTC or local time" onClick={() => { setPrefs({ utc: !p.utc }); refreshAll(); }}>{p.utc ? 'UTC' : 'Local'}</button>
+          <button type="button" class={`btn plain small ${p.paused ? 'paused' : ''}`} data-testid="toggle-auto-refresh" title="Pause or resume the 30 s auto-refresh" onClick={() => setPrefs({ paused: !p.paused })}>{p.paused ? 'Auto-refresh paused' : 'Auto-refresh 30s'}</button>
           <button type="button" class="btn plain" data-testid="refresh" onClick={() => { refreshAll(); toast('Refreshed'); }}>Refresh</button>
         </header>
         <Banners m={maintenance.data} />

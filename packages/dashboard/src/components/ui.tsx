@@ -1,6 +1,6 @@
 /** Small shared pieces: cards, figures, role-aware buttons, modals, range pickers, sparklines. */
 import type { ComponentChildren, JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { asCurl } from '../api.js';
 import { allows, session, type Role } from '../session.js';
 import { useStore } from '../store.js';
@@ -57,6 +57,13 @@ export function ErrorNote(props: { error: string | null; stale?: boolean }) {
 
 /** A modal dialog with a title, body and footer. */
 export function Modal(props: { title: string; onClose: () => void; children: ComponentChildren; footer?: ComponentChildren; wide?: boolean }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'Escape') props.onClose();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [props.onClose]);
   return (
     <div class="modal-backdrop" onClick={(e) => e.target === e.currentTarget && props.onClose()}>
       <div class={`modal ${props.wide === true ? 'wide' : ''}`} role="dialog" aria-label={props.title} data-testid="modal">
