@@ -5,11 +5,10 @@
  * read-write: push and configure but not delete; admin: everything).
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { test } from 'node:test';
 import { mint } from '../../server/test/support/auth.js';
 import { useBroker } from '../../server/test/support/harness.js';
-import { launchBrowser, screenshot, watchedPage, type WatchedPage } from './support/browser.js';
+import { screenshot, useBrowser } from './support/browser.js';
 import { count, eventually, open, waitText } from './support/dashboard.js';
 
 const SECRET = 'dashboard-test-secret-0123456789abcdef';
@@ -21,99 +20,90 @@ const setup = useBroker({ JWT_ENABLED: 'true', JWT_ALGORITHM: 'HS256', JWT_SECRE
   assert.equal(res.status, 201, res.text);
 });
 
-let browser: Browser;
-let w: WatchedPage;
-let page: Page;
-before(async () => {
-  browser = await launchBrowser();
-  w = await watchedPage(browser);
-  page = w.page;
-});
-after(async () => {
-  await browser?.close();
-});
+const ui = useBrowser();
 
 /** A 401 is the expected answer while no (valid) token is set; nothing else may go wrong. */
 const is401 = (p: string): boolean => p.startsWith('HTTP 401: ') || p.includes('status of 401 (Unauthorized)');
-const only401 = (): void => assert.deepEqual(w.takeProblems(is401), []);
+const only401 = (): void => assert.deepEqual(ui.watched.takeProblems(is401), []);
 
 async function login(token: string): Promise<void> {
-  await page.getByTestId('token-input').fill(token);
-  await page.getByTestId('login-submit').click();
+  await ui.page.getByTestId('token-input').fill(token);
+  await ui.page.getByTestId('login-submit').click();
 }
 
 test('without a token the app loads and asks for one; a bad token is refused and asked again', async () => {
-  const res = await page.goto(`${setup.broker.url}/queues`);
+  const res = await ui.page.goto(`${setup.broker.url}/queues`);
   assert.equal(res?.status(), 200); // static files are public
-  await page.getByTestId('login').waitFor();
+  await ui.page.getByTestId('login').waitFor();
   await login('not-a-jwt');
-  await page.getByTestId('login-error').waitFor();
+  await ui.page.getByTestId('login-error').waitFor();
   const wrongKey = await mint('another-secret-another-secret-0000', { claims: { sub: 'mallory', role: 'admin' } });
   await login(wrongKey);
-  await page.getByTestId('login-error').waitFor();
-  await screenshot(page, 'login');
+  await ui.page.getByTestId('login-error').waitFor();
+  await screenshot(ui.page, 'login');
   only401();
 });
 
 test('a read-only token reads every figure but every action is disabled', async () => {
   const token = await mint(SECRET, { claims: { sub: 'reader', role: 'read-only' } });
-  await open(page, setup.broker.url, '/');
-  await page.getByTestId('login').waitFor();
+  await open(ui.page, setup.broker.url, '/');
+  await ui.page.getByTestId('login').waitFor();
   await login(token);
-  await page.getByTestId('login').waitFor({ state: 'detached' });
-  await waitText(page.getByTestId('count-messages'), count(2));
+  await ui.page.getByTestId('login').waitFor({ state: 'detached' });
+  await waitText(ui.page.getByTestId('count-messages'), count(2));
   only401(); // the calls made with the previous, rejected token
-  await waitText(page.getByTestId('who'), 'reader · READ_ONLYLog out');
+  await waitText(ui.page.getByTestId('who'), 'reader · READ_ONLYLog out');
   // The maintenance toggles (an ADMIN route) are not offered, and no 403 reached the console.
-  assert.equal(await page.getByTestId('toggle-push-maintenance').count(), 0);
-  await open(page, setup.broker.url, '/queues');
-  assert.equal(await page.getByTestId('create-queue').isDisabled(), true);
-  assert.equal(await page.getByTestId('create-queue').getAttribute('title'), 'needs READ_WRITE');
-  await open(page, setup.broker.url, `/queues/${QUEUE}`);
-  await waitText(page.getByTestId('q-total'), '2');
-  for (const id of ['publish', 'configure', 'clear-queue', 'delete-queue']) assert.equal(await page.getByTestId(id).isDisabled(), true, id);
-  assert.equal(await page.getByTestId('delete-queue').getAttribute('title'), 'needs ADMIN');
-  await screenshot(page, 'read-only');
-  assert.deepEqual(w.takeProblems(), []);
+  assert.equal(await ui.page.getByTestId('toggle-push-maintenance').count(), 0);
+  await open(ui.page, setup.broker.url, '/queues');
+  assert.equal(await ui.page.getByTestId('create-queue').isDisabled(), true);
+  assert.equal(await ui.page.getByTestId('create-queue').getAttribute('title'), 'needs READ_WRITE');
+  await open(ui.page, setup.broker.url, `/queues/${QUEUE}`);
+  await waitText(ui.page.getByTestId('q-total'), '2');
+  for (const id of ['publish', 'configure', 'clear-queue', 'delete-queue']) assert.equal(await ui.page.getByTestId(id).isDisabled(), true, id);
+  assert.equal(await ui.page.getByTestId('delete-queue').getAttribute('title'), 'needs ADMIN');
+  await screenshot(ui.page, 'read-only');
+  assert.deepEqual(ui.watched.takeProblems(), []);
 });
 
 test('a read-write token can publish but not delete; an admin token can do everything', async () => {
-  await page.getByRole('button', { name: 'Log out' }).click();
-  await page.getByTestId('login').waitFor();
+  await ui.page.getByRole('button', { name: 'Log out' }).click();
+  await ui.page.getByTestId('login').waitFor();
   const writer = await mint(SECRET, { claims: { sub: 'writer', roles: ['read-write'] } });
   await login(writer);
-  await page.getByTestId('login').waitFor({ state: 'detached' });
-  await open(page, setup.broker.url, `/queues/${QUEUE}`);
-  await waitText(page.getByTestId('q-total'), '2');
-  assert.equal(await page.getByTestId('delete-queue').isDisabled(), true);
-  await page.getByTestId('publish').click();
-  await page.getByTestId('publish-submit').click();
-  await page.getByTestId('publish-result').waitFor();
-  assert.match((await page.getByTestId('publish-result').textContent()) ?? '', /^queued · /);
+  await ui.page.getByTestId('login').waitFor({ state: 'detached' });
+  await open(ui.page, setup.broker.url, `/queues/${QUEUE}`);
+  await waitText(ui.page.getByTestId('q-total'), '2');
+  assert.equal(await ui.page.getByTestId('delete-queue').isDisabled(), true);
+  await ui.page.getByTestId('publish').click();
+  await ui.page.getByTestId('publish-submit').click();
+  await ui.page.getByTestId('publish-result').waitFor();
+  assert.match((await ui.page.getByTestId('publish-result').textContent()) ?? '', /^queued · /);
   const admin = await mint(SECRET, { claims: { sub: 'root', role: 'admin' } });
   const headers = { Authorization: `Bearer ${admin}` };
   await eventually(async () => (await setup.api.get(`/api/v1/resources/queues/${QUEUE}`, headers)).json.totals.total === 3, 'the published message');
 
-  await page.getByTestId('modal').locator('.modal-foot').getByRole('button', { name: 'Close' }).click();
-  await page.getByRole('button', { name: 'Log out' }).click();
+  await ui.page.getByTestId('modal').locator('.modal-foot').getByRole('button', { name: 'Close' }).click();
+  await ui.page.getByRole('button', { name: 'Log out' }).click();
   await login(admin);
-  await page.getByTestId('login').waitFor({ state: 'detached' });
-  await open(page, setup.broker.url, `/queues/${QUEUE}`);
-  assert.equal(await page.getByTestId('delete-queue').isDisabled(), false);
-  await page.getByTestId('toggle-push-maintenance').waitFor();
+  await ui.page.getByTestId('login').waitFor({ state: 'detached' });
+  await open(ui.page, setup.broker.url, `/queues/${QUEUE}`);
+  assert.equal(await ui.page.getByTestId('delete-queue').isDisabled(), false);
+  await ui.page.getByTestId('toggle-push-maintenance').waitFor();
   only401();
 });
 
 test('an expired token gets a 401 and the prompt comes back', async () => {
   const now = Math.floor(Date.now() / 1000);
-  const shortLived = await mint(SECRET, { claims: { sub: 'brief', role: 'admin', iat: now, exp: now + 2 } });
-  await page.getByRole('button', { name: 'Log out' }).click();
+  const exp = now + 8;
+  const shortLived = await mint(SECRET, { claims: { sub: 'brief', role: 'admin', iat: now, exp } });
+  await ui.page.getByRole('button', { name: 'Log out' }).click();
   await login(shortLived);
-  await page.getByTestId('login').waitFor({ state: 'detached' });
-  await waitText(page.getByTestId('q-total'), '3');
-  await new Promise((r) => setTimeout(r, 2500)); // past exp (JWT_CLOCK_SKEW=0)
-  await page.getByTestId('refresh').click();
-  await page.getByTestId('login').waitFor();
-  await page.getByTestId('login-error').waitFor();
+  await ui.page.getByTestId('login').waitFor({ state: 'detached' });
+  await waitText(ui.page.getByTestId('q-total'), '3');
+  await new Promise((r) => setTimeout(r, Math.max(0, exp * 1000 + 1500 - Date.now()))); // past exp (JWT_CLOCK_SKEW=0)
+  await ui.page.getByTestId('refresh').click();
+  await ui.page.getByTestId('login').waitFor();
+  await ui.page.getByTestId('login-error').waitFor();
   only401();
 });

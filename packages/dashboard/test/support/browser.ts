@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
@@ -74,4 +75,42 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/** The live browser page of a `useBrowser()` set-up. */
+export interface BrowserSetup {
+  readonly browser: Browser;
+  readonly watched: WatchedPage;
+  readonly page: Page;
+}
+
+/**
+ * One Chromium and one watched page for the whole file: launched in `before`, closed in `after` (register at
+ * module level). The getters throw if used before the `before` hook ran.
+ */
+export function useBrowser(): BrowserSetup {
+  let browser: Browser | undefined;
+  let watched: WatchedPage | undefined;
+  before(async () => {
+    browser = await launchBrowser();
+    watched = await watchedPage(browser);
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  const live = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useBrowser(): used before the `before` hook ran');
+    return value;
+  };
+  return {
+    get browser() {
+      return live(browser);
+    },
+    get watched() {
+      return live(watched);
+    },
+    get page() {
+      return live(watched).page;
+    },
+  };
 }
