@@ -18,6 +18,9 @@ export interface Frame {
 /** Range presets: label and width in ms. */
 export const RANGES: Record<string, number> = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
 
+/** Most empty buckets filled between two reported ones (a 7-day range of 1-minute buckets is 10 080). */
+const MAX_FILLED = 20_000;
+
 /** `from`/`to` ISO strings for a preset ending now. */
 export function rangeParams(range: string, now = Date.now()): { from: string; to: string } {
   const width = RANGES[range] ?? RANGES['1h']!;
@@ -40,10 +43,19 @@ export function frameFrom<R extends { timestamp: string }>(rows: R[], bucketMs: 
       if (v !== null && Number.isFinite(v)) acc[i] = (acc[i] ?? 0) + v;
     });
   }
-  const times = [...byTime.keys()].sort((a, b) => a - b);
+  const present = [...byTime.keys()].sort((a, b) => a - b);
+  // A bucket between two reported ones that has no row is a gap, not a line drawn across it.
+  const times: number[] = [];
+  for (const t of present) {
+    const prev = times[times.length - 1];
+    if (prev !== undefined && bucketMs > 0 && (t - prev) / bucketMs <= MAX_FILLED) {
+      for (let g = prev + bucketMs; g < t; g += bucketMs) times.push(g);
+    }
+    times.push(t);
+  }
   return {
     x: times.map((t) => t / 1000),
-    series: labels.map((label, i) => ({ label, values: times.map((t) => byTime.get(t)![i] ?? null) })),
+    series: labels.map((label, i) => ({ label, values: times.map((t) => byTime.get(t)?.[i] ?? null) })),
   };
 }
 
