@@ -104,7 +104,7 @@ export function ConsumersView() {
   rows.sort(by[sort] ?? by.worst!);
   const queueOptions = [...new Set((d?.groups ?? []).map((g) => g.queueName))].filter((n) => { const q = scope.get(n); return (namespace === '' || q?.namespace === namespace) && (task === '' || q?.task === task); }).sort();
   const columns: Column<GroupRow>[] = [
-    { key: 'name', header: 'Group', width: 'minmax(150px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
+    { key: 'name', header: 'Group', width: 'minmax(200px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
     { key: 'queue', header: 'Queue', width: 'minmax(130px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
     { key: 'partitions', header: 'Partitions', width: '90px', align: 'right', cell: (g) => fmtCount(g.members) },
     { key: 'lagging', header: 'Lagging', width: '90px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
