@@ -18,6 +18,7 @@ import { PushService } from './core/push.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
+import { createStaticHandler, type StaticHandler } from './http/static.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -230,6 +231,7 @@ export class Broker {
     const httpServer = createHttpServer(routes, {
       maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
       ...(auth !== undefined ? { auth } : {}),
+      ...dashboardFallback(config, log),
     });
     const { server } = httpServer;
     await new Promise<void>((resolve, reject) => {
@@ -269,6 +271,15 @@ export class Broker {
     if (this.embedded !== null) await this.embedded.stop();
     this.log.info('Queen broker stopped');
   }
+}
+
+/** The dashboard's static handler when DASHBOARD_ENABLED and the bundle was built (else a warning, API only). */
+function dashboardFallback(config: Config, log: Logger): { fallback?: StaticHandler } {
+  if (!config.dashboard.enabled) return {};
+  const found = createStaticHandler(config.dashboard.dir);
+  if ('handler' in found) return { fallback: found.handler };
+  log.warn({ missing: found.missing }, 'dashboard not built (run npm run build): serving the API only');
+  return {};
 }
 
 /** The JWT authorizer (before the database starts: a configuration that cannot work stops the start-up). */
