@@ -142,13 +142,15 @@ describe('tumbling windows and aggregates', { concurrency: true }, () => {
     const src = await source({});
     const sink = name('sink');
     const { handle, errors } = await run(
-      official.Stream.from(queen().queue(src)).windowTumbling({ seconds: 2, idleFlushMs: 500 }).aggregate({ count: () => 1, sum: (v: any) => v.n }).to(queen().queue(sink)),
+      official.Stream.from(queen().queue(src)).windowTumbling({ seconds: 2 }).aggregate({ count: () => 1, sum: (v: any) => v.n }).to(queen().queue(sink)),
     );
     for (let n = 1; n <= 6; n++) {
       await push(src, 'Default', [{ n }]);
       await sleep(1000);
     }
-    const out = await eventually('all six events in emitted windows', 10_000, async () => {
+    // The default flush (5 s) closes the trailing window. (A flush racing a cycle can emit a window twice, a
+    // known limitation of the SDK's read-then-commit flush, STREAMS.md 5.10: short flush intervals invite it.)
+    const out = await eventually('all six events in emitted windows', 12_000, async () => {
       const all = await drainQueue(setup.api, sink);
       return sum(all.map((m) => m.data.count)) >= 6 ? all : undefined;
     });
@@ -261,13 +263,13 @@ describe('sliding, session and cron windows', { concurrency: true }, () => {
     assert.throws(() => official.Stream.from(queen().queue(src)).windowSliding({ size: 5, slide: 2 }), /must be an integer multiple/);
     const seen = collector();
     const { handle, errors } = await run(
-      official.Stream.from(queen().queue(src)).windowSliding({ size: 4, slide: 2, idleFlushMs: 300 }).aggregate({ count: () => 1 }).foreach(seen.fn),
+      official.Stream.from(queen().queue(src)).windowSliding({ size: 4, slide: 2, idleFlushMs: 2000 }).aggregate({ count: () => 1 }).foreach(seen.fn),
     );
     for (let i = 0; i < 6; i++) {
       await push(src, 'Default', [{ i }]);
       await sleep(800);
     }
-    await eventually('>= 4 closed windows', 8000, () => seen.seen.length >= 4 && sum(seen.seen.map((s) => s.value.count)) >= 8);
+    await eventually('>= 4 closed windows', 10_000, () => seen.seen.length >= 4 && sum(seen.seen.map((s) => s.value.count)) >= 8);
     await handle.stop();
     const total = sum(seen.seen.map((s) => s.value.count));
     assert.ok(total >= 8 && total <= 12, `counts total ${total}`);
@@ -461,7 +463,7 @@ describe('volume and full pipelines', () => {
     const seen = collector();
     const singleSeen = collector();
     const chain = (queue: string, into: ReturnType<typeof collector>) => official.Stream.from(queen().queue(queue))
-      .windowTumbling({ seconds: 1, idleFlushMs: 300 }).aggregate({ count: () => 1, sum: (v: any) => v.v })
+      .windowTumbling({ seconds: 1 }).aggregate({ count: () => 1, sum: (v: any) => v.v })
       .foreach(into.fn);
     const many = await run(chain(src, seen), { batchSize: 200, maxPartitions: 8 });
     const one = await run(chain(single, singleSeen), { batchSize: 200 });
