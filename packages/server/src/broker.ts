@@ -31,7 +31,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js'
 import { migrate } from './store/migrations.js';
 import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
-import { queryRegister, stateRead, streamsCycleRun } from './store/streams.js';
+import { queryRegister, stateRead, streamsCycleApply, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
 import { FailoverBuffer, classifyFailure } from './buffer/failover-buffer.js';
@@ -189,6 +189,7 @@ export class Broker {
       read: (request) => stateRead(pool, request),
       // Sink pushes go through the same sealing step as /push and transactions (API.md 9.6).
       run: (work) => streamsCycleRun(pool, (store) => work({ ...store, append: sealAppend(store.append) })),
+      applyAlone: (params) => streamsCycleApply(pool, params),
       wake,
     });
 
