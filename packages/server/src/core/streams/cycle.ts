@@ -3,11 +3,11 @@
  * one database transaction or not at all.
  *
  * The pure checks run first (state-op types, the ack's status and transactionId, each push item's own
- * checks); then, inside the transaction, `queen.streams_cycle_apply` takes the shard lock and every other lock
- * in the global order, checks the ack against the source lease (fencing), applies the state ops and the ack,
- * and the sink pushes go through the broker's sealed append (the transaction route's). Any failure rolls
- * everything back and answers `success:false` with the failure text: no state change, no sink message, no
- * cursor move. Wake-ups are sent after the commit only.
+ * checks); then `queen.streams_cycle_apply` takes the shard lock and every other lock in the global order,
+ * checks the ack against the source lease (fencing), and applies the state ops and the ack. A cycle with sink
+ * pushes runs that and the broker's sealed append (the transaction route's) in one transaction; a cycle
+ * without is that one statement. Any failure rolls everything back and answers `success:false` with the
+ * failure text: no state change, no sink message, no cursor move. Wake-ups are sent after the commit only.
  *
  * The ack differs from API.md 6.3 in one point: an ack at or below the cursor is a failure (`Message already
  * acknowledged`), not an idempotent success, so a replayed cycle cannot commit its state ops and pushes twice
