@@ -130,7 +130,8 @@ describe('upgrade from release 1.0', () => {
   });
 
   test('the upgrade applies no migration again, records every checksum, and installs every function file', async () => {
-    assert.deepEqual(report.migrations, []);
+    // Only the migrations added after release 1.0 are applied.
+    assert.deepEqual(report.migrations, readMigrations().filter((m) => !fs.existsSync(path.join(RELEASE_1_0, m.name))).map((m) => m.name));
     assert.deepEqual(report.functions, readFunctions().map((f) => f.name));
     const ledger = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
     assert.deepEqual(ledger.rows, readMigrations().map((m) => ({ name: m.name, checksum: m.checksum })));
