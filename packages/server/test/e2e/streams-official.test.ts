@@ -262,14 +262,19 @@ describe('sliding, session and cron windows', { concurrency: true }, () => {
     const src = await source({});
     assert.throws(() => official.Stream.from(queen().queue(src)).windowSliding({ size: 5, slide: 2 }), /must be an integer multiple/);
     const seen = collector();
+    // No idle flush: a later event closes the windows in a normal cycle (a flush racing a cycle can emit a
+    // window twice, the SDK's known limitation, STREAMS.md 5.10; the flush has tests of its own).
     const { handle, errors } = await run(
-      official.Stream.from(queen().queue(src)).windowSliding({ size: 4, slide: 2, idleFlushMs: 2000 }).aggregate({ count: () => 1 }).foreach(seen.fn),
+      official.Stream.from(queen().queue(src)).windowSliding({ size: 4, slide: 2, idleFlushMs: 0 }).aggregate({ count: () => 1 }).foreach(seen.fn),
     );
     for (let i = 0; i < 6; i++) {
       await push(src, 'Default', [{ i }]);
       await sleep(800);
     }
-    await eventually('>= 4 closed windows', 10_000, () => seen.seen.length >= 4 && sum(seen.seen.map((s) => s.value.count)) >= 8);
+    await sleep(4200);
+    await push(src, 'Default', [{ closer: true }]); // its windows stay open; every window of the six closes
+    await eventually('>= 4 closed windows', 10_000, () => seen.seen.length >= 4 && sum(seen.seen.map((s) => s.value.count)) >= 12);
+    await sleep(300);
     await handle.stop();
     const total = sum(seen.seen.map((s) => s.value.count));
     assert.ok(total >= 8 && total <= 12, `counts total ${total}`);
