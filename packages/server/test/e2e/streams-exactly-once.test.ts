@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, afterEach, describe, test } from 'node:test';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../dist/index.js';
 import { client, freePort, startBroker, uniqueQueue, useBroker, type BrokerProcess, type TestDatabase } from '../support/harness.js';
@@ -21,8 +21,8 @@ import { assertExactlyOnce, duringHeldCycle, queryIdOf, seedSource, startWorker,
 import { eventually } from '../support/streams.js';
 
 const workers: Worker[] = [];
-after(async () => {
-  for (const w of workers) await w.kill();
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.kill();
 });
 
 async function worker(params: Parameters<typeof startWorker>[0]): Promise<Worker> {
