@@ -8,6 +8,7 @@
  */
 import type { ConsumeMode } from '../consumer.js';
 import type { QueueBuilder } from '../queue.js';
+import { configHashOf } from './config-hash.js';
 import { compile, queueNameOf, type OpNode, type UserFn } from './pipeline.js';
 import { StreamRunner } from './runner.js';
 import type {
@@ -63,6 +64,11 @@ abstract class Chain<T, V, C extends EmitContext> {
     return this.ops.map((op) => op.kind);
   }
 
+  /** The `config_hash` this chain registers with (compiles it, so a malformed chain throws). */
+  configHash(): Promise<string> {
+    return chainHash(this.source, this.ops);
+  }
+
   /** @internal Phantom use of the type parameters. */
   protected declare readonly _types?: [T, V, C];
 }
@@ -71,6 +77,10 @@ async function runChain(source: unknown, ops: readonly OpNode[], options: RunOpt
   if (!options || typeof options.queryId !== 'string' || options.queryId === '') throw new Error('run({ queryId }) is required');
   const pipeline = compile(queueNameOf(source, 'source'), ops);
   return new StreamRunner(pipeline, options).start();
+}
+
+async function chainHash(source: unknown, ops: readonly OpNode[]): Promise<string> {
+  return configHashOf(compile(queueNameOf(source, 'source'), ops).descriptors);
 }
 
 /** A chain that ends in a terminal: only `run()` remains. */
@@ -89,6 +99,11 @@ export class RunnableStream {
   /** The chain's operator kinds, in order. */
   describe(): string[] {
     return this.ops.map((op) => op.kind);
+  }
+
+  /** The `config_hash` this chain registers with. */
+  configHash(): Promise<string> {
+    return chainHash(this.source, this.ops);
   }
 }
 
