@@ -15,6 +15,7 @@ import { PayloadSealer, QueueEncryptionView, type AppendFunction } from './core/
 import { openingClaim } from './core/pop-payloads.js';
 import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
+import { StreamsService } from './core/streams/service.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
@@ -30,6 +31,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js'
 import { migrate } from './store/migrations.js';
 import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
+import { queryRegister, stateRead, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
 import { FailoverBuffer, classifyFailure } from './buffer/failover-buffer.js';
@@ -182,6 +184,13 @@ export class Broker {
       () => maintenance.pop,
     );
     const ack = new AckService((items) => cursorAck(pool, { items }), wake);
+    const streams = new StreamsService({
+      register: (request) => queryRegister(pool, request),
+      read: (request) => stateRead(pool, request),
+      // Sink pushes go through the same sealing step as /push and transactions (API.md 9.6).
+      run: (work) => streamsCycleRun(pool, (store) => work({ ...store, append: sealAppend(store.append) })),
+      wake,
+    });
 
     const services: Services = {
       config,
@@ -201,6 +210,7 @@ export class Broker {
       push,
       pop,
       ack,
+      streams,
       bus,
       wake,
       metrics,
