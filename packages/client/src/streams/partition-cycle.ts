@@ -31,6 +31,8 @@ export interface CyclePlan {
   lateEvents: number;
   /** The shard's watermark after this cycle (event time), to cache once committed. */
   watermark: number | undefined;
+  /** Processing time: the close clock of this cycle (the batch's largest createdAt). */
+  streamTime: number | undefined;
   gateAllows: number;
   gateDenials: number;
   /** Set when the gate function threw: the cycle is aborted and the error reported as `gate-eval`. */
@@ -81,7 +83,7 @@ function fullAck(sorted: readonly SourceMessage[]): CyclePlan['ack'] {
 }
 
 function basePlan(sorted: readonly SourceMessage[]): CyclePlan {
-  return { stateOps: [], emits: [], ack: fullAck(sorted), releaseLease: true, lateEvents: 0, watermark: undefined, gateAllows: 0, gateDenials: 0 };
+  return { stateOps: [], emits: [], ack: fullAck(sorted), releaseLease: true, lateEvents: 0, watermark: undefined, streamTime: undefined, gateAllows: 0, gateDenials: 0 };
 }
 
 /** Plans the cycle of one partition's (unsorted) messages. Throws to abort the cycle uncommitted. */
@@ -151,6 +153,7 @@ async function planWindow(p: Pipeline, sorted: readonly SourceMessage[], envelop
     clock = plan.watermark;
   } else {
     clock = Math.max(...sorted.map((m) => Date.parse(m.createdAt) || 0));
+    plan.streamTime = clock;
   }
   const result =
     w.kind === 'session'

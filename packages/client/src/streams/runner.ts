@@ -6,6 +6,7 @@
  *   never races a cycle of this runner;
  * - a batch popped while `stop()` waits is processed, not left leased until the lease expires;
  * - the watermark is cached only after its cycle committed, and a failed or gate-aborted cycle is not counted;
+ * - the processing-time flush clock follows the stream (see flushClock), not the runner's wall clock alone;
  * - window emits carry deterministic transactionIds (emit.ts), so a flush racing another runner's cycle or a
  *   replayed flush cycle does not duplicate output.
  */
@@ -58,6 +59,8 @@ export class StreamRunner implements StreamHandle {
   private wake: (() => void) | undefined;
   private readonly recent = new Map<string, { partition: string; touchedAt: number }>();
   private readonly watermarks = new Map<string, number>();
+  /** Processing time: each shard's last committed cycle clock and when it committed (the flush clock's base). */
+  private readonly streamTimes = new Map<string, { clock: number; at: number }>();
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -226,6 +229,7 @@ export class StreamRunner implements StreamHandle {
         count: plan.ack.count,
       }, plan.releaseLease);
       if (plan.watermark !== undefined) this.watermarks.set(pid, plan.watermark);
+      if (plan.streamTime !== undefined) this.streamTimes.set(pid, { clock: plan.streamTime, at: Date.now() });
       this.stats.cyclesTotal++;
       this.stats.messagesTotal += plan.ack.count;
       this.stats.stateOpsTotal += plan.stateOps.length;
@@ -264,10 +268,21 @@ export class StreamRunner implements StreamHandle {
     this.stats.lastFlushAt = new Date().toISOString();
   }
 
+  /**
+   * The processing-time flush clock: the shard's last cycle clock (a `createdAt`) advanced by the wall time since
+   * that cycle committed. Upstream uses `Date.now()`, which closes windows early while a backlog of older
+   * messages is still being worked through (each window then comes out in pieces) and mixes the broker's
+   * clock with the runner's; this clock only runs ahead of the stream while the partition is quiet.
+   */
+  private flushClock(pid: string): number {
+    const last = this.streamTimes.get(pid);
+    return last ? last.clock + (Date.now() - last.at) : Date.now();
+  }
+
   /** Emits the partition's windows that are ripe by the flush clock, in an ack-less flush cycle. */
   private async flushPartition(pid: string, partition: string): Promise<void> {
     const w = this.pipeline.window!;
-    const clock = w.eventTime ? this.watermarks.get(pid) : Date.now();
+    const clock = w.eventTime ? this.watermarks.get(pid) : this.flushClock(pid);
     if (clock === undefined || !this.pipeline.reducer) return;
     let stateOps: StateOp[];
     let emits: Emit[];
@@ -282,7 +297,7 @@ export class StreamRunner implements StreamHandle {
       for (const [key, value] of rows) {
         const row = storedWindow(key, value, w.tag);
         if (!row || row.windowEnd > ripeAt) continue;
-        emits.push({ key: row.key, value: row.acc, windowKey: row.windowKey, windowStart: row.windowStart, windowEnd: row.windowEnd, identity: windowIdentity(key, row.origin) });
+        emits.push({ key: row.key, value: row.acc, windowKey: row.windowKey, windowStart: row.windowStart, windowEnd: row.windowEnd, identity: windowIdentity(key, row.origin, row.acc) });
         stateOps.push({ type: 'delete', key });
       }
     }

@@ -4,7 +4,7 @@
  * `lastEventTime` takes the maximum) or close it and start the next. After the batch every session with
  * `last + gap + grace ≤ clock` is emitted and its row deleted.
  */
-import type { Reducer, StateOp, WindowEmit } from './window-reduce.js';
+import { canonicalJson, type Reducer, type StateOp, type WindowEmit } from './window-reduce.js';
 import { KEY_SEPARATOR, isClosed, sessionStateKey } from './windows.js';
 
 /** One event for a session window. */
@@ -40,7 +40,7 @@ function toEmit(tag: string, gapMs: number, key: string, s: Session): WindowEmit
     windowStart: s.sessionStart,
     windowEnd: s.lastEventTime + gapMs,
     value: s.acc,
-    identity: `${sessionStateKey(tag, key)}${KEY_SEPARATOR}${s.sessionStart}${KEY_SEPARATOR}${s.origin}`,
+    identity: `${sessionStateKey(tag, key)}${KEY_SEPARATOR}${s.sessionStart}${KEY_SEPARATOR}${s.origin}${KEY_SEPARATOR}${canonicalJson(s.acc)}`,
   };
 }
 

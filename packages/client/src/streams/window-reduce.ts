@@ -71,9 +71,23 @@ export function storedWindow(stateKey: string, value: unknown, tag: string): Omi
   };
 }
 
-/** Emit identity of a window row. */
-export function windowIdentity(stateKey: string, origin: string): string {
-  return `${stateKey}\u001f${origin}`;
+/**
+ * Emit identity of a window row: its key, the message that opened it and its content. Two closes of the same
+ * row with the same content (a flush racing a cycle, a replayed flush cycle) share it and are deduplicated by
+ * the broker; a row that grew after it was emitted gets a new one, so its data is never dropped as a duplicate.
+ */
+export function windowIdentity(stateKey: string, origin: string, acc: unknown): string {
+  return `${stateKey}\u001f${origin}\u001f${canonicalJson(acc)}`;
+}
+
+/** JSON with object keys sorted, so a value read back from jsonb (which reorders keys) prints the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined);
+    return `{${entries.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** Applies a batch to the shard's windows of operator `tag` and closes what `clock` has passed. */
@@ -114,7 +128,7 @@ export async function reduceWindows(input: {
   for (const stateKey of [...windows.keys()].sort(byteOrder)) {
     const entry = windows.get(stateKey)!;
     if (isClosed(entry.windowEnd, input.graceMs, input.clock)) {
-      emits.push({ key: entry.key, windowKey: entry.windowKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd, value: entry.acc, identity: windowIdentity(stateKey, entry.origin) });
+      emits.push({ key: entry.key, windowKey: entry.windowKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd, value: entry.acc, identity: windowIdentity(stateKey, entry.origin, entry.acc) });
       if (entry.seeded) stateOps.push({ type: 'delete', key: stateKey });
     } else if (entry.touched) {
       const value: StoredWindow = { acc: entry.acc, windowStart: entry.windowStart, windowEnd: entry.windowEnd, origin: entry.origin };

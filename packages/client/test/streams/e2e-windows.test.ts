@@ -109,6 +109,26 @@ describe('tumbling windows', () => {
     assert.equal(ctx.windowEnd - ctx.windowStart, 1000);
   });
 
+  test('a backlog worked through slowly is not cut into pieces by the idle flush (the flush clock follows the stream)', async () => {
+    const src = await kit.source({ Default: range(120) });
+    const emits: Array<{ start: number; count: number; sum: number }> = [];
+    const { handle } = await kit.run(
+      Stream.from(kit.queen().queue<number>(src))
+        .map(async (m) => {
+          await sleep(15); // 120 × 15 ms: the backlog outlives the 1 s window it was pushed in
+          return m.data;
+        })
+        .windowTumbling({ seconds: 1, idleFlushMs: 100 })
+        .aggregate(countSum)
+        .foreach((a, ctx) => void emits.push({ start: ctx.windowStart, ...a })),
+      { batchSize: 10, pipelineDepth: 1 },
+    );
+    await eventually('all 120 counted', 15_000, () => total(emits, 'count') >= 120);
+    await handle.stop();
+    assert.equal(new Set(emits.map((e) => e.start)).size, emits.length, `a window came out in pieces: ${JSON.stringify(emits)}`);
+    assert.deepEqual([total(emits, 'count'), total(emits, 'sum')], [120, 7260]);
+  });
+
   test('window emits are pushed once even when a flush cycle is replayed or races a cycle (deterministic transactionIds)', async () => {
     const src = await kit.source({ Default: [1, 2, 3] });
     const sink = kit.name('sink');
