@@ -1,8 +1,8 @@
 /**
- * The streams state store (schema `queen_streams`, sql/migrations/0012_streams.sql): query registration,
+ * The streams state store (tables of schema `queen_streams`, functions `queen.streams_*` of sql/functions): query registration,
  * shard reads, and the database transaction of one cycle.
  *
- * A cycle runs on one pooled connection inside one transaction: `queen_streams.cycle_apply` (shard lock,
+ * A cycle runs on one pooled connection inside one transaction: `queen.streams_cycle_apply` (shard lock,
  * fencing checks, state ops, the ack through `queen.ack_messages`), then the sink pushes through the same
  * append the transaction route uses (`queen.push_messages`, wrapped by the broker's sealing step), then COMMIT
  * or ROLLBACK as the work decides. Deadlocks and serialization failures have written nothing: the whole cycle
@@ -11,7 +11,7 @@
 import type pg from 'pg';
 import { databaseTransaction, transactionStoreOn, type TransactionDecision, type TransactionStore } from './transaction.js';
 
-/** What a registration found and did (see `queen_streams.query_register`). */
+/** What a registration found and did (see `queen.streams_query_register`). */
 export interface QueryRegistration {
   outcome: 'fresh' | 'same' | 'reset' | 'mismatch';
   queryId: string;
@@ -25,7 +25,7 @@ export async function queryRegister(
   params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
 ): Promise<QueryRegistration> {
   const result = await db.query<{ outcome: QueryRegistration['outcome']; query_id: string; stored_hash: string }>(
-    'SELECT outcome, query_id::text AS query_id, stored_hash FROM queen_streams.query_register($1, $2, $3, $4, $5)',
+    'SELECT outcome, query_id::text AS query_id, stored_hash FROM queen.streams_query_register($1, $2, $3, $4, $5)',
     [params.name, params.sourceQueue, params.sinkQueue, params.configHash, params.reset],
   );
   const row = result.rows[0]!;
@@ -46,8 +46,8 @@ export async function stateRead(
   params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null },
 ): Promise<StateRow[]> {
   const result = await db.query<StateRow>({
-    name: 'queen_streams.state_get',
-    text: 'SELECT key, value, updated_at FROM queen_streams.state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
+    name: 'queen.streams_state_get',
+    text: 'SELECT key, value, updated_at FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
     values: [params.queryId, params.partitionId, params.keys, params.keyPrefix, params.ripeAtOrBefore],
   });
   return result.rows;
@@ -82,7 +82,7 @@ export interface CycleApplyResult {
 
 /** What the work of a cycle can do inside its transaction: the transaction route's store, plus `apply`. */
 export interface CycleStore extends TransactionStore {
-  /** Shard lock, fencing checks, state ops and ack, in that order (`queen_streams.cycle_apply`). */
+  /** Shard lock, fencing checks, state ops and ack, in that order (`queen.streams_cycle_apply`). */
   apply(params: {
     queryId: string;
     partitionId: string;
@@ -105,7 +105,7 @@ interface ApplyRow {
 }
 
 const APPLY_SQL = `SELECT error, queue_name, queue_namespace, queue_task, state_ops_applied, lease_released, dlq
-  FROM queen_streams.cycle_apply($1::uuid, $2::uuid, $3, $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  FROM queen.streams_cycle_apply($1::uuid, $2::uuid, $3, $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
     $9, $10, $11, $12, $13)`;
 
 function cycleStoreOn(client: pg.PoolClient): CycleStore {
@@ -113,7 +113,7 @@ function cycleStoreOn(client: pg.PoolClient): CycleStore {
     ...transactionStoreOn(client),
     async apply(p) {
       const result = await client.query<ApplyRow>({
-        name: 'queen_streams.cycle_apply',
+        name: 'queen.streams_cycle_apply',
         text: APPLY_SQL,
         values: [p.queryId, p.partitionId, p.group, p.stateOps.map((o) => o.type), p.stateOps.map((o) => o.key),
           p.stateOps.map((o) => o.value), p.pushTargets.map((t) => t.queue), p.pushTargets.map((t) => t.partition),

@@ -83,7 +83,7 @@ const ROUTE_TABLE: Array<[number, string, string, Level]> = [
  * Rows another feature branch serves (maintenance, streams). Where this build does not serve one, the row must
  * answer 404 Not Found to every caller (nothing leaks); once served, it is checked like every other row.
  */
-const MAYBE_UNSERVED = new Set([39, 40, 41, 42, 43, 59, 60, 61]);
+const MAYBE_UNSERVED = new Set([39, 40, 41, 42, 43]);
 
 const QUEUE = uniqueQueue('auth-matrix');
 const SAMPLE: Record<string, string> = {

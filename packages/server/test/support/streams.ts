@@ -69,7 +69,7 @@ export interface OfficialStream {
 
 /** The module `queen-mq` (client-v2/index.js). */
 export interface OfficialModule {
-  Queen: new (config: { url: string } | { urls: string[] }) => OfficialQueen;
+  Queen: new (config: { url: string; bearerToken?: string } | { urls: string[] }) => OfficialQueen;
   Stream: { from(queue: OfficialQueueBuilder, options?: Record<string, unknown>): OfficialStream };
   tokenBucketGate(options: Record<string, unknown>): (value: unknown, ctx: unknown) => unknown;
 }

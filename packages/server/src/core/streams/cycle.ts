@@ -3,7 +3,7 @@
  * one database transaction or not at all.
  *
  * The pure checks run first (state-op types, the ack's status and transactionId, each push item's own
- * checks); then, inside the transaction, `queen_streams.cycle_apply` takes the shard lock and every other lock
+ * checks); then, inside the transaction, `queen.streams_cycle_apply` takes the shard lock and every other lock
  * in the global order, checks the ack against the source lease (fencing), applies the state ops and the ack,
  * and the sink pushes go through the broker's sealed append (the transaction route's). Any failure rolls
  * everything back and answers `success:false` with the failure text: no state change, no sink message, no

@@ -1,6 +1,6 @@
 /**
- * Query registration and shard reads (STREAMS.md 3.2, 3.4): the rules around `queen_streams.query_register`
- * and `queen_streams.state_get`.
+ * Query registration and shard reads (STREAMS.md 3.2, 3.4): the rules around `queen.streams_query_register`
+ * and `queen.streams_state_get`.
  *
  * Registration is idempotent by name. The same hash keeps the state whatever `reset` says (upstream's rule,
  * STREAMS.md 3.5: a `reset:true` restart must not lose windows); another hash is a 409 unless `reset:true`,

@@ -10,9 +10,9 @@ import { readState, registerQuery, type RegisterReply, type RegisterRequest, typ
 
 /** What the service is built over. */
 export interface StreamsDependencies {
-  /** `queen_streams.query_register`. */
+  /** `queen.streams_query_register`. */
   register(request: RegisterRequest): Promise<QueryRegistration>;
-  /** `queen_streams.state_get`. */
+  /** `queen.streams_state_get`. */
   read(request: StateReadRequest): Promise<StateRow[]>;
   /** Runs a cycle's work in one database transaction whose pushes go through the sealing step. */
   run: CycleContext['run'];
