@@ -160,7 +160,7 @@ export class StreamRunner implements StreamHandle {
   }
 
   private async loop(): Promise<void> {
-    const depth = Math.max(1, Math.floor(this.options.pipelineDepth ?? 2));
+    const depth = Math.max(1, Math.floor(this.options.pipelineDepth ?? 4));
     const inFlight = new Set<Promise<void>>();
     while (!this.isStopped()) {
       let messages: SourceMessage[];

@@ -142,7 +142,7 @@ export interface RunOptions {
   /** `{info, warn, error}`; default: warnings and errors on the console. */
   logger?: Logger;
   /**
-   * Pops whose partitions are committed concurrently with the next pop (default 2; 1 = the official
+   * Pops whose partitions are committed concurrently with the next pop (default 4; 1 = the official
    * client's strictly sequential loop). Cycles of one partition always run one after another.
    */
   pipelineDepth?: number;
