@@ -109,10 +109,13 @@ export class RunnableStream {
 
 /** A stream before any state: `T` is the source payload, `V` the carried value (initially `T`). */
 export class Stream<T = unknown, V = T> extends Chain<T, V, EmitContext> {
-  /** A stream reading `queue` (a `queen.queue(name)` builder, or `{queueName}`). */
-  static from<T>(queue: QueueBuilder<T, ConsumeMode, boolean>): Stream<T, T>;
-  static from<T = unknown>(queue: QueueRef): Stream<T, T>;
-  static from<T = unknown>(queue: QueueRef): Stream<T, T> {
+  /**
+   * A stream reading `queue` (a `queen.queue(name)` builder, or `{queueName}`). The second argument is
+   * accepted for source compatibility with the official client, which ignores it too.
+   */
+  static from<T>(queue: QueueBuilder<T, ConsumeMode, boolean>, sourceOptions?: Record<string, unknown>): Stream<T, T>;
+  static from<T = unknown>(queue: QueueRef, sourceOptions?: Record<string, unknown>): Stream<T, T>;
+  static from<T = unknown>(queue: QueueRef, _sourceOptions?: Record<string, unknown>): Stream<T, T> {
     queueNameOf(queue, 'source');
     return new Stream<T, T>(queue, []);
   }
