@@ -66,6 +66,12 @@ export async function databaseTransaction<T>(
 ): Promise<T> {
   const client = await db.connect();
   let broken: Error | undefined;
+  // A connection lost while checked out emits 'error' on the client (the pool listens only to idle ones):
+  // without a listener that would crash the process. The pending query rejects on its own.
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query(params.begin);
     const decision = await params.work(client);
@@ -77,6 +83,7 @@ export async function databaseTransaction<T>(
     });
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
