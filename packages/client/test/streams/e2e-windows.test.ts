@@ -129,6 +129,34 @@ describe('tumbling windows', () => {
     assert.deepEqual([total(emits, 'count'), total(emits, 'sum')], [120, 7260]);
   });
 
+  test('a very short flush interval under steady traffic emits each window once (flushes never race this runner’s cycles)', async () => {
+    const src = await kit.source({ Default: [] });
+    const sink = kit.name('sink');
+    const { handle, errors } = await kit.run(
+      Stream.from(kit.queen().queue<number>(src))
+        .windowTumbling({ seconds: 0.5, idleFlushMs: 20 })
+        .aggregate(countSum)
+        .map((a, ctx) => ({ start: ctx.windowStart, ...a }))
+        .to(kit.queen().queue(sink)),
+      { maxWaitMillis: 100 },
+    );
+    for (const v of range(30)) {
+      await kit.push(src, 'Default', [v]);
+      await sleep(80);
+    }
+    let out: Array<{ start: number; count: number; sum: number }> = [];
+    await eventually('all 30 counted', 10_000, async () => {
+      out = (await drainQueue(setup.api, sink)).map((m) => m.data);
+      return total(out, 'count') >= 30;
+    });
+    await sleep(500);
+    await handle.stop();
+    out = (await drainQueue(setup.api, sink)).map((m) => m.data);
+    assert.equal(new Set(out.map((w) => w.start)).size, out.length, 'no window twice');
+    assert.deepEqual([total(out, 'count'), total(out, 'sum')], [30, 465]);
+    assert.deepEqual(errors, []);
+  });
+
   test('window emits are pushed once even when a flush cycle is replayed or races a cycle (deterministic transactionIds)', async () => {
     const src = await kit.source({ Default: [1, 2, 3] });
     const sink = kit.name('sink');

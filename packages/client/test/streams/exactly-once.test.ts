@@ -126,11 +126,12 @@ test('a lease that expires while a worker computes: its late commit is refused, 
   const slowRun = await kit.run(chain(true), { queryId, batchSize: 10 });
   await sleep(1500);
   const fast = await kit.run(chain(false), { queryId, batchSize: 10 });
-  await eventually('the fast worker moved everything', 10_000, () => fast.handle.metrics().messagesTotal >= 5);
+  // Whoever holds the lease when the batch comes back moves it (the slow runner may pop it again too).
+  await eventually('all five moved', 15_000, () => slowRun.handle.metrics().messagesTotal + fast.handle.metrics().messagesTotal >= 5);
   await sleep(1500);
   await Promise.all([slowRun.handle.stop(), fast.handle.stop()]);
   const out = await drainQueue(setup.api, sink);
   assert.deepEqual(out.map((m) => m.data.value).sort(), [1, 2, 3, 4, 5], 'each message once');
-  assert.equal(slowRun.handle.metrics().messagesTotal, 0);
-  assert.ok(slowRun.errors.some((e) => /lease/i.test(String((e as Error).message))), `the slow worker's cycle failed on its lease: ${slowRun.errors.map(String).join('; ')}`);
+  assert.equal(slowRun.handle.metrics().messagesTotal + fast.handle.metrics().messagesTotal, 5);
+  assert.ok(slowRun.errors.some((e) => /lease/i.test(String((e as Error).message))), `the slow worker's late cycle failed on its lease: ${slowRun.errors.map(String).join('; ')}`);
 });
