@@ -6,7 +6,7 @@
  * (both upstream limitations, STREAMS.md §3.3.5, §5.10).
  */
 import { sha256Hex } from './config-hash.js';
-import type { StatelessOp, Terminal } from './pipeline.js';
+import { statelessResult, type StatelessOp, type Terminal } from './pipeline.js';
 import type { EmitContext } from './types.js';
 import type { CyclePushItem } from './wire.js';
 
@@ -39,14 +39,7 @@ export async function applyPost(post: readonly StatelessOp[], emits: Emit[], sou
   for (const op of post) {
     const next: Emit[] = [];
     for (const e of working) {
-      const out = await op.fn(e.value, emitContext(e, source));
-      if (op.kind === 'map') next.push({ ...e, value: out });
-      else if (op.kind === 'filter') {
-        if (out) next.push(e);
-      } else {
-        if (!Array.isArray(out)) throw new Error(`flatMap fn must return an array (got ${typeof out})`);
-        for (const value of out) next.push({ ...e, value });
-      }
+      next.push(...statelessResult(op, await op.fn(e.value, emitContext(e, source)), e));
     }
     working = next;
   }

@@ -6,7 +6,7 @@
  */
 import type { Emit } from './emit.js';
 import { evaluateGate } from './gate.js';
-import type { Pipeline } from './pipeline.js';
+import { statelessResult, type Pipeline } from './pipeline.js';
 import { reduceSessions, type SessionEvent } from './session.js';
 import type { ErrorContext, SourceMessage } from './types.js';
 import { byteOrder, reduceWindows, type StateOp, type WindowedEvent } from './window-reduce.js';
@@ -62,14 +62,7 @@ export async function preStage(p: Pipeline, sorted: readonly SourceMessage[]): P
   for (const op of p.pre) {
     const next: Envelope[] = [];
     for (const env of envelopes) {
-      const out = await op.fn(env.msg);
-      if (op.kind === 'map') next.push({ ...env, value: out });
-      else if (op.kind === 'filter') {
-        if (out) next.push(env);
-      } else {
-        if (!Array.isArray(out)) throw new Error(`flatMap fn must return an array (got ${typeof out})`);
-        for (const value of out) next.push({ ...env, value });
-      }
+      next.push(...statelessResult(op, await op.fn(env.msg), env));
     }
     envelopes = next;
   }

@@ -27,6 +27,14 @@ export type OpNode =
 /** A stateless operator of the pre or post stage. */
 export type StatelessOp = { kind: 'map' | 'filter' | 'flatMap'; fn: UserFn };
 
+/** What a stateless operator's result `out` makes of `item`: the value replaced, the item kept or dropped, or one item per element. */
+export function statelessResult<E extends { value: unknown }>(op: StatelessOp, out: unknown, item: E): E[] {
+  if (op.kind === 'map') return [{ ...item, value: out }];
+  if (op.kind === 'filter') return out ? [item] : [];
+  if (!Array.isArray(out)) throw new Error(`flatMap fn must return an array (got ${typeof out})`);
+  return out.map((value: unknown) => ({ ...item, value }));
+}
+
 /** A terminal. */
 export type Terminal = Extract<OpNode, { kind: 'sink' | 'foreach' }>;
 
