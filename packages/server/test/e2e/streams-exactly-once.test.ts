@@ -17,7 +17,7 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../dist/index.js';
 import { client, freePort, startBroker, uniqueQueue, useBroker, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { assertExactlyOnce, holdShards, queryIdOf, seedSource, startWorker, watermarksStored, type Worker } from '../support/stream-faults.js';
+import { assertExactlyOnce, duringHeldCycle, queryIdOf, seedSource, startWorker, watermarksStored, type Worker } from '../support/stream-faults.js';
 import { eventually } from '../support/streams.js';
 
 const workers: Worker[] = [];
@@ -40,16 +40,8 @@ describe('on one broker', () => {
     const { source, sink, queryId } = names();
     const { expected, pushRest } = await seedSource(setup.api, source);
     const first = await worker({ url: setup.broker.url, source, sink, queryId });
-    const id = await queryIdOf(setup.db, queryId);
-    await watermarksStored(setup.db, id);
-    const shards = await holdShards(setup.db, id, source);
-    try {
-      await pushRest();
-      await eventually('a cycle waiting inside the broker', 10_000, async () => (await shards.waiting()) > 0);
-      await first.kill();
-    } finally {
-      await shards.release(); // the broker carries the orphaned cycle through: it commits whole or not at all
-    }
+    // The broker carries the orphaned cycle through once the locks go: it commits whole or not at all.
+    await duringHeldCycle(setup.db, { queryName: queryId, source, pushRest }, () => first.kill());
     const second = await worker({ url: setup.broker.url, source, sink, queryId });
     await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 300)));
     await second.kill();
@@ -84,16 +76,8 @@ describe('on one broker', () => {
     const { source, sink, queryId } = names();
     const { expected, pushRest } = await seedSource(setup.api, source, 1);
     const w = await worker({ url: setup.broker.url, source, sink, queryId });
-    const id = await queryIdOf(setup.db, queryId);
-    await watermarksStored(setup.db, id);
-    const shards = await holdShards(setup.db, id, source);
-    try {
-      await pushRest();
-      await eventually('a cycle waiting inside the broker', 10_000, async () => (await shards.waiting()) > 0);
-      await new Promise((r) => setTimeout(r, 1500)); // the 1 s lease runs out while the transaction waits
-    } finally {
-      await shards.release();
-    }
+    // The 1 s lease runs out while the transaction waits.
+    await duringHeldCycle(setup.db, { queryName: queryId, source, pushRest }, () => new Promise((r) => setTimeout(r, 1500)));
     await assertExactlyOnce(setup.api, sink, expected);
     assert.ok(w.errors().includes('Invalid or expired lease'), `errors: ${w.errors().join('; ')}`);
   });
@@ -110,16 +94,7 @@ describe('a broker SIGKILLed mid-cycle', () => {
     const { source, sink, queryId } = names();
     const { expected, pushRest } = await seedSource(setup.api, source);
     await worker({ url: setup.broker.url, source, sink, queryId });
-    const id = await queryIdOf(setup.db, queryId);
-    await watermarksStored(setup.db, id);
-    const shards = await holdShards(setup.db, id, source);
-    try {
-      await pushRest();
-      await eventually('a cycle waiting inside the broker', 10_000, async () => (await shards.waiting()) > 0);
-      await setup.broker.kill();
-    } finally {
-      await shards.release();
-    }
+    await duringHeldCycle(setup.db, { queryName: queryId, source, pushRest }, () => setup.broker.kill());
     replacement = await startBroker(setup.db, { PORT: String(setup.broker.port) });
     await assertExactlyOnce(client(replacement.url), sink, expected);
   });
@@ -155,13 +130,8 @@ describe('a PostgreSQL restart mid-cycle', () => {
     const { source, sink, queryId } = names();
     const { expected, pushRest } = await seedSource(api, source);
     await worker({ url: broker.url, source, sink, queryId });
-    const id = await queryIdOf(database, queryId);
-    await watermarksStored(database, id);
-    const shards = await holdShards(connection, id, source);
-    await pushRest();
-    await eventually('a cycle waiting inside the broker', 10_000, async () => (await shards.waiting()) > 0);
-    await postgres.stop(); // ends every session: the waiting cycle's transaction is gone
-    await shards.release();
+    // Stopping PostgreSQL ends every session: the waiting cycle's transaction is gone.
+    await duringHeldCycle(database, { queryName: queryId, source, pushRest, session: connection }, () => postgres!.stop());
     postgres = await startEmbeddedPostgres(dataDir, port, () => undefined, 100);
     try {
       await assertExactlyOnce(api, sink, expected, 40_000);

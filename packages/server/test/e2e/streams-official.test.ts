@@ -447,6 +447,25 @@ describe('lifecycle', { concurrency: true }, () => {
   });
 });
 
+describe('gates', () => {
+  test('a token-bucket gate: partial acks keep the lease, denied messages come back in order, each passes exactly once', async () => {
+    const src = name('gate');
+    await queen().queue(src).config({ leaseTime: 1, retryLimit: 100 }).create();
+    await push(src, 'Default', Array.from({ length: 12 }, (_, i) => ({ n: i + 1 })));
+    const sink = name('sink');
+    const { handle, errors } = await run(
+      official.Stream.from(queen().queue(src)).gate(official.tokenBucketGate({ capacity: 4, refillPerSec: 4 })).map((m: any) => ({ n: m.n })).to(queen().queue(sink)),
+    );
+    const out = await drainAtLeast(setup.api, sink, 12, 15_000);
+    await sleep(500);
+    await handle.stop();
+    assert.deepEqual(out.map((m) => m.data.n), Array.from({ length: 12 }, (_, i) => i + 1), 'FIFO, no duplicates');
+    assert.ok(Number(handle.metrics().gateDenialsTotal) >= 1, 'the bucket denied at least once');
+    assert.equal(Number(handle.metrics().gateAllowsTotal), 12);
+    assert.deepEqual(errors, []);
+  });
+});
+
 describe('volume and full pipelines', () => {
   test('7.21 5000 messages over 20 partitions (batch 200, maxPartitions 8): exact count and sum per partition; 200 in one partition over 1 s windows', async () => {
     const src = name('src');

@@ -97,7 +97,7 @@ describe('POST /streams/v1/queries', () => {
       [{ name: 'n', source_queue: 'a', config_hash: 'h', reset: 'yes' }, 'reset must be a boolean'],
       [{ name: 'n', source_queue: 'a', config_hash: 'h', sink_queue: 5 }, 'sink_queue must be a string'],
       [{ name: 'x'.repeat(256), source_queue: 'a', config_hash: 'h' }, 'name is too long (max 255 characters)'],
-      [{ name: 'n\u0000', source_queue: 'a', config_hash: 'h' }, 'name must not contain NUL characters'],
+      [{ name: 'n\u0000', source_queue: 'a', config_hash: 'h' }, 'Invalid name'],
     ];
     for (const [body, error] of cases) {
       const res = await post('/streams/v1/queries', body);
@@ -298,9 +298,10 @@ describe('POST /streams/v1/cycle', () => {
       [{ state_ops: [...ok, { type: 'upsert', key: 1 }] }, 'state_op key must be a string'],
       [{ state_ops: [...ok, { type: 'upsert', key: 'k'.repeat(1025) }] }, 'state_op key too long (max 1024 bytes)'],
       [{ state_ops: [...ok, { type: 'upsert', key: 'é'.repeat(513) }] }, 'state_op key too long (max 1024 bytes)'],
-      [{ state_ops: [...ok, { type: 'upsert', key: 'k\u0000' }] }, 'state_op key must not contain NUL characters'],
+      [{ state_ops: [...ok, { type: 'upsert', key: 'k\u0000' }] }, 'Invalid key'],
       [{ state_ops: [...ok, { type: 'upsert', key: 'big', value: { s: 'x'.repeat(1_048_576) } }] }, 'state_op value too large (max 1048576 bytes)'],
-      [{ state_ops: [...ok, { type: 'upsert', key: 'nul', value: { s: 'a\u0000b' } }] }, 'state_op value must not contain NUL characters'],
+      [{ state_ops: [...ok, { type: 'upsert', key: 'nul', value: { s: 'a\u0000b' } }] }, 'Invalid s'],
+      [{ state_ops: [...ok, { type: 'upsert', key: 'lone', value: ['\ud800'] }] }, 'Invalid value'],
       [{ push_items: {} }, 'push_items must be an array'],
       [{ push_items: [{ queue: 1 }] }, 'Queue must be a string'],
       [{ push_items: [{ queue: 'q', partition: 2 }] }, 'Partition must be a string'],
@@ -370,13 +371,15 @@ describe('POST /streams/v1/state/get', () => {
     assert.deepEqual((await get({ keys: ['axb'], key_prefix: 'Z' })).json.rows, []);
   });
 
-  test('unknown or malformed ids read no rows; missing ids are 400s', async () => {
-    for (const body of [{ query_id: randomUUID(), partition_id: randomUUID() }, { query_id: 'nope', partition_id: 'x' }, { query_id: randomUUID(), partition_id: randomUUID(), keys: ['a\u0000'], key_prefix: '\u0000' }]) {
+  test('unknown or malformed ids read no rows; missing ids and unstorable text are 400s', async () => {
+    for (const body of [{ query_id: randomUUID(), partition_id: randomUUID() }, { query_id: 'nope', partition_id: 'x' }, { query_id: randomUUID(), partition_id: randomUUID(), keys: [1, 2] }]) {
       const res = await post('/streams/v1/state/get', body);
       assert.deepEqual([res.status, res.json], [200, { success: true, rows: [] }]);
     }
     assert.deepEqual((await post('/streams/v1/state/get', { partition_id: randomUUID() })).json, { error: 'query_id is required' });
     assert.deepEqual((await post('/streams/v1/state/get', { query_id: randomUUID() })).json, { error: 'partition_id is required' });
+    const unstorable = await post('/streams/v1/state/get', { query_id: randomUUID(), partition_id: randomUUID(), key_prefix: '\u0000' });
+    assert.deepEqual([unstorable.status, unstorable.json], [400, { error: 'Invalid key_prefix' }]);
   });
 });
 

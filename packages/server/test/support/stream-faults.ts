@@ -169,3 +169,25 @@ export async function holdShards(database: TestDatabase | pg.ClientConfig, query
     },
   };
 }
+
+/**
+ * Runs `fault` with a cycle of the query held inside the broker's transaction: once every partition has a stored
+ * watermark, holds the shard locks, pushes the rest of the input and waits for a cycle to wait on them; the
+ * locks are released after `fault` (also when it throws).
+ */
+export async function duringHeldCycle(
+  db: TestDatabase,
+  params: { queryName: string; source: string; pushRest: () => Promise<void>; session?: pg.ClientConfig },
+  fault: () => Promise<void>,
+): Promise<void> {
+  const id = await queryIdOf(db, params.queryName);
+  await watermarksStored(db, id);
+  const shards = await holdShards(params.session ?? db, id, params.source);
+  try {
+    await params.pushRest();
+    await eventually('a cycle waiting inside the broker', 10_000, async () => (await shards.waiting()) > 0);
+    await fault();
+  } finally {
+    await shards.release();
+  }
+}

@@ -63,15 +63,12 @@ export interface StateReadRequest {
   ripeAtOrBefore: number | null;
 }
 
-/** Reads one shard. Ids that are not UUIDs, and filters no stored key can match, read nothing (never a 500). */
+/** Reads one shard. Ids that are not UUIDs read nothing (never a 500); a key list without strings matches nothing. */
 export async function readState(
   request: StateReadRequest,
   read: (request: StateReadRequest) => Promise<StateRow[]>,
 ): Promise<StateRow[]> {
   if (!isUuid(request.queryId) || !isUuid(request.partitionId)) return [];
-  // PostgreSQL text cannot hold NUL: such a key or prefix matches no stored key.
-  if (request.keyPrefix?.includes('\u0000') === true) return [];
-  const keys = request.keys?.filter((key) => !key.includes('\u0000')) ?? null;
-  if (keys !== null && keys.length === 0) return [];
-  return read({ ...request, queryId: request.queryId.toLowerCase(), partitionId: request.partitionId.toLowerCase(), keys });
+  if (request.keys !== null && request.keys.length === 0) return [];
+  return read({ ...request, queryId: request.queryId.toLowerCase(), partitionId: request.partitionId.toLowerCase() });
 }

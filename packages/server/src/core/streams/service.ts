@@ -16,6 +16,8 @@ export interface StreamsDependencies {
   read(request: StateReadRequest): Promise<StateRow[]>;
   /** Runs a cycle's work in one database transaction whose pushes go through the sealing step. */
   run: CycleContext['run'];
+  /** Runs a cycle without sink pushes as one statement. */
+  applyAlone: CycleContext['applyAlone'];
   /** After a commit: wakes the parked pops of a queue in every broker process. */
   wake(signal: QueueSignal): void;
 }
@@ -31,7 +33,7 @@ export class StreamsService {
 
   /** `POST /streams/v1/cycle`; `producerSub` is the caller's JWT subject. */
   cycle(request: CycleRequest, producerSub: string | null): Promise<CycleOutcome> {
-    return executeCycle(request, { run: this.deps.run, signal: (s) => this.deps.wake(s), producerSub });
+    return executeCycle(request, { run: this.deps.run, applyAlone: this.deps.applyAlone, signal: (s) => this.deps.wake(s), producerSub });
   }
 
   /** `POST /streams/v1/state/get`. */

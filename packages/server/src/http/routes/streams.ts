@@ -6,7 +6,8 @@
  * nothing. What the spec makes a cycle failure (an unknown state-op type or ack status, an unknown query, a
  * stale lease, a sink item that cannot be written) is a 200 with `success:false`, also with nothing applied.
  * Limits: a state key is at most 1024 bytes (UTF-8), a state value at most 1 MiB of JSON; names at most 255
- * characters; no NUL characters anywhere PostgreSQL stores text.
+ * characters. Text PostgreSQL cannot store (NUL, lone surrogates) is refused for the whole body before the
+ * route runs (http/text.ts), so it never reaches a state key, a state value or a name.
  */
 import { badRequest } from '../../errors.js';
 import { isUuid } from '../../ids.js';
@@ -26,14 +27,6 @@ type Fields = Record<string, unknown>;
 /** `undefined` and `null` count as absent (API.md 1.2 rule 5). */
 const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
 
-/** True when any string inside a JSON value (keys included) holds a NUL, which PostgreSQL cannot store. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v));
-  return false;
-}
-
 /** A required non-empty string field, else 400 `<field> is required`. */
 function requiredString(body: Fields, field: string): string {
   const value = body[field];
@@ -41,10 +34,9 @@ function requiredString(body: Fields, field: string): string {
   return value;
 }
 
-/** A name PostgreSQL can store and index: at most 255 characters, no NUL. */
+/** A name PostgreSQL can index: at most 255 characters (unstorable text is refused before, http/text.ts). */
 function checkedName(value: string, field: string): string {
   if (value.length > MAX_NAME_LENGTH) throw badRequest(`${field} is too long (max ${MAX_NAME_LENGTH} characters)`);
-  if (value.includes('\u0000')) throw badRequest(`${field} must not contain NUL characters`);
   return value;
 }
 
@@ -59,7 +51,6 @@ function optionalString(fields: Fields, field: string, label = field): string | 
   const value = fields[field];
   if (absent(value)) return null;
   if (typeof value !== 'string') throw badRequest(`${label} must be a string`);
-  if (value.includes('\u0000')) throw badRequest(`${label} must not contain NUL characters`);
   return value;
 }
 
@@ -78,12 +69,10 @@ export function parseStateOps(raw: unknown): StateOpRequest[] {
     if (op === null || typeof op !== 'object' || Array.isArray(op)) throw badRequest('Each state_op must be an object');
     const fields = op as Fields;
     if (typeof fields.key !== 'string') throw badRequest('state_op key must be a string');
-    if (fields.key.includes('\u0000')) throw badRequest('state_op key must not contain NUL characters');
     if (Buffer.byteLength(fields.key, 'utf8') > MAX_STATE_KEY_BYTES) throw badRequest(`state_op key too long (max ${MAX_STATE_KEY_BYTES} bytes)`);
     if (fields.type !== 'upsert') return { type: fields.type, key: fields.key, value: null };
     // A missing (or null) upsert value stores {} (STREAMS.md 3.3.1).
     const value = absent(fields.value) ? {} : fields.value;
-    if (holdsNul(value)) throw badRequest('state_op value must not contain NUL characters');
     const json = JSON.stringify(value);
     if (Buffer.byteLength(json, 'utf8') > MAX_STATE_VALUE_BYTES) throw badRequest(`state_op value too large (max ${MAX_STATE_VALUE_BYTES} bytes)`);
     return { type: 'upsert', key: fields.key, value: json };
@@ -97,7 +86,6 @@ export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   const fields = raw as Fields;
   const count = fields.count;
   if (!absent(count) && (typeof count !== 'number' || !Number.isFinite(count))) throw badRequest('ack.count must be a number');
-  if (typeof fields.transactionId === 'string' && fields.transactionId.includes('\u0000')) throw badRequest('ack.transactionId must not contain NUL characters');
   return {
     transactionId: fields.transactionId,
     leaseId: optionalString(fields, 'leaseId', 'ack.leaseId'),
