@@ -50,6 +50,10 @@ export const TARGETS: readonly Target[] = [
   { scenario: 'partitions', figure: 'pushMsgsPerSec', op: '>=', value: 1960, aggregate: 'median', label: 'partitions: while pushing 2 000 msgs/s (>= 98 % of the pace)' },
   { scenario: 'wake', mode: 'one-process', figure: 'p99Ms', op: '<', value: 20, aggregate: 'median', label: 'wake p99 < 20 ms in one process' },
   { scenario: 'wake', mode: 'two-process', figure: 'p99Ms', op: '<', value: 50, aggregate: 'median', label: 'wake p99 < 50 ms across two' },
+  { scenario: 'streams', mode: 'map-sink', figure: 'msgsPerSec', op: '>=', value: 15_000, aggregate: 'median', label: 'streams map -> sink >= 15 000 msgs/s' },
+  { scenario: 'streams', mode: 'window', figure: 'msgsPerSec', op: '>=', value: 10_000, aggregate: 'median', label: 'streams tumbling aggregate over 100 partitions >= 10 000 msgs/s' },
+  { scenario: 'streams', mode: 'map-sink', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (map -> sink)' },
+  { scenario: 'streams', mode: 'window', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (window)' },
   { scenario: '*', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario' },
 ];
 

@@ -8,6 +8,7 @@ import { e2eScenario } from './e2e.js';
 import { fanoutScenario } from './fanout.js';
 import { partitionsScenario } from './partitions.js';
 import { pushScenario } from './push.js';
+import { streamsScenario } from './streams.js';
 import { wakeScenario } from './wake.js';
 
 /** Every scenario by name, in order. */
@@ -20,6 +21,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['fanout', fanoutScenario],
   ['partitions', partitionsScenario],
   ['wake', wakeScenario],
+  ['streams', streamsScenario],
 ]);
 
 /** The scenarios run when none is named on the command line, in order. */

@@ -16,6 +16,8 @@ import * as consumeLoop from '../examples/consume-loop.js';
 import * as consumerGroups from '../examples/consumer-groups.js';
 import * as popWait from '../examples/pop-wait.js';
 import * as pipeline from '../examples/transactional-pipeline.js';
+import * as streamPerMinute from '../examples/stream-per-minute.js';
+import * as streamRateLimit from '../examples/stream-rate-limit.js';
 import { testClient } from './support.js';
 
 const setup = useBroker();
@@ -66,6 +68,24 @@ describe('examples', () => {
       [queue],
     );
     assert.deepEqual(rows.rows[0], { n: '3000', distinct_n: '3000' });
+  });
+
+  test('stream-per-minute: every order counted once, per customer', async () => {
+    const totals = await streamPerMinute.run(setup.broker.url, uniqueQueue('orders'), 30);
+    const expected: Record<string, { count: number; sum: number }> = {};
+    for (let i = 0; i < 30; i++) {
+      if (i % 5 === 4) continue;
+      const t = (expected[`c${i % 3}`] ??= { count: 0, sum: 0 });
+      t.count++;
+      t.sum += i;
+    }
+    assert.deepEqual(totals, expected);
+  });
+
+  test('stream-rate-limit: a burst of 5, the rest paced, all in order', async () => {
+    const result = await streamRateLimit.run(setup.broker.url, uniqueQueue('requests'), 12);
+    assert.deepEqual(result.order, Array.from({ length: 12 }, (_, i) => i));
+    assert.ok(result.denials >= 1 && result.millis >= 1000, JSON.stringify(result));
   });
 
   test('the README example runs as written against a local broker: it charges the order and ends (issue 13 item 13)', async () => {

@@ -28,17 +28,20 @@ import { startReadPath } from './boot/read-path.js';
 import { StartupError, StartupSequence } from './boot/sequence.js';
 import { startWritePath, type WritePath } from './boot/write-path.js';
 import type { Config } from './config.js';
+import { StreamsService } from './core/streams/service.js';
 import { WakeBus } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { bindHttpServer } from './http/listener.js';
 import type { RouteContext } from './http/context.js';
 import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
+import { createStaticHandler, type StaticHandler } from './http/static.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import { toWireError } from './store/database.js';
 import { EvictionService, RetentionService } from './services/retention.js';
+import { queryRegister, stateRead, streamsCycleApply, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
 
 /** The broker's version (packages/server/package.json). */
@@ -111,6 +114,14 @@ export class Broker {
         push,
         pop,
         ack,
+        streams: new StreamsService({
+          register: (request) => queryRegister(pool, request),
+          read: (request) => stateRead(pool, request),
+          // Sink pushes go through the same sealing step as /push and transactions (API.md 9.6).
+          run: (work) => streamsCycleRun(pool, (store) => work({ ...store, append: sealAppend(store.append) })),
+          applyAlone: (params) => streamsCycleApply(pool, params),
+          wake,
+        }),
         transactions: {
           // Transaction pushes go through the same sealing step as /push (API.md 9.6).
           run: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
@@ -148,6 +159,7 @@ export class Broker {
         maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
         server,
         ...(auth !== undefined ? { auth } : {}),
+        ...dashboardFallback(config, log),
       });
       defer('requests', async () => {
         lifecycle.draining = true;
@@ -205,6 +217,15 @@ async function drain(httpServer: HttpServer, answerParkedPops: () => void): Prom
 function closeServer(server: http.Server): Promise<void> {
   if (!server.listening) return Promise.resolve();
   return new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** The dashboard's static handler when DASHBOARD_ENABLED and the bundle was built (else a warning, API only). */
+function dashboardFallback(config: Config, log: Logger): { fallback?: StaticHandler } {
+  if (!config.dashboard.enabled) return {};
+  const found = createStaticHandler(config.dashboard.dir);
+  if ('handler' in found) return { fallback: found.handler };
+  log.warn({ missing: found.missing }, 'dashboard not built (run npm run build): serving the API only');
+  return {};
 }
 
 /** The JWT authorizer (before the database starts: a configuration that cannot work stops the start-up). */

@@ -11,6 +11,7 @@ import type { MessageAdmin } from '../core/message-admin.js';
 import type { PayloadReader } from '../core/payload-cipher.js';
 import type { PopService } from '../core/pop.js';
 import type { PushService } from '../core/push.js';
+import type { StreamsService } from '../core/streams/service.js';
 import type { TransactionContext } from '../core/transaction.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
@@ -27,6 +28,8 @@ export interface RouteContext {
   push: PushService;
   pop: PopService;
   ack: AckService;
+  /** The streaming SDK's routes: query registration, cycles, shard reads (STREAMS.md 3). */
+  streams: StreamsService;
   /** `POST /api/v1/transaction`: runs the work in one database transaction (pushes sealed) and wakes after it. */
   transactions: Omit<TransactionContext, 'producerSub'>;
   /** Administrative and monitoring reads, and the administrative writes. */

@@ -10,6 +10,7 @@ import { monitoringRoutes } from './monitoring.js';
 import { popRoutes } from './pop.js';
 import { pushRoutes } from './push.js';
 import { queueRoutes } from './queues.js';
+import { streamsRoutes } from './streams.js';
 
 /** All routes, built over the broker's core. */
 export function routeTable(core: RouteContext): Route[] {
@@ -23,5 +24,6 @@ export function routeTable(core: RouteContext): Route[] {
     ...groupsResourcesTracesRoutes(core),
     ...monitoringRoutes(core),
     ...maintenanceRoutes(core),
+    ...streamsRoutes(core),
   ];
 }
