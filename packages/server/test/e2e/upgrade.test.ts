@@ -1,6 +1,7 @@
 /**
  * Upgrade from the previous release (pgmq's habit, STYLE.md 4): a database built by release 1.0's schema
- * (its migrations, frozen under test/fixtures/release-1.0, applied by that release's runner: no checksums,
+ * (its migrations, frozen under test/fixtures/release-1.0 — gzipped: a released file is data to replay, never
+ * code to edit or to copy from — applied by that release's runner: no checksums,
  * functions inside migrations) and filled through that release's SQL functions — queues, partitions with
  * backlog, a leased batch, DLQ rows, a consumer group part-way through a partition — is upgraded by today's
  * start-up, then served by a real broker: nothing is lost, the old lease still settles, every function is the
@@ -13,6 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { migrate, readFunctions, readMigrations } from '../../src/store/migrations.js';
@@ -28,8 +30,9 @@ const txn = (partition: string, i: number) => `${partition}-m${i}`;
 async function migrateAsRelease10(db: TestDatabase): Promise<void> {
   await db.query(`CREATE SCHEMA queen;
     CREATE TABLE queen.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  for (const name of fs.readdirSync(RELEASE_1_0).sort()) {
-    await db.query(`BEGIN; ${fs.readFileSync(path.join(RELEASE_1_0, name), 'utf8')}; COMMIT;`);
+  for (const file of fs.readdirSync(RELEASE_1_0).sort()) {
+    const name = file.replace(/\.gz$/, '');
+    await db.query(`BEGIN; ${gunzipSync(fs.readFileSync(path.join(RELEASE_1_0, file))).toString('utf8')}; COMMIT;`);
     await db.query('INSERT INTO queen.migrations (version, name) VALUES ($1, $2)', [Number(name.slice(0, 4)), name]);
   }
 }
@@ -130,7 +133,7 @@ describe('upgrade from release 1.0', () => {
   });
 
   test('the upgrade applies only the migrations released after 1.0, records every checksum, and installs every function file', async () => {
-    const released = fs.readdirSync(RELEASE_1_0).sort();
+    const released = fs.readdirSync(RELEASE_1_0).map((file) => file.replace(/\.gz$/, ''));
     assert.deepEqual(report.migrations, readMigrations().map((m) => m.name).filter((name) => !released.includes(name)));
     assert.deepEqual(report.functions, readFunctions().map((f) => f.name));
     const ledger = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
