@@ -12,7 +12,7 @@ import { BUILDER_DEFAULTS } from './defaults.js';
 import { errorMessage, QueenError } from './errors.js';
 import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
-import { dispatchResults, sendPush, type PushCallbacks } from './push.js';
+import { dispatchResults, sendPush, type PushCallbacks } from './push-wire.js';
 import type { BufferOptions, BufferStats, PushItem } from './types.js';
 
 const RETRY_FIRST_MILLIS = 250;

@@ -8,7 +8,7 @@ import { BUILDER_DEFAULTS } from './defaults.js';
 import { QueenError } from './errors.js';
 import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
-import { toWireItems } from './push.js';
+import { toWireItems } from './push-wire.js';
 import type { AckStatus, Message, PushInput, TransactionResult } from './types.js';
 
 type Operation = Record<string, unknown> & { type: 'ack' | 'push' };

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { QueueSignal } from '../core/wake-bus.js';
-import { isConnectivityError, isDatabaseDown, isStatementTimeout } from '../store/database.js';
+import { classifyDatabaseError } from '../store/database.js';
 import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
 import { partitionKey, type BufferRecord } from './format.js';
 import { BufferLog, scanFile, type BufferFile, type BufferLogOptions } from './log.js';
@@ -39,20 +39,19 @@ import {
 /** How a database failure affects the buffer: the database is down, a retry may succeed, or the batch is bad. */
 export type FailureKind = 'down' | 'transient' | 'failed';
 
-/**
- * SQLSTATEs of conditions that pass by themselves: serialization failure and deadlock (40001, 40P01), lock
- * not available (55P03), read-only transaction (25006: a standby not promoted yet). Class 53 (insufficient
- * resources: too many connections, out of memory, disk full) is matched by its prefix.
- */
-const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '25006']);
-
 /** The buffer's view of a database failure (replay retries `transient`, counts `failed` against the file). */
 export function classifyFailure(error: unknown): FailureKind {
-  if (isDatabaseDown(error)) return 'down';
-  if (isConnectivityError(error) || isStatementTimeout(error)) return 'transient';
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('53'))) return 'transient';
-  return 'failed';
+  switch (classifyDatabaseError(error)) {
+    case 'down':
+      return 'down';
+    case 'busy':
+    case 'timeout':
+    case 'conflict':
+    case 'passing':
+      return 'transient';
+    default:
+      return 'failed';
+  }
 }
 
 /** Where and how the buffer works (FILE_BUFFER_*, the process's server id, the database's cluster id). */
@@ -122,7 +121,10 @@ export class FailoverBuffer {
     private readonly deps: FailoverDeps,
   ) {
     this.own = path.join(settings.dir, directoryName(settings.serverId));
-    this.log = new BufferLog(this.own, settings.eventsPerFile, () => this.prepareDirectory(), () => this.kick(), settings.log);
+    this.log = new BufferLog({
+      dir: this.own, eventsPerFile: settings.eventsPerFile, prepare: () => this.prepareDirectory(), onDurable: () => this.kick(),
+      ...(settings.log !== undefined ? { options: settings.log } : {}),
+    });
   }
 
   /** This process's buffer directory. */

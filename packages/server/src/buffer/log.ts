@@ -115,6 +115,20 @@ export interface BufferLogOptions {
 /** Thrown when the file system wrote only part of the data (ENOSPC, EFBIG, a file size limit). */
 export class ShortWriteError extends Error {}
 
+/** What a buffer log is built from. */
+export interface BufferLogParams {
+  /** The directory its files live in. */
+  dir: string;
+  /** Records per file before the next file is started. */
+  eventsPerFile: number;
+  /** Creates the directory (with its owner record) before the first file is made in it. */
+  prepare: () => void;
+  /** Called after records became durable (the replay may have work). */
+  onDurable: () => void;
+  /** Limits and hooks of the files (tests). */
+  options?: BufferLogOptions;
+}
+
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
   /** Files in replay order. */
@@ -132,17 +146,18 @@ export class BufferLog {
   private readonly maxFileBytes: number;
   private readonly open: OpenFile;
 
-  constructor(
-    private readonly dir: string,
-    private readonly eventsPerFile: number,
-    /** Creates the directory (with its owner record) before the first file is made in it. */
-    private readonly prepare: () => void,
-    /** Called after records became durable (the replay may have work). */
-    private readonly onDurable: () => void,
-    options: BufferLogOptions = {},
-  ) {
-    this.maxFileBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
-    this.open = options.open ?? ((file, flags) => fsp.open(file, flags));
+  private readonly dir: string;
+  private readonly eventsPerFile: number;
+  private readonly prepare: () => void;
+  private readonly onDurable: () => void;
+
+  constructor(params: BufferLogParams) {
+    this.dir = params.dir;
+    this.eventsPerFile = params.eventsPerFile;
+    this.prepare = params.prepare;
+    this.onDurable = params.onDurable;
+    this.maxFileBytes = params.options?.maxFileBytes ?? MAX_FILE_BYTES;
+    this.open = params.options?.open ?? ((file, flags) => fsp.open(file, flags));
   }
 
   /** Records accepted but not replayed yet (in flight to disk, or on disk), outside the failed set. */

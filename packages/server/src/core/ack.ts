@@ -5,6 +5,8 @@
 import { isUuid } from '../ids.js';
 import type { AckItem, AckResult } from '../store/cursors.js';
 import { effectiveGroup } from './names.js';
+
+export type { AckResult } from '../store/cursors.js';
 import type { QueueSignal } from './wake-bus.js';
 
 /** One ack as the client sent it (type-checked by the HTTP layer). */
@@ -34,10 +36,18 @@ export function toAckItems(items: AckRequestItem[]): AckItem[] {
 
 /** Applies acks; results in item order. A released lease wakes the queue's parked pops. */
 export class AckService {
-  constructor(
-    private readonly apply: (items: AckItem[]) => Promise<AckResult[]>,
-    private readonly wake: (signal: QueueSignal) => void,
-  ) {}
+  private readonly apply: (items: AckItem[]) => Promise<AckResult[]>;
+  private readonly wake: (signal: QueueSignal) => void;
+
+  constructor(options: {
+    /** Applies the items in one transaction (`queen.ack_messages`). */
+    apply: (items: AckItem[]) => Promise<AckResult[]>;
+    /** Wakes the parked pops of a queue whose lease was released. */
+    wake: (signal: QueueSignal) => void;
+  }) {
+    this.apply = options.apply;
+    this.wake = options.wake;
+  }
 
   /** Acks a batch of items in one transaction. */
   async ack(items: AckRequestItem[]): Promise<AckResult[]> {

@@ -21,8 +21,8 @@ export interface PairLag {
 
 /** Lag of one pair: retained messages above the cursor and the head's age (0 when caught up). */
 export function pairLag(facts: GroupCursorFacts): PairLag {
-  const offsetLag = Number(facts.offset_lag);
-  const timeLagSeconds = offsetLag > 0 && facts.head_age_seconds !== null ? Math.max(0, facts.head_age_seconds) : 0;
+  const offsetLag = Number(facts.offsetLag);
+  const timeLagSeconds = offsetLag > 0 && facts.headAgeSeconds !== null ? Math.max(0, facts.headAgeSeconds) : 0;
   return { offsetLag, timeLagSeconds };
 }
 
@@ -67,14 +67,14 @@ export function groupSummaries(cursors: GroupCursorFacts[], subscriptions: Group
     return found;
   };
   for (const c of cursors) {
-    const e = entry(c.group, c.queue_name);
+    const e = entry(c.group, c.queue);
     e.lags.push(pairLag(c));
-    e.idle = Math.min(e.idle, c.idle_seconds);
+    e.idle = Math.min(e.idle, c.idleSeconds);
   }
   for (const s of subscriptions) {
-    const e = entry(s.group, s.queue_name);
-    e.idle = Math.min(e.idle, s.idle_seconds);
-    if (s.partition_name === '') e.record = s;
+    const e = entry(s.group, s.queue);
+    e.idle = Math.min(e.idle, s.idleSeconds);
+    if (s.partitionName === '') e.record = s;
   }
   const ordered = [...entries.values()].sort((a, b) => compare(a.group, b.group) || compare(a.queue, b.queue));
   return ordered.map(({ group, queue, lags, idle, record }) => {
@@ -89,8 +89,8 @@ export function groupSummaries(cursors: GroupCursorFacts[], subscriptions: Group
       maxTimeLag,
       state: groupState(idle, maxTimeLag),
       subscriptionMode: record?.mode ?? 'all',
-      subscriptionTimestamp: record?.subscribed_from ?? null,
-      subscriptionCreatedAt: record?.created_at ?? null,
+      subscriptionTimestamp: record?.subscribedFrom ?? null,
+      subscriptionCreatedAt: record?.createdAt ?? null,
     };
   });
 }

@@ -26,10 +26,18 @@ export type RequeueOutcome =
 
 /** Runs the administrative operations and sends their wake-ups. */
 export class MessageAdmin {
-  constructor(
-    private readonly store: MessageAdminStore,
-    private readonly signal: (signal: QueueSignal) => void,
-  ) {}
+  private readonly store: MessageAdminStore;
+  private readonly signal: (signal: QueueSignal) => void;
+
+  constructor(options: {
+    /** The operations' statements. */
+    store: MessageAdminStore;
+    /** Wakes the parked pops of a queue an operation changed. */
+    wake: (signal: QueueSignal) => void;
+  }) {
+    this.store = options.store;
+    this.signal = options.wake;
+  }
 
   /** Deletes a message; false when there was none. */
   async delete(partitionId: string, transactionId: string): Promise<boolean> {

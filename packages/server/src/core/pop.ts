@@ -7,26 +7,25 @@
  * with bounded concurrency so that a wake aimed at many parked pops cannot take the whole pool.
  */
 import { uuidv7 } from '../ids.js';
-import type { ClaimOutcome, ClaimParams, ClaimedMessage } from '../store/cursors.js';
-import { QUEUE_MODE } from './names.js';
+import type { ClaimOutcome, ClaimParams, ClaimedMessage, PopSelection } from '../store/cursors.js';
+import { QUEUE_MODE, effectiveGroup } from './names.js';
+import { openingClaim, type ClaimSteps } from './pop-payloads.js';
+import type { PayloadReader } from './payload-cipher.js';
 import { Semaphore } from './semaphore.js';
 import { parseTimestamp } from './timestamps.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
 
-/** A validated pop request. */
-export interface PopRequest {
-  scope: 'partition' | 'queue' | 'discovery';
-  queue: string | null;
-  partition: string | null;
-  namespace: string | null;
-  task: string | null;
-  group: string;
-  batch: number;
-  maxPartitions: number;
+export type { ClaimedMessage } from '../store/cursors.js';
+
+/**
+ * A validated pop request: the selection the pop function receives (store/cursors.ts `PopSelection`) with
+ * the group as the client sent it, plus the long-poll fields. Core applies the group default (as for acks).
+ */
+export interface PopRequest extends Omit<PopSelection, 'group'> {
+  /** The consumerGroup parameter; null or empty means queue mode. */
+  consumerGroup: string | null;
   wait: boolean;
   timeoutMs: number;
-  leaseSeconds: number;
-  autoAck: boolean;
   subscriptionMode: string | null;
   subscriptionFrom: string | null;
   /** When the request arrived (ms since the epoch): the long-poll deadline counts from here. */
@@ -38,7 +37,7 @@ export type EmptyReason = 'none' | 'leased' | 'no_partition' | 'window_buffer' |
 
 /** The result of a pop request. */
 export type PopResult =
-  | { kind: 'messages'; leaseId: string; messages: ClaimedMessage[] }
+  | { kind: 'messages'; leaseId: string; group: string; messages: ClaimedMessage[] }
   | { kind: 'empty'; reason: EmptyReason };
 
 /** Long-poll tuning (API.md 10). */
@@ -75,6 +74,23 @@ interface Flight {
   emptyOutcome: Promise<ClaimOutcome | null>;
 }
 
+/** What the pop service is built from. */
+export interface PopServiceOptions {
+  /** The database steps of an attempt (claim, claim inside a transaction, lease release, sealed-queue test). */
+  store: ClaimSteps;
+  /** Opens sealed payloads of a claimed batch before it is returned. */
+  payloads: PayloadReader;
+  bus: WakeBus;
+  settings: PollSettings;
+  /** Re-attempts (after a wake or a tick) running at once, at most. */
+  maxConcurrentReattempts: number;
+  /** A procedure error ended a pop with 204 `error`: logged and counted. */
+  onProcedureError: (error: unknown) => void;
+  isProcedureError: (error: unknown) => boolean;
+  /** True while pop maintenance is on: every pop, parked ones included, answers `paused` (API.md 9.4 rule 4). */
+  paused?: () => boolean;
+}
+
 /** Runs pop requests against the store, parking the waiting ones on the wake bus. */
 export class PopService {
   private readonly reattempts: Semaphore;
@@ -86,17 +102,23 @@ export class PopService {
   /** A logical clock ordering wakes and attempt starts within this process. */
   private clock = 0;
 
-  constructor(
-    private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>,
-    private readonly bus: WakeBus,
-    private readonly settings: PollSettings,
-    maxConcurrentReattempts: number,
-    private readonly onProcedureError: (error: unknown) => void,
-    private readonly isProcedureError: (error: unknown) => boolean,
-    /** True while pop maintenance is on: every pop, parked ones included, answers `paused` (API.md 9.4 rule 4). */
-    private readonly paused: () => boolean = () => false,
-  ) {
-    this.reattempts = new Semaphore(maxConcurrentReattempts);
+  private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>;
+  private readonly release: (leaseId: string) => Promise<void>;
+  private readonly bus: WakeBus;
+  private readonly settings: PollSettings;
+  private readonly onProcedureError: (error: unknown) => void;
+  private readonly isProcedureError: (error: unknown) => boolean;
+  private readonly paused: () => boolean;
+
+  constructor(options: PopServiceOptions) {
+    this.claim = openingClaim(options.payloads, options.store);
+    this.release = options.store.release;
+    this.bus = options.bus;
+    this.settings = options.settings;
+    this.onProcedureError = options.onProcedureError;
+    this.isProcedureError = options.isProcedureError;
+    this.paused = options.paused ?? (() => false);
+    this.reattempts = new Semaphore(options.maxConcurrentReattempts);
   }
 
   /** Answers parked pops with `shutdown` and refuses to park new ones. */
@@ -105,13 +127,27 @@ export class PopService {
     this.bus.wakeAll();
   }
 
-  /** Serves one pop request. `signal` aborts when the client goes away. */
+  /**
+   * Serves one pop request. `signal` aborts when the client goes away: a batch claimed for a client that
+   * left is handed back at once (its leases released) rather than left to expire, and the answer is empty.
+   */
   async pop(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
+    const result = await this.attempts(request, signal);
+    if (result.kind === 'messages' && signal.aborted) {
+      if (result.leaseId !== '') await this.release(result.leaseId).catch(() => undefined);
+      return { kind: 'empty', reason: 'none' };
+    }
+    return result;
+  }
+
+  /** The attempt loop of one pop request. */
+  private async attempts(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
     if (this.paused()) return { kind: 'empty', reason: 'paused' };
+    const group = effectiveGroup(request.consumerGroup);
     const leaseId = uuidv7();
     const deadline = request.arrivedAt + (request.wait ? request.timeoutMs : 0);
-    const rotationKey = `${request.scope}\u0000${request.queue ?? ''}\u0000${request.namespace ?? ''}\u0000${request.task ?? ''}\u0000${request.group}`;
-    const intent = subscriptionIntent(request.group, request.subscriptionMode, request.subscriptionFrom, this.settings.defaultSubscriptionMode);
+    const rotationKey = `${request.scope}\u0000${request.queue ?? ''}\u0000${request.namespace ?? ''}\u0000${request.task ?? ''}\u0000${group}`;
+    const intent = subscriptionIntent(group, request.subscriptionMode, request.subscriptionFrom, this.settings.defaultSubscriptionMode);
     const holdEligible = request.scope === 'queue' && request.wait && request.batch > 1;
     let holdUntil: number | null = null;
     let firstAttempt = true;
@@ -122,18 +158,11 @@ export class PopService {
 
     for (;;) {
       const holding = holdEligible && (holdUntil === null || Date.now() < holdUntil);
+      // The request is the selection (its long-poll fields ride along unread); the attempt adds the rest.
       const params: ClaimParams = {
-        scope: request.scope,
-        queue: request.queue,
-        partition: request.partition,
-        namespace: request.namespace,
-        task: request.task,
-        group: request.group,
-        batch: request.batch,
-        maxPartitions: request.maxPartitions,
+        ...request,
+        group,
         leaseId,
-        leaseSeconds: request.leaseSeconds,
-        autoAck: request.autoAck,
         subscribeMode: intent?.mode ?? null,
         subscribeFrom: intent?.from ?? null,
         firstAttempt,
@@ -151,8 +180,8 @@ export class PopService {
       firstAttempt = false;
 
       if (outcome.kind === 'messages') {
-        this.remember(rotationKey, outcome.messages[outcome.messages.length - 1]!.partition_id);
-        return { kind: 'messages', leaseId: request.autoAck ? '' : leaseId, messages: outcome.messages };
+        this.remember(rotationKey, outcome.messages[outcome.messages.length - 1]!.partitionId);
+        return { kind: 'messages', leaseId: request.autoAck ? '' : leaseId, group, messages: outcome.messages };
       }
       if (outcome.kind === 'hold') {
         holdUntil ??= Date.now() + outcome.holdMs;

@@ -66,18 +66,32 @@ export function toAppendItem(item: PushItem, producerSub: string | null): Append
   };
 }
 
+/** What the push service is built from. */
+export interface PushServiceOptions {
+  /** Appends a merged batch in one transaction (the sealing step included). */
+  append: (items: AppendItem[]) => Promise<AppendResult[]>;
+  /** After a commit: wakes the parked pops of the queues that received messages. */
+  wake: (signal: QueueSignal) => void;
+  /** Push transactions in flight at once, at most. */
+  maxInFlight: number;
+  /** Items per merged transaction, at most. */
+  maxItems: number;
+  /** A merged batch that failed this way is retried request by request, so a bad request fails alone. */
+  isolateOnError: (error: unknown) => boolean;
+  /** The failover buffer; without one, every push goes to the database. */
+  diversion?: PushDiversion | null;
+}
+
 /** Accepts pushes and answers each item after the commit. */
 export class PushService {
   private readonly coalescer: Coalescer<AppendItem, AppendResult>;
+  private readonly signal: (signal: QueueSignal) => void;
+  private readonly diversion: PushDiversion | null;
 
-  constructor(
-    append: (items: AppendItem[]) => Promise<AppendResult[]>,
-    private readonly signal: (signal: QueueSignal) => void,
-    options: { maxInFlight: number; maxItems: number; isolateOnError: (error: unknown) => boolean },
-    /** The failover buffer; without one, every push goes to the database. */
-    private readonly diversion: PushDiversion | null = null,
-  ) {
-    this.coalescer = new Coalescer(append, options);
+  constructor(options: PushServiceOptions) {
+    this.signal = options.wake;
+    this.diversion = options.diversion ?? null;
+    this.coalescer = new Coalescer(options.append, { maxInFlight: options.maxInFlight, maxItems: options.maxItems, isolateOnError: options.isolateOnError });
   }
 
   /** Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject. */

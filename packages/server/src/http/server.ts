@@ -3,12 +3,14 @@
  * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
+import { newHttpServer, takeOverRequests } from './listener.js';
 import { Query, decodeSegment } from './query.js';
 import { assertStorableBody, assertStorableParam } from './text.js';
 import type { Reply, Route } from './route.js';
@@ -44,6 +46,8 @@ export interface ServerOptions {
   observe?: () => (route: string, method: string, status: number) => void;
   /** Present when JWT_ENABLED=true: protected routes need a token before anything else of the request is read. */
   auth?: Authenticator;
+  /** A server already bound by start-up (`http/listener.ts`, with the same timeouts); a new unbound one when absent. */
+  server?: http.Server;
   /** Answers GET/HEAD requests that match no route (the dashboard, `static.ts`); false leaves them to the 404. */
   fallback?: StaticHandler;
 }
@@ -84,13 +88,9 @@ export interface HttpServer {
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
   const auth = options.auth;
-  const server = http.createServer({
-    keepAliveTimeout: 65_000,
-    requestTimeout: options.requestTimeoutMs,
-    headersTimeout: options.headersTimeoutMs,
-    // How often node:http looks for requests past those timeouts (its default, 30 s, would double them).
-    connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
-  }, (req, res) => {
+  const server = options.server ?? newHttpServer(options);
+  takeOverRequests(server);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void dispatch(req, res).catch((error: unknown) => {
       options.log.error({ err: error }, 'request failed outside its handler');
       if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });

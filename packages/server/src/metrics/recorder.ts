@@ -7,12 +7,11 @@
  * a batch of a thousand messages costs a thousand additions and one counter increment per queue.
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import type { AckRequestItem } from '../core/ack.js';
 import type { PopRequest, PopResult } from '../core/pop.js';
 import type { PushOutcome } from '../core/push.js';
 import type { AckResult } from '../store/cursors.js';
-import { isConnectivityError, isStatementTimeout } from '../store/database.js';
+import { classifyDatabaseError } from '../store/database.js';
 import { NO_QUEUE, OpsAccumulator, type OpCounters } from './ops.js';
 import type { PrometheusFamilies } from './prometheus.js';
 import { RateCounter } from './rates.js';
@@ -89,19 +88,19 @@ export class Recorder {
       return;
     }
     const now = this.now();
-    this.ops.at(request.queue ?? result.messages[0]?.queue_name ?? NO_QUEUE).popRequests += 1;
+    this.ops.at(request.queue ?? result.messages[0]?.queue ?? NO_QUEUE).popRequests += 1;
     // Messages come grouped by partition, so runs of one queue are long; createdAt is shared per segment.
     let run: { queue: string; count: number; lagSum: number; lagMax: number } | null = null;
     let lastCreatedAt = '';
     let lastLag = 0;
     for (const message of result.messages) {
-      if (message.created_at !== lastCreatedAt) {
-        lastCreatedAt = message.created_at;
-        lastLag = Math.max(0, now - Date.parse(message.created_at));
+      if (message.createdAt !== lastCreatedAt) {
+        lastCreatedAt = message.createdAt;
+        lastLag = Math.max(0, now - Date.parse(message.createdAt));
       }
-      if (run === null || run.queue !== message.queue_name) {
+      if (run === null || run.queue !== message.queue) {
         if (run !== null) this.delivered(run, request.autoAck);
-        run = { queue: message.queue_name, count: 0, lagSum: 0, lagMax: 0 };
+        run = { queue: message.queue, count: 0, lagSum: 0, lagMax: 0 };
       }
       run.count += 1;
       run.lagSum += lastLag;
@@ -137,8 +136,9 @@ export class Recorder {
 
   /** A database failure surfaced (a request's error, a failed pop attempt, a background job). */
   failure(error: unknown): void {
-    const kind = isStatementTimeout(error) ? 'timeout' : isConnectivityError(error) ? 'connection' : error instanceof pg.DatabaseError ? 'query' : null;
-    if (kind === null) return;
+    const failure = classifyDatabaseError(error);
+    if (failure === 'other') return;
+    const kind = failure === 'timeout' ? 'timeout' : failure === 'down' || failure === 'busy' ? 'connection' : 'query';
     this.families.dbErrors.inc({ kind });
     this.ops.at(NO_QUEUE).dbErrors += 1;
   }

@@ -65,14 +65,15 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
   /** Set by `stop()`: a cycle in progress ends after its current chunk instead of finishing its list. */
   private stopping = false;
 
-  constructor(
-    private readonly job: RemovalJob,
-    private readonly lockKey: number,
-    intervalMs: number,
-    log: Logger,
-    protected readonly deps: RemovalDeps,
-  ) {
-    super({ name: job, intervalMs, runAtStart: false }, log);
+  private readonly job: RemovalJob;
+  private readonly lockKey: number;
+  protected readonly deps: RemovalDeps;
+
+  constructor(params: { job: RemovalJob; lockKey: number; intervalMs: number; log: Logger; deps: RemovalDeps }) {
+    super({ name: params.job, intervalMs: params.intervalMs, runAtStart: false }, params.log);
+    this.job = params.job;
+    this.lockKey = params.lockKey;
+    this.deps = params.deps;
   }
 
   /** Work after the messages are removed (partition cleanup); returns the partitions deleted. */
@@ -150,7 +151,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
 /** Retention (retentionSeconds, completedRetentionSeconds) and partition cleanup, every RETENTION_INTERVAL. */
 export class RetentionService extends RemovalService {
   constructor(private readonly settings: RetentionSettings, log: Logger, deps: RemovalDeps) {
-    super('retention', RETENTION_LOCK_KEY, settings.intervalMs, log, deps);
+    super({ job: 'retention', lockKey: RETENTION_LOCK_KEY, intervalMs: settings.intervalMs, log, deps });
   }
 
   protected cycleBudget(): number {
@@ -177,7 +178,7 @@ export class RetentionService extends RemovalService {
 /** Eviction (maxWaitTimeSeconds), every EVICTION_INTERVAL, at most EVICTION_BATCH_SIZE messages per cycle. */
 export class EvictionService extends RemovalService {
   constructor(private readonly settings: RetentionSettings, log: Logger, deps: RemovalDeps) {
-    super('eviction', EVICTION_LOCK_KEY, settings.evictionIntervalMs, log, deps);
+    super({ job: 'eviction', lockKey: EVICTION_LOCK_KEY, intervalMs: settings.evictionIntervalMs, log, deps });
   }
 
   protected cycleBudget(): number {

@@ -10,32 +10,32 @@ import type pg from 'pg';
 /** One contacted (partition, group) pair with what its lag is computed from. */
 export interface GroupCursorFacts {
   group: string;
-  queue_name: string;
-  partition_id: string;
-  partition_name: string;
+  queue: string;
+  partitionId: string;
+  partitionName: string;
   /** Retained messages above the cursor (exact: gaps left by deleted messages are not counted). */
-  offset_lag: string;
+  offsetLag: string;
   /** createdAt of the head (the first retained message above the cursor), or null when caught up. */
-  head_created_at: string | null;
-  /** Whole seconds since head_created_at; null when caught up. */
-  head_age_seconds: number | null;
+  headCreatedAt: string | null;
+  /** Whole seconds since headCreatedAt; null when caught up. */
+  headAgeSeconds: number | null;
   /** The lease id while a lease is live, else null. */
-  live_lease_id: string | null;
-  total_consumed: string;
-  last_consumed_at: string | null;
+  liveLeaseId: string | null;
+  totalConsumed: string;
+  lastConsumedAt: string | null;
   /** Whole seconds since the pair's last recorded activity (claim, ack, first contact). */
-  idle_seconds: number;
+  idleSeconds: number;
 }
 
 /** Every contacted pair, or only those of one group; ordered by queue, partition, group. */
 export async function groupCursorList(db: pg.Pool, params: { group: string | null }): Promise<GroupCursorFacts[]> {
   const result = await db.query<GroupCursorFacts>(
-    `SELECT c.consumer_group AS "group", q.name AS queue_name, p.id AS partition_id, p.name AS partition_name,
-            above.offset_lag, queen.format_millis(above.head_created_at) AS head_created_at,
-            floor(extract(epoch FROM now() - above.head_created_at))::integer AS head_age_seconds,
-            CASE WHEN c.lease_expires_at > now() THEN c.lease_id END AS live_lease_id,
-            c.total_consumed, queen.format_millis(c.last_consumed_at) AS last_consumed_at,
-            floor(extract(epoch FROM now() - c.last_activity_at))::integer AS idle_seconds
+    `SELECT c.consumer_group AS "group", q.name AS queue, p.id AS "partitionId", p.name AS "partitionName",
+            above.offset_lag AS "offsetLag", queen.format_millis(above.head_created_at) AS "headCreatedAt",
+            floor(extract(epoch FROM now() - above.head_created_at))::integer AS "headAgeSeconds",
+            CASE WHEN c.lease_expires_at > now() THEN c.lease_id END AS "liveLeaseId",
+            c.total_consumed AS "totalConsumed", queen.format_millis(c.last_consumed_at) AS "lastConsumedAt",
+            floor(extract(epoch FROM now() - c.last_activity_at))::integer AS "idleSeconds"
      FROM queen.cursors c
      JOIN queen.partitions p ON p.id = c.partition_id
      JOIN queen.queues q ON q.id = p.queue_id
@@ -51,24 +51,24 @@ export async function groupCursorList(db: pg.Pool, params: { group: string | nul
   return result.rows;
 }
 
-/** One durable subscription record (API.md 5.7). `partition_name` '' is the queue-wide scope. */
+/** One durable subscription record (API.md 5.7). `partitionName` '' is the queue-wide scope. */
 export interface GroupSubscription {
   group: string;
-  queue_name: string;
-  partition_name: string;
+  queue: string;
+  partitionName: string;
   mode: 'new' | 'timestamp';
-  subscribed_from: string;
-  created_at: string;
+  subscribedFrom: string;
+  createdAt: string;
   /** Whole seconds since the record was written (by a pop of the group). */
-  idle_seconds: number;
+  idleSeconds: number;
 }
 
 /** Every subscription record, or only those of one group. */
 export async function subscriptionList(db: pg.Pool, params: { group: string | null }): Promise<GroupSubscription[]> {
   const result = await db.query<GroupSubscription>(
-    `SELECT s.consumer_group AS "group", q.name AS queue_name, s.partition_name, s.mode,
-            queen.format_millis(s.subscribed_from) AS subscribed_from, queen.format_millis(s.created_at) AS created_at,
-            floor(extract(epoch FROM now() - s.created_at))::integer AS idle_seconds
+    `SELECT s.consumer_group AS "group", q.name AS queue, s.partition_name AS "partitionName", s.mode,
+            queen.format_millis(s.subscribed_from) AS "subscribedFrom", queen.format_millis(s.created_at) AS "createdAt",
+            floor(extract(epoch FROM now() - s.created_at))::integer AS "idleSeconds"
      FROM queen.subscriptions s JOIN queen.queues q ON q.id = s.queue_id
      WHERE $1::text IS NULL OR s.consumer_group = $1
      ORDER BY q.name, s.consumer_group, s.partition_name`,

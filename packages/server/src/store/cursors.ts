@@ -4,8 +4,11 @@
  */
 import type pg from 'pg';
 
-/** Parameters of one pop attempt. */
-export interface ClaimParams {
+/**
+ * What a pop asks for: the one request shape from the route (core/pop.ts `PopRequest` extends it) down to
+ * the pop function. `group` is the effective group (queue mode's name when none was given).
+ */
+export interface PopSelection {
   scope: 'partition' | 'queue' | 'discovery';
   queue: string | null;
   partition: string | null;
@@ -14,9 +17,13 @@ export interface ClaimParams {
   group: string;
   batch: number;
   maxPartitions: number;
-  leaseId: string;
   leaseSeconds: number;
   autoAck: boolean;
+}
+
+/** Parameters of one pop attempt: the selection plus what the attempt loop decides. */
+export interface ClaimParams extends PopSelection {
+  leaseId: string;
   subscribeMode: 'new' | 'timestamp' | null;
   subscribeFrom: string | null;
   firstAttempt: boolean;
@@ -24,18 +31,19 @@ export interface ClaimParams {
   holdUnder: number;
 }
 
-/** One delivered message, as the pop function returns it. */
+/** One delivered message. */
 export interface ClaimedMessage {
-  queue_name: string;
-  partition_id: string;
-  partition_name: string;
-  message_id: string;
-  transaction_id: string;
-  trace_id: string | null;
-  /** JSON text, written to the wire verbatim. */
+  queue: string;
+  partitionId: string;
+  partitionName: string;
+  messageId: string;
+  transactionId: string;
+  traceId: string | null;
+  /** JSON text (or a sealed payload until opened), written to the wire verbatim. */
   payload: string;
-  producer_sub: string | null;
-  created_at: string;
+  producerSub: string | null;
+  /** ISO-8601 text, as PostgreSQL rendered it. */
+  createdAt: string;
 }
 
 /** The outcome of one attempt: messages, or the reason there are none. */
@@ -44,28 +52,68 @@ export type ClaimOutcome =
   | { kind: 'empty'; reason: string }
   | { kind: 'hold'; holdMs: number };
 
-interface ClaimRow extends ClaimedMessage {
+interface ClaimRow {
+  queue_name: string;
+  partition_id: string;
+  partition_name: string;
+  message_id: string;
+  transaction_id: string;
+  trace_id: string | null;
+  payload: string;
+  producer_sub: string | null;
+  created_at: string;
   empty_reason: string | null;
   hold_ms: number | null;
 }
 
+/** The pop function's parameters (named notation: the call reads as the signature), each with its field. */
+const CLAIM_ARGUMENTS: ReadonlyArray<readonly [parameter: string, field: keyof ClaimParams, cast: string]> = [
+  ['p_scope', 'scope', ''],
+  ['p_queue', 'queue', ''],
+  ['p_partition', 'partition', ''],
+  ['p_namespace', 'namespace', ''],
+  ['p_task', 'task', ''],
+  ['p_group', 'group', ''],
+  ['p_batch', 'batch', ''],
+  ['p_max_partitions', 'maxPartitions', ''],
+  ['p_lease_id', 'leaseId', '::uuid'],
+  ['p_lease_seconds', 'leaseSeconds', ''],
+  ['p_auto_ack', 'autoAck', ''],
+  ['p_subscribe_mode', 'subscribeMode', ''],
+  ['p_subscribe_from', 'subscribeFrom', '::timestamptz'],
+  ['p_first_attempt', 'firstAttempt', ''],
+  ['p_rotate_after', 'rotateAfter', '::uuid'],
+  ['p_hold_under', 'holdUnder', ''],
+];
+
 const CLAIM_SQL = `SELECT queue_name, partition_id, partition_name, message_id, transaction_id, trace_id, payload,
     producer_sub, created_at, empty_reason, hold_ms
-  FROM queen.pop_messages($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12, $13::timestamptz, $14, $15::uuid, $16)`;
+  FROM queen.pop_messages(${CLAIM_ARGUMENTS.map(([parameter, , cast], i) => `${parameter} => $${i + 1}${cast}`).join(', ')})`;
+
+const toClaimed = (row: ClaimRow): ClaimedMessage => ({
+  queue: row.queue_name,
+  partitionId: row.partition_id,
+  partitionName: row.partition_name,
+  messageId: row.message_id,
+  transactionId: row.transaction_id,
+  traceId: row.trace_id,
+  payload: row.payload,
+  producerSub: row.producer_sub,
+  createdAt: row.created_at,
+});
 
 /** Runs one pop attempt. */
 export async function cursorClaim(db: pg.Pool | pg.PoolClient, p: ClaimParams): Promise<ClaimOutcome> {
   const result = await db.query<ClaimRow>({
     name: 'queen.pop_messages',
     text: CLAIM_SQL,
-    values: [p.scope, p.queue, p.partition, p.namespace, p.task, p.group, p.batch, p.maxPartitions, p.leaseId,
-      p.leaseSeconds, p.autoAck, p.subscribeMode, p.subscribeFrom, p.firstAttempt, p.rotateAfter, p.holdUnder],
+    values: CLAIM_ARGUMENTS.map(([, field]) => p[field]),
   });
   const first = result.rows[0];
   if (first === undefined) return { kind: 'empty', reason: 'none' };
   if (first.empty_reason === 'hold') return { kind: 'hold', holdMs: first.hold_ms ?? 0 };
   if (first.empty_reason !== null) return { kind: 'empty', reason: first.empty_reason };
-  return { kind: 'messages', messages: result.rows };
+  return { kind: 'messages', messages: result.rows.map(toClaimed) };
 }
 
 /** One ack to apply. `partitionId` is null when the client sent something that is not a UUID. */

@@ -74,6 +74,38 @@ export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === '57014';
 }
 
+/** SQLSTATEs of a transaction that lost a conflict: running it again from the start resolves it. */
+const CONFLICT_CODES = new Set(['40001', '40P01']); // serialization failure, deadlock detected
+
+/**
+ * SQLSTATEs of other conditions that pass by themselves: lock not available (55P03, lock_timeout),
+ * read-only transaction (25006: a standby not promoted yet). Class 53 (insufficient resources: too many
+ * connections, out of memory, disk full) is matched by its prefix.
+ */
+const PASSING_CODES = new Set(['55P03', '25006']);
+
+/**
+ * The one classification of database failures; every retry decision is made from it.
+ * - `down`: PostgreSQL is unreachable or went away (the failover buffer takes over pushes).
+ * - `busy`: no pooled connection within DB_POOL_ACQUIRE_TIMEOUT_MS; the database may be healthy.
+ * - `timeout`: statement_timeout cancelled the statement.
+ * - `conflict`: a serialization failure or deadlock; the whole transaction may simply be run again.
+ * - `passing`: another condition that passes by itself (lock timeout, read-only standby, resources).
+ * - `procedure`: any other error PostgreSQL reported: the statement (or its input) is at fault.
+ * - `other`: not a database failure at all.
+ */
+export type DatabaseFailure = 'down' | 'busy' | 'timeout' | 'conflict' | 'passing' | 'procedure' | 'other';
+
+/** Classifies a failure (see DatabaseFailure). */
+export function classifyDatabaseError(error: unknown): DatabaseFailure {
+  if (isConnectivityError(error)) return isPoolExhausted(error) ? 'busy' : 'down';
+  if (isStatementTimeout(error)) return 'timeout';
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && CONFLICT_CODES.has(code)) return 'conflict';
+  if (typeof code === 'string' && (PASSING_CODES.has(code) || code.startsWith('53'))) return 'passing';
+  return error instanceof pg.DatabaseError ? 'procedure' : 'other';
+}
+
 /** True when PostgreSQL refused a value itself (SQLSTATE class 22, data exception: bad text, out of range). */
 export function isDataException(error: unknown): boolean {
   return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');

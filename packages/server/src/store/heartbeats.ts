@@ -84,18 +84,18 @@ export async function serverList(
 }
 
 /** Parked pops of one queue on one live process. */
-export interface ParkedReplicaRow {
+export interface ParkedReplica {
   queue: string;
-  server_id: string;
+  serverId: string;
   parked: number;
-  updated_at: string;
+  updatedAt: string;
 }
 
 /** Parked pops per (queue, live process) as of each process's last heartbeat, optionally for one queue. */
-export async function parkedReplicaList(db: pg.Pool, params: { queue: string | null; aliveSeconds: number }): Promise<ParkedReplicaRow[]> {
-  const result = await db.query<ParkedReplicaRow>(
-    `SELECT p.key AS queue, h.server_id, p.value::integer AS parked,
-            queen.format_millis(h.last_heartbeat_at) AS updated_at
+export async function parkedReplicaList(db: pg.Pool, params: { queue: string | null; aliveSeconds: number }): Promise<ParkedReplica[]> {
+  const result = await db.query<ParkedReplica>(
+    `SELECT p.key AS queue, h.server_id AS "serverId", p.value::integer AS parked,
+            queen.format_millis(h.last_heartbeat_at) AS "updatedAt"
      FROM queen.server_heartbeats h, jsonb_each_text(h.parked_by_queue) p
      WHERE h.stopped_at IS NULL AND h.last_heartbeat_at > now() - make_interval(secs => $2)
        AND ($1::text IS NULL OR p.key = $1)
@@ -106,20 +106,20 @@ export async function parkedReplicaList(db: pg.Pool, params: { queue: string | n
 }
 
 /** A live broker process as `GET /api/v1/system/shared-state` lists it. */
-export interface LiveServerRow {
-  server_id: string;
+export interface LiveServer {
+  serverId: string;
   hostname: string;
   pid: number;
-  started_at: string;
-  last_heartbeat_at: string;
-  parked_pops: number;
+  startedAt: string;
+  lastHeartbeatAt: string;
+  parkedPops: number;
 }
 
 /** The processes alive now (not stopped, a heartbeat within `aliveSeconds`), in server_id order. */
-export async function serverAliveList(db: pg.Pool, params: { aliveSeconds: number }): Promise<LiveServerRow[]> {
-  const result = await db.query<LiveServerRow>(
-    `SELECT h.server_id, h.hostname, h.pid, queen.format_millis(h.started_at) AS started_at,
-            queen.format_millis(h.last_heartbeat_at) AS last_heartbeat_at, h.parked_pops
+export async function serverAliveList(db: pg.Pool, params: { aliveSeconds: number }): Promise<LiveServer[]> {
+  const result = await db.query<LiveServer>(
+    `SELECT h.server_id AS "serverId", h.hostname, h.pid, queen.format_millis(h.started_at) AS "startedAt",
+            queen.format_millis(h.last_heartbeat_at) AS "lastHeartbeatAt", h.parked_pops AS "parkedPops"
      FROM queen.server_heartbeats h
      WHERE h.stopped_at IS NULL AND h.last_heartbeat_at > now() - make_interval(secs => $1)
      ORDER BY h.server_id`,

@@ -10,7 +10,7 @@ export interface QueueListing {
   name: string;
   namespace: string;
   task: string;
-  created_at: string;
+  createdAt: string;
   partitions: number;
 }
 
@@ -20,7 +20,7 @@ export async function queueList(
   params: { namespace: string | null; task: string | null; limit: number | null; offset: number },
 ): Promise<QueueListing[]> {
   const result = await db.query<QueueListing>(
-    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS created_at,
+    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS "createdAt",
             (SELECT count(*) FROM queen.partitions p WHERE p.queue_id = q.id)::integer AS partitions
      FROM queen.queues q
      WHERE ($1::text IS NULL OR q.namespace = $1) AND ($2::text IS NULL OR q.task = $2)
@@ -35,14 +35,14 @@ export async function queueList(
 export interface PartitionListing {
   id: string;
   name: string;
-  queue_name: string;
+  queue: string;
   namespace: string;
   task: string;
-  created_at: string;
+  createdAt: string;
   /** The newest of its last push and its groups' last activity, or null. */
-  last_activity: string | null;
+  lastActivity: string | null;
   /** Groups (queue mode included) that contacted it. */
-  consumer_groups: number;
+  consumerGroups: number;
 }
 
 /**
@@ -62,10 +62,10 @@ export async function partitionList(
        WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2)
          AND ($3::text IS NULL OR q.task = $3)
      )
-     SELECT (SELECT count(*) FROM matching)::integer AS total, page.id, page.name, page.queue_name, page.namespace,
-            page.task, queen.format_millis(page.created_at) AS created_at,
-            queen.format_millis(greatest(page.last_push_at, groups.last_activity)) AS last_activity,
-            coalesce(groups.n, 0) AS consumer_groups
+     SELECT (SELECT count(*) FROM matching)::integer AS total, page.id, page.name, page.queue_name AS queue, page.namespace,
+            page.task, queen.format_millis(page.created_at) AS "createdAt",
+            queen.format_millis(greatest(page.last_push_at, groups.last_activity)) AS "lastActivity",
+            coalesce(groups.n, 0) AS "consumerGroups"
      FROM (SELECT 1) one
      LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY queue_name, name LIMIT $4 OFFSET $5) page ON true
      LEFT JOIN LATERAL (

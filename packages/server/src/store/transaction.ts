@@ -5,12 +5,14 @@
  * or ROLLBACK as the work decides.
  *
  * Taking the locks up front means operations listed in any order cannot deadlock against each other. Should
- * a deadlock still occur against some other path, PostgreSQL fails one transaction; it has written nothing,
- * so it is run again from the start (at most `DEADLOCK_ATTEMPTS` times).
+ * a deadlock (or serialization failure: a `conflict` of `classifyDatabaseError`) still occur against some other
+ * path, PostgreSQL fails one transaction; it has written nothing, so it is run again from the start (at most
+ * `DEADLOCK_ATTEMPTS` times).
  */
 import type pg from 'pg';
 import { cursorAck, type AckItem, type AckResult } from './cursors.js';
 import { segmentAppend, type AppendItem, type AppendResult } from './segments.js';
+import { classifyDatabaseError } from './database.js';
 
 /** What the operations of a transaction can do, all inside the same database transaction. */
 export interface TransactionStore {
@@ -34,7 +36,6 @@ export interface TransactionDecision<T> {
 }
 
 const DEADLOCK_ATTEMPTS = 3;
-const DEADLOCK_DETECTED = '40P01';
 
 const LIVE_LEASE_SQL = `SELECT c.lease_id::text AS lease_id FROM queen.cursors c
   WHERE c.partition_id = $1::uuid AND c.consumer_group = $2 AND c.lease_expires_at > now()
@@ -101,8 +102,7 @@ export async function transactionRun<T>(
     try {
       return await databaseTransaction(db, { begin: 'BEGIN', work: (client) => params.work(transactionStoreOn(client)) });
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== DEADLOCK_DETECTED || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      if (classifyDatabaseError(error) !== 'conflict' || attempt >= DEADLOCK_ATTEMPTS) throw error;
     }
   }
 }

@@ -30,6 +30,18 @@ export interface WakeSignal {
 
 const CHANNEL = 'queen_wake';
 
+/** What a wake channel is built from. */
+export interface WakeChannelParams {
+  /** A new (unconnected) client for the LISTEN connection. */
+  connect: () => pg.Client;
+  /** This process's id: notifications it published itself are ignored (it already woke its own pops). */
+  origin: string;
+  /** A wake from another process. */
+  onWake: (signal: WakeSignal) => void;
+  /** The connection failed (it reconnects by itself). */
+  onError: (error: Error) => void;
+}
+
 /** A LISTEN/NOTIFY connection that reconnects by itself. */
 export class WakeChannel {
   private client: pg.Client | null = null;
@@ -39,12 +51,17 @@ export class WakeChannel {
   private publishing = false;
   private readonly channels = new Map<string, (payload: string | undefined) => void>();
 
-  constructor(
-    private readonly connect: () => pg.Client,
-    private readonly origin: string,
-    private readonly onWake: (signal: WakeSignal) => void,
-    private readonly onError: (error: Error) => void,
-  ) {}
+  private readonly connect: () => pg.Client;
+  private readonly origin: string;
+  private readonly onWake: (signal: WakeSignal) => void;
+  private readonly onError: (error: Error) => void;
+
+  constructor(params: WakeChannelParams) {
+    this.connect = params.connect;
+    this.origin = params.origin;
+    this.onWake = params.onWake;
+    this.onError = params.onError;
+  }
 
   /** Also listens on `channel` (call before `start()`); `handler` gets each notification's payload. */
   listen(channel: string, handler: (payload: string | undefined) => void): void {

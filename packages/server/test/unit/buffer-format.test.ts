@@ -68,10 +68,10 @@ test('concurrent appends share fsyncs, files rotate every eventsPerFile records,
   const dir = tempDir();
   let prepared = 0;
   let durable = 0;
-  const log = new BufferLog(dir, 10, () => {
+  const log = new BufferLog({ dir, eventsPerFile: 10, prepare: () => {
     prepared += 1;
     fs.mkdirSync(dir, { recursive: true });
-  }, () => (durable += 1));
+  }, onDurable: () => (durable += 1) });
   const all = Array.from({ length: 25 }, (_, i) => record(i + 1));
   // 25 single-record appends in one turn: one flush carries them all.
   await Promise.all(all.map((r) => log.append([r])));
@@ -108,7 +108,7 @@ test('concurrent appends share fsyncs, files rotate every eventsPerFile records,
 
 test('a leftover file with a torn tail is scanned to its valid records; a failed write is cut back', async () => {
   const dir = tempDir();
-  const log = new BufferLog(dir, 1000, () => undefined, () => undefined);
+  const log = new BufferLog({ dir, eventsPerFile: 1000, prepare: () => undefined, onDurable: () => undefined });
   await log.append([record(1), record(2), record(3)]);
   await log.close();
   const [file] = listBufferFiles(dir);
@@ -127,7 +127,7 @@ test('a leftover file with a torn tail is scanned to its valid records; a failed
 
   // A log that cannot write rejects its appends and counts nothing as pending.
   const missing = path.join(dir, 'does-not-exist');
-  const broken = new BufferLog(missing, 10, () => undefined, () => undefined);
+  const broken = new BufferLog({ dir: missing, eventsPerFile: 10, prepare: () => undefined, onDurable: () => undefined });
   await assert.rejects(broken.append([record(7)]));
   assert.equal(broken.pendingCount, 0);
   assert.equal(broken.writeHealthy, false);

@@ -68,7 +68,7 @@ function shortWrites(): { open: OpenFile; arm: () => void } {
 test('a short write rejects its appends, truncates the torn data, and the next append lands at the right offset', async () => {
   const dir = tempDir();
   const { open, arm } = shortWrites();
-  const log = new BufferLog(dir, 100, () => fs.mkdirSync(dir, { recursive: true }), () => undefined, { open });
+  const log = new BufferLog({ dir, eventsPerFile: 100, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined, options: { open } });
   await log.append([record(1), record(2)]);
   arm();
   await assert.rejects(log.append([record(3), record(4)]), ShortWriteError);
@@ -104,7 +104,7 @@ test('a short write of a new file\'s header fails the append and leaves no file 
       },
     }) as FileHandle;
   };
-  const log = new BufferLog(dir, 100, () => fs.mkdirSync(dir, { recursive: true }), () => undefined, { open });
+  const log = new BufferLog({ dir, eventsPerFile: 100, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined, options: { open } });
   await assert.rejects(log.append([record(1)]), ShortWriteError);
   assert.deepEqual(qbufFiles(dir), []);
   await log.append([record(2)]);
@@ -121,7 +121,7 @@ test('a rotation that cannot create the next file resolves the appends fsync\'d 
     if (opens === 2) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     return fsp.open(file, flags);
   };
-  const log = new BufferLog(dir, 3, () => fs.mkdirSync(dir, { recursive: true }), () => undefined, { open });
+  const log = new BufferLog({ dir, eventsPerFile: 3, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined, options: { open } });
   // One flush carries all three appends: the first two fill the first file, the third needs a second one.
   const outcomes = await Promise.allSettled([log.append([record(1), record(2)]), log.append([record(3)]), log.append([record(4)])]);
   assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected']);
@@ -135,7 +135,7 @@ test('files rotate by size as well as by record count; a record larger than the 
   const dir = tempDir();
   const frame = encodeRecord(record(1, 'x'.repeat(100))).length;
   const maxFileBytes = FILE_HEADER.length + 2 * frame + 10; // two such records fit, a third does not
-  const log = new BufferLog(dir, 1000, () => fs.mkdirSync(dir, { recursive: true }), () => undefined, { maxFileBytes });
+  const log = new BufferLog({ dir, eventsPerFile: 1000, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined, options: { maxFileBytes } });
   await log.append([1, 2, 3, 4, 5].map((n) => record(n, 'x'.repeat(100))));
   await log.append([record(6, 'y'.repeat(1000))]);
   await log.append([record(7, 'x'.repeat(100))]);
@@ -150,7 +150,7 @@ test('files rotate by size as well as by record count; a record larger than the 
 
 test('a leftover file is scanned in chunks: records spanning chunk ends, a torn tail, a corrupt tail', async () => {
   const dir = tempDir();
-  const log = new BufferLog(dir, 1000, () => fs.mkdirSync(dir, { recursive: true }), () => undefined);
+  const log = new BufferLog({ dir, eventsPerFile: 1000, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined });
   const records = Array.from({ length: 40 }, (_, i) => record(i, 'z'.repeat((i * 37) % 300), `p${i % 3}`));
   await log.append(records);
   await log.close();
@@ -181,7 +181,7 @@ test('a leftover file is scanned in chunks: records spanning chunk ends, a torn 
 
 test('a leftover file above 2 GiB (sparse here) is scanned without reading it whole', async () => {
   const dir = tempDir();
-  const log = new BufferLog(dir, 1000, () => fs.mkdirSync(dir, { recursive: true }), () => undefined);
+  const log = new BufferLog({ dir, eventsPerFile: 1000, prepare: () => fs.mkdirSync(dir, { recursive: true }), onDurable: () => undefined });
   await log.append([record(1), record(2), record(3)]);
   await log.close();
   const [file] = qbufFiles(dir);

@@ -12,22 +12,22 @@ import type { GroupCursorFacts, GroupSubscription } from '../../src/store/consum
 function pair(group: string, queue: string, partition: string, offsetLag: number, headAge: number | null, extra: Partial<GroupCursorFacts> = {}): GroupCursorFacts {
   return {
     group,
-    queue_name: queue,
-    partition_id: `id-${queue}-${partition}`,
-    partition_name: partition,
-    offset_lag: String(offsetLag),
-    head_created_at: headAge === null ? null : '2026-08-02T09:00:00.000Z',
-    head_age_seconds: headAge,
-    live_lease_id: null,
-    total_consumed: '0',
-    last_consumed_at: null,
-    idle_seconds: 10,
+    queue: queue,
+    partitionId: `id-${queue}-${partition}`,
+    partitionName: partition,
+    offsetLag: String(offsetLag),
+    headCreatedAt: headAge === null ? null : '2026-08-02T09:00:00.000Z',
+    headAgeSeconds: headAge,
+    liveLeaseId: null,
+    totalConsumed: '0',
+    lastConsumedAt: null,
+    idleSeconds: 10,
     ...extra,
   };
 }
 
 function record(group: string, queue: string, partition: string, idle = 5): GroupSubscription {
-  return { group, queue_name: queue, partition_name: partition, mode: 'new', subscribed_from: '2026-08-02T08:00:00.000Z', created_at: '2026-08-02T08:00:00.001Z', idle_seconds: idle };
+  return { group, queue: queue, partitionName: partition, mode: 'new', subscribedFrom: '2026-08-02T08:00:00.000Z', createdAt: '2026-08-02T08:00:00.001Z', idleSeconds: idle };
 }
 
 describe('pairLag', () => {
@@ -87,11 +87,11 @@ describe('groupSummaries', () => {
 
   test('the most recent activity of any pair or record decides Dead', () => {
     const old = 90_000;
-    const [allOld] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idle_seconds: old }), pair('g', 'q', 'P2', 0, null, { idle_seconds: old })], []);
+    const [allOld] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idleSeconds: old }), pair('g', 'q', 'P2', 0, null, { idleSeconds: old })], []);
     assert.equal(allOld!.state, 'Dead');
-    const [oneRecent] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idle_seconds: old }), pair('g', 'q', 'P2', 0, null, { idle_seconds: 3 })], []);
+    const [oneRecent] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idleSeconds: old }), pair('g', 'q', 'P2', 0, null, { idleSeconds: 3 })], []);
     assert.equal(oneRecent!.state, 'Stable');
-    const [recentRecord] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idle_seconds: old })], [record('g', 'q', '', 60)]);
+    const [recentRecord] = groupSummaries([pair('g', 'q', 'P1', 0, null, { idleSeconds: old })], [record('g', 'q', '', 60)]);
     assert.equal(recentRecord!.state, 'Stable');
     const [oldRecordOnly] = groupSummaries([], [record('g', 'q', '', old)]);
     assert.equal(oldRecordOnly!.state, 'Dead');

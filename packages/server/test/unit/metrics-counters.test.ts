@@ -95,14 +95,14 @@ function recorder(c = clock()): { rec: Recorder; families: PrometheusFamilies; c
 }
 
 const popRequest = (overrides: Partial<PopRequest> = {}): PopRequest => ({
-  scope: 'queue', queue: 'a', partition: null, namespace: null, task: null, group: '__QUEUE_MODE__', batch: 10,
+  scope: 'queue', queue: 'a', partition: null, namespace: null, task: null, consumerGroup: null, batch: 10,
   maxPartitions: 1, wait: false, timeoutMs: 0, leaseSeconds: 0, autoAck: false, subscriptionMode: null,
   subscriptionFrom: null, arrivedAt: T0, ...overrides,
 });
 
 function message(queue: string, createdAt: string): ClaimedMessage {
-  return { queue_name: queue, partition_id: 'p', partition_name: 'Default', message_id: 'm', transaction_id: 't',
-    trace_id: null, payload: '{}', producer_sub: null, created_at: createdAt };
+  return { queue, partitionId: 'p', partitionName: 'Default', messageId: 'm', transactionId: 't',
+    traceId: null, payload: '{}', producerSub: null, createdAt };
 }
 
 describe('Recorder', () => {
@@ -126,7 +126,7 @@ describe('Recorder', () => {
   test('pop: lag is now minus createdAt (microseconds accepted), summed and maximised per queue; autoAck deliveries are completed', async () => {
     const { rec, families } = recorder(clock(T0 + 1000));
     rec.popped(popRequest({ scope: 'discovery', queue: null, autoAck: true }), {
-      kind: 'messages', leaseId: '',
+      kind: 'messages', leaseId: '', group: '__QUEUE_MODE__',
       messages: [message('a', '2026-08-02T09:16:59.500000Z'), message('a', '2026-08-02T09:16:59.500000Z'), message('b', '2026-08-02T09:16:59.900123Z')],
     });
     const rows = rec.ops.drain();

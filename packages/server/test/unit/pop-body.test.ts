@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { popBody } from '../../src/http/routes/pop.js';
-import type { ClaimedMessage } from '../../src/store/cursors.js';
+import type { ClaimedMessage } from '../../src/core/pop.js';
 
 const P1 = '0198f2c0-0000-7000-8000-00000000c001';
 const P2 = '0198f2c0-0000-7000-8000-00000000c002';
@@ -18,15 +18,15 @@ let counter = 0;
 function message(partitionId: string, partitionName: string, overrides: Partial<ClaimedMessage> = {}): ClaimedMessage {
   counter += 1;
   return {
-    queue_name: 'payments.settled',
-    partition_id: partitionId,
-    partition_name: partitionName,
-    message_id: `0198f2d2-88aa-7b01-9c3d-${String(counter).padStart(12, '0')}`,
-    transaction_id: `tx-${counter}`,
-    trace_id: null,
+    queue: 'payments.settled',
+    partitionId: partitionId,
+    partitionName: partitionName,
+    messageId: `0198f2d2-88aa-7b01-9c3d-${String(counter).padStart(12, '0')}`,
+    transactionId: `tx-${counter}`,
+    traceId: null,
     payload: '{"n":1}',
-    producer_sub: null,
-    created_at: CREATED,
+    producerSub: null,
+    createdAt: CREATED,
     ...overrides,
   };
 }
@@ -37,8 +37,8 @@ const MESSAGE_KEYS = ['id', 'transactionId', 'traceId', 'data', 'producerSub', '
 describe('shape', () => {
   test('one message: the exact body of API.md 5.12', () => {
     const m = message(P1, 'merchant-7', {
-      message_id: '0198f2d2-88aa-7b01-9c3d-0e1f2a3b4c5d',
-      transaction_id: 'pay-1207',
+      messageId: '0198f2d2-88aa-7b01-9c3d-0e1f2a3b4c5d',
+      transactionId: 'pay-1207',
       payload: '{"paymentId":1207,"amount":1250}',
     });
     const text = popBody('payments.settled', 'ledger', LEASE, [m]);
@@ -86,7 +86,7 @@ describe('shape', () => {
 
   test('traceId and producerSub when present', () => {
     const body = JSON.parse(popBody('q', 'g', LEASE, [
-      message(P1, 'a', { trace_id: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', producer_sub: 'user-42' }),
+      message(P1, 'a', { traceId: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', producerSub: 'user-42' }),
     ]));
     assert.equal(body.messages[0].traceId, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
     assert.equal(body.messages[0].producerSub, 'user-42');
@@ -120,7 +120,7 @@ describe('partitionsClaimed', () => {
     assert.equal(body.partitionsClaimed, 3);
     assert.equal(body.messages.length, 6);
     assert.deepEqual(body.messages.map((m: { partition: string }) => m.partition), ['b', 'b', 'a', 'c', 'c', 'c']);
-    assert.deepEqual(body.messages.map((m: { transactionId: string }) => m.transactionId), messages.map((m) => m.transaction_id));
+    assert.deepEqual(body.messages.map((m: { transactionId: string }) => m.transactionId), messages.map((m) => m.transactionId));
     // The top level names the first partition claimed.
     assert.equal(body.partition, 'b');
     assert.equal(body.partitionId, P2);
@@ -141,7 +141,7 @@ describe('partitionsClaimed', () => {
 describe('escaping', () => {
   const nasty = 'quote " backslash \\ newline \n tab \t ctrl \u0001 unicode é 😀 </script> \u2028';
   test('queue, partition, group and transactionId with special characters round-trip', () => {
-    const m = message(P1, `p-${nasty}`, { transaction_id: `tx-${nasty}`, producer_sub: `sub-${nasty}` });
+    const m = message(P1, `p-${nasty}`, { transactionId: `tx-${nasty}`, producerSub: `sub-${nasty}` });
     const text = popBody(`q-${nasty}`, `g-${nasty}`, LEASE, [m]);
     const body = JSON.parse(text);
     assert.equal(body.queue, `q-${nasty}`);
@@ -154,7 +154,7 @@ describe('escaping', () => {
   });
 
   test('a transactionId that looks like JSON stays a string', () => {
-    const body = JSON.parse(popBody('q', 'g', LEASE, [message(P1, 'a', { transaction_id: '","data":1,"x":"' })]));
+    const body = JSON.parse(popBody('q', 'g', LEASE, [message(P1, 'a', { transactionId: '","data":1,"x":"' })]));
     assert.equal(body.messages[0].transactionId, '","data":1,"x":"');
     assert.deepEqual(Object.keys(body.messages[0]), MESSAGE_KEYS);
   });

@@ -30,12 +30,12 @@ function partition(queueId: string, total: number, queueModeCursor: number | nul
 }
 
 function queue(id: string, namespace: string, task: string, partitions: number): QueueListing {
-  return { id, name: `${namespace}.${task}`, namespace, task, created_at: '2026-08-02T09:00:00.000Z', partitions };
+  return { id, name: `${namespace}.${task}`, namespace, task, createdAt: '2026-08-02T09:00:00.000Z', partitions };
 }
 
 const pairFacts = (offsetLag: number, headAge: number | null): GroupCursorFacts => ({
-  group: 'g', queue_name: 'q', partition_id: 'p', partition_name: 'P', offset_lag: String(offsetLag),
-  head_created_at: null, head_age_seconds: headAge, live_lease_id: null, total_consumed: '0', last_consumed_at: null, idle_seconds: 0,
+  group: 'g', queue: 'q', partitionId: 'p', partitionName: 'P', offsetLag: String(offsetLag),
+  headCreatedAt: null, headAgeSeconds: headAge, liveLeaseId: null, totalConsumed: '0', lastConsumedAt: null, idleSeconds: 0,
 });
 
 // Queue a: P 10 messages, cursor 4, live span (4, 6] -> completed 4, processing 2, pending 4;

@@ -1,9 +1,8 @@
 /** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (API.md 6). */
 import { badRequest } from '../../errors.js';
-import type { AckRequestItem } from '../../core/ack.js';
+import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
-import { leaseExtend, type AckResult } from '../../store/cursors.js';
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /** Ten years: longer extensions are clamped (an interval must stay representable). */
@@ -30,7 +29,7 @@ function ackWire(result: AckResult, index: number, transactionId: string): Recor
 }
 
 /** The ack and lease routes. */
-export function ackRoutes(services: Services): Route[] {
+export function ackRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'POST',
@@ -41,8 +40,8 @@ export function ackRoutes(services: Services): Route[] {
         if (typeof body.transactionId !== 'string') throw badRequest('transactionId is required');
         if (typeof body.partitionId !== 'string') throw badRequest('partitionId is required to ensure message uniqueness');
         const item = ackItem(body, body.consumerGroup);
-        const [result] = await services.ack.ack([item]);
-        services.metrics.recorder.acked([item], [result!]);
+        const [result] = await core.ack.ack([item]);
+        core.metrics.recorder.acked([item], [result!]);
         return { status: 200, body: [ackWire(result!, 0, item.transactionId)] };
       },
     },
@@ -61,8 +60,8 @@ export function ackRoutes(services: Services): Route[] {
           if (typeof fields.partitionId !== 'string') throw badRequest('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
           return ackItem(fields, topGroup ?? fields.consumerGroup);
         });
-        const results = await services.ack.ack(items);
-        services.metrics.recorder.acked(items, results);
+        const results = await core.ack.ack(items);
+        core.metrics.recorder.acked(items, results);
         return { status: 200, body: results.map((r, i) => ackWire(r, i, items[i]!.transactionId)) };
       },
     },
@@ -74,7 +73,7 @@ export function ackRoutes(services: Services): Route[] {
       async handle({ params, body }) {
         const leaseId = params.leaseId ?? '';
         const seconds = typeof body.seconds === 'number' && Number.isInteger(body.seconds) && body.seconds > 0 ? Math.min(body.seconds, MAX_LEASE_SECONDS) : 60;
-        const result = isUuid(leaseId) ? await leaseExtend(services.db, { leaseId: leaseId.toLowerCase(), seconds }) : { outcome: 'not_found' as const, expiresAt: null };
+        const result = isUuid(leaseId) ? await core.catalog.leaseExtend({ leaseId: leaseId.toLowerCase(), seconds }) : { outcome: 'not_found' as const, expiresAt: null };
         const error = result.outcome === 'extended' ? null : result.outcome === 'expired' ? 'Lease already expired' : 'Lease not found';
         return {
           status: 200,

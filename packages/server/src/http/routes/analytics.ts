@@ -5,16 +5,12 @@
  */
 import { queueLagRows, queueOpsRows, systemMetricsBody, workerMetricsBody } from '../../core/analytics.js';
 import { DEFAULT_SPAN_MS, timeRange } from '../../core/time-range.js';
-import type { Services } from '../../services.js';
-import { parkedReplicaList, serverList } from '../../store/heartbeats.js';
-import { postgresStatsRead } from '../../store/postgres-stats.js';
-import { counterQueueSeries, counterSeries, systemSeries, type CounterFilter } from '../../store/stats.js';
+import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import { rangeQuery } from './status.js';
 import type { Query } from '../query.js';
-import { readSnapshot } from '../../store/snapshot.js';
-import { retentionHistoryList } from '../../store/retention.js';
+import type { CounterFilter } from '../../core/catalog.js';
 
 /** Counter filter of a per-queue analytics route: only `queue`. */
 function queueOnly(query: Query): CounterFilter {
@@ -22,8 +18,8 @@ function queueOnly(query: Query): CounterFilter {
 }
 
 /** The analytics routes. */
-export function analyticsRoutes(services: Services): Route[] {
-  const { db } = services;
+export function analyticsRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
   return [
     {
       method: 'GET',
@@ -31,7 +27,7 @@ export function analyticsRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
-        const rows = await systemSeries(db, { buckets: range, hostname: query.string('hostname'), serverId: query.string('workerId') });
+        const rows = await catalog.systemSeries({ buckets: range, hostname: query.string('hostname'), serverId: query.string('workerId') });
         return { status: 200, body: systemMetricsBody(range, rows) };
       },
     },
@@ -45,10 +41,10 @@ export function analyticsRoutes(services: Services): Route[] {
         const serverId = query.string('workerId');
         const filter: CounterFilter = { queue: null, namespace: null, task: null, hostname, serverId };
         // One client runs one query at a time: the three reads of the snapshot go in sequence.
-        const [points, queuePoints, workers] = await readSnapshot(db, async (snapshot) => [
-          await counterSeries(snapshot, { buckets: range, filter }),
-          await counterQueueSeries(snapshot, { buckets: range, filter }),
-          await serverList(snapshot, { from: range.from, to: range.to, hostname, serverId }),
+        const [points, queuePoints, workers] = await catalog.snapshot(async (reads) => [
+          await reads.counterSeries({ buckets: range, filter }),
+          await reads.counterQueueSeries({ buckets: range, filter }),
+          await reads.serverList({ from: range.from, to: range.to, hostname, serverId }),
         ] as const);
         return { status: 200, body: workerMetricsBody(range, points, queuePoints, workers) };
       },
@@ -59,7 +55,7 @@ export function analyticsRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
-        return { status: 200, body: queueLagRows(await counterQueueSeries(db, { buckets: range, filter: queueOnly(query) })) };
+        return { status: 200, body: queueLagRows(await catalog.counterQueueSeries({ buckets: range, filter: queueOnly(query) })) };
       },
     },
     {
@@ -68,7 +64,7 @@ export function analyticsRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
-        return { status: 200, body: queueOpsRows(await counterQueueSeries(db, { buckets: range, filter: queueOnly(query) })) };
+        return { status: 200, body: queueOpsRows(await catalog.counterQueueSeries({ buckets: range, filter: queueOnly(query) })) };
       },
     },
     {
@@ -76,8 +72,8 @@ export function analyticsRoutes(services: Services): Route[] {
       path: '/api/v1/analytics/queue-parked-replicas',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const rows = await parkedReplicaList(db, { queue: query.string('queue'), aliveSeconds: services.metrics.heartbeat.aliveSeconds });
-        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.server_id, parked: r.parked, updatedAt: r.updated_at })) };
+        const rows = await catalog.parkedReplicaList({ queue: query.string('queue'), aliveSeconds: core.metrics.heartbeat.aliveSeconds });
+        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.serverId, parked: r.parked, updatedAt: r.updatedAt })) };
       },
     },
     {
@@ -87,7 +83,7 @@ export function analyticsRoutes(services: Services): Route[] {
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const pagination = pageOf(query, 100);
-        const page = await readSnapshot(db, (snapshot) => retentionHistoryList(snapshot, {
+        const page = await catalog.snapshot((reads) => reads.retentionHistoryList({
           from: range.from, to: range.to, queue: query.string('queue'), limit: pagination.limit, offset: pagination.offset,
         }));
         return { status: 200, body: { history: page.history, total: page.total, pagination } };
@@ -98,7 +94,7 @@ export function analyticsRoutes(services: Services): Route[] {
       path: '/api/v1/analytics/postgres-stats',
       access: 'READ_ONLY',
       async handle() {
-        return { status: 200, body: await postgresStatsRead(db) };
+        return { status: 200, body: await catalog.postgresStatsRead() };
       },
     },
   ];

@@ -7,8 +7,7 @@ import { badRequest } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
 import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
-import type { Services } from '../../services.js';
-import { groupCursorList, groupDelete, subscriptionList, subscriptionRetime } from '../../store/consumer-groups.js';
+import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import type { Route } from '../route.js';
 
@@ -25,15 +24,15 @@ export function groupParam(params: Record<string, string>): string {
 const deleteMetadataOf = (query: Query): boolean => query.boolean('deleteMetadata') ?? true;
 
 /** The consumer-group routes other than seek. */
-export function consumerGroupRoutes(services: Services): Route[] {
-  const { db } = services;
+export function consumerGroupRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
   return [
     {
       method: 'GET',
       path: '/api/v1/consumer-groups',
       access: 'READ_ONLY',
       async handle() {
-        const [cursors, subscriptions] = await Promise.all([groupCursorList(db, { group: null }), subscriptionList(db, { group: null })]);
+        const [cursors, subscriptions] = await Promise.all([catalog.groupCursorList({ group: null }), catalog.subscriptionList({ group: null })]);
         return { status: 200, body: groupSummaries(cursors, subscriptions) };
       },
     },
@@ -44,20 +43,20 @@ export function consumerGroupRoutes(services: Services): Route[] {
       async handle({ query }) {
         const minLagSeconds = query.string('minLagSeconds') === null ? DEFAULT_MIN_LAG_SECONDS : query.integer('minLagSeconds');
         if (minLagSeconds === null) throw badRequest('minLagSeconds must be an integer');
-        const pairs = laggingPairs(await groupCursorList(db, { group: null }), minLagSeconds);
+        const pairs = laggingPairs(await catalog.groupCursorList({ group: null }), minLagSeconds);
         return {
           status: 200,
           body: pairs.map(({ facts, lag, lagHours }) => ({
             consumer_group: facts.group,
-            queue_name: facts.queue_name,
-            partition_name: facts.partition_name,
-            partition_id: facts.partition_id,
-            worker_id: facts.live_lease_id,
+            queue_name: facts.queue,
+            partition_name: facts.partitionName,
+            partition_id: facts.partitionId,
+            worker_id: facts.liveLeaseId,
             offset_lag: lag.offsetLag,
             time_lag_seconds: lag.timeLagSeconds,
             lag_hours: lagHours,
-            oldest_unconsumed_at: facts.head_created_at,
-            last_consumed_at: facts.last_consumed_at,
+            oldest_unconsumed_at: facts.headCreatedAt,
+            last_consumed_at: facts.lastConsumedAt,
           })),
         };
       },
@@ -67,23 +66,23 @@ export function consumerGroupRoutes(services: Services): Route[] {
       path: '/api/v1/consumer-groups/:group',
       access: 'READ_ONLY',
       async handle({ params }) {
-        const cursors = await groupCursorList(db, { group: groupParam(params) });
+        const cursors = await catalog.groupCursorList({ group: groupParam(params) });
         const queues = new Map<string, { partitions: unknown[] }>();
         for (const facts of cursors) {
           const lag = pairLag(facts);
-          let queue = queues.get(facts.queue_name);
+          let queue = queues.get(facts.queue);
           if (queue === undefined) {
             queue = { partitions: [] };
-            queues.set(facts.queue_name, queue);
+            queues.set(facts.queue, queue);
           }
           queue.partitions.push({
-            partition: facts.partition_name,
-            workerId: facts.live_lease_id,
-            lastConsumedAt: facts.last_consumed_at,
-            totalConsumed: Number(facts.total_consumed),
+            partition: facts.partitionName,
+            workerId: facts.liveLeaseId,
+            lastConsumedAt: facts.lastConsumedAt,
+            totalConsumed: Number(facts.totalConsumed),
             offsetLag: lag.offsetLag,
             timeLagSeconds: lag.timeLagSeconds,
-            leaseActive: facts.live_lease_id !== null,
+            leaseActive: facts.liveLeaseId !== null,
           });
         }
         // fromEntries defines own properties: a queue called "__proto__" stays an ordinary key.
@@ -97,7 +96,7 @@ export function consumerGroupRoutes(services: Services): Route[] {
       async handle({ params, query }) {
         const group = groupParam(params);
         const deleteMetadata = deleteMetadataOf(query);
-        const deleted = await groupDelete(db, { group, queue: null, deleteMetadata });
+        const deleted = await catalog.groupDelete({ group, queue: null, deleteMetadata });
         return { status: 200, body: { success: true, consumerGroup: group, deletedPartitions: deleted, metadataDeleted: deleteMetadata } };
       },
     },
@@ -110,7 +109,7 @@ export function consumerGroupRoutes(services: Services): Route[] {
         const queue = params.queue ?? '';
         const deleteMetadata = deleteMetadataOf(query);
         // A queue name no queue can have: nothing to delete.
-        const deleted = isValidName(queue) ? await groupDelete(db, { group, queue, deleteMetadata }) : 0;
+        const deleted = isValidName(queue) ? await catalog.groupDelete({ group, queue, deleteMetadata }) : 0;
         return {
           status: 200,
           body: { success: true, consumerGroup: group, queueName: queue, deletedPartitions: deleted, metadataDeleted: deleteMetadata },
@@ -130,7 +129,7 @@ export function consumerGroupRoutes(services: Services): Route[] {
         const now = value.trim().toLowerCase() === 'now';
         const from = now ? null : parseTimestamp(value);
         if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } };
-        const { rowsUpdated, newTimestamp } = await subscriptionRetime(db, { group, from });
+        const { rowsUpdated, newTimestamp } = await catalog.subscriptionRetime({ group, from });
         return { status: 200, body: { success: true, consumerGroup: group, newTimestamp, rowsUpdated } };
       },
     },

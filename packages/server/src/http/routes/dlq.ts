@@ -1,12 +1,11 @@
 /** `GET /api/v1/dlq` (API.md 7.5): every filter honoured, newest failure first, with the total. */
-import type { Services } from '../../services.js';
-import { deadLetterList } from '../../store/dead-letters.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { pageOf } from '../pagination.js';
 import { timestampParam } from './listing.js';
 
 /** The DLQ listing route. */
-export function dlqRoutes(services: Services): Route[] {
+export function dlqRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'GET',
@@ -14,7 +13,7 @@ export function dlqRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const { limit, offset } = pageOf(query, 100, 1000);
-        const { entries, total } = await deadLetterList(services.db, {
+        const { entries, total } = await core.catalog.deadLetterList({
           filter: {
             queue: query.string('queue'),
             consumerGroup: query.string('consumerGroup'),
@@ -28,7 +27,7 @@ export function dlqRoutes(services: Services): Route[] {
         const messages = entries.map(({ payload, ...entry }) => ({
           id: entry.id, transactionId: entry.transactionId, partitionId: entry.partitionId, queue: entry.queue,
           partition: entry.partition, consumerGroup: entry.consumerGroup, errorMessage: entry.errorMessage,
-          retryCount: entry.retryCount, data: payload === null ? null : services.payloads.value(payload),
+          retryCount: entry.retryCount, data: payload === null ? null : core.payloads.value(payload),
           producerSub: entry.producerSub, createdAt: entry.createdAt, failedAt: entry.failedAt,
         }));
         return { status: 200, body: { messages, total, pagination: { limit, offset } } };

@@ -2,7 +2,7 @@
  * The routes of the consumer-groups, resources and traces family (API.md 7.2, 7.6, 7.7), registered in the
  * route table as one block.
  */
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { consumerGroupRoutes } from './consumer-groups.js';
 import { resourceRoutes } from './resources.js';
@@ -10,6 +10,6 @@ import { seekRoutes } from './seek.js';
 import { traceRoutes } from './traces.js';
 
 /** Consumer-group, seek, resource listing and trace routes. */
-export function groupsResourcesTracesRoutes(services: Services): Route[] {
-  return [...consumerGroupRoutes(services), ...seekRoutes(services), ...resourceRoutes(services), ...traceRoutes(services)];
+export function groupsResourcesTracesRoutes(core: RouteContext): Route[] {
+  return [...consumerGroupRoutes(core), ...seekRoutes(core), ...resourceRoutes(core), ...traceRoutes(core)];
 }

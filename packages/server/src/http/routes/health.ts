@@ -1,5 +1,5 @@
 /** `GET /health` (API.md 4.1). */
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /** The cache counters with their hit rate (0 before the first look-up). */
@@ -9,15 +9,15 @@ function cacheFigures(stats: { size: number; hits: number; misses: number }): Re
 }
 
 /** The health route. */
-export function healthRoutes(services: Services): Route[] {
+export function healthRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'GET',
       path: '/health',
       access: 'PUBLIC',
       async handle() {
-        const connected = await services.health.databaseReachable();
-        const healthy = connected && !services.health.draining();
+        const connected = await core.health.databaseReachable();
+        const healthy = connected && !core.health.draining();
         return {
           status: healthy ? 200 : 503,
           body: {
@@ -25,16 +25,16 @@ export function healthRoutes(services: Services): Route[] {
             database: connected ? 'connected' : 'disconnected',
             server: 'Queen TS Broker',
             worker_id: 0,
-            version: services.version,
+            version: core.identity.version,
             shared_state: {
               enabled: true,
               running: true,
-              server_id: services.serverId,
+              server_id: core.identity.serverId,
               transport: 'pg-notify',
-              queue_config_cache: cacheFigures(services.queueConfigCache()),
-              server_health: services.metrics.heartbeat.health(),
-              maintenance_mode: services.maintenance.push,
-              pop_maintenance_mode: services.maintenance.pop,
+              queue_config_cache: cacheFigures(core.queueCache.stats()),
+              server_health: core.metrics.heartbeat.health(),
+              maintenance_mode: core.maintenance.push,
+              pop_maintenance_mode: core.maintenance.pop,
             },
             queen: { worker_id: 0, status: healthy ? 'active' : 'draining' },
           },

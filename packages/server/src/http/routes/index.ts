@@ -1,5 +1,5 @@
 /** The route table (API.md 3): every route family of the broker, in one list. */
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { ackRoutes } from './ack.js';
 import { healthRoutes } from './health.js';
@@ -12,18 +12,18 @@ import { pushRoutes } from './push.js';
 import { queueRoutes } from './queues.js';
 import { streamsRoutes } from './streams.js';
 
-/** All routes, built over the broker's services. */
-export function routeTable(services: Services): Route[] {
+/** All routes, built over the broker's core. */
+export function routeTable(core: RouteContext): Route[] {
   return [
-    ...healthRoutes(services),
-    ...queueRoutes(services),
-    ...pushRoutes(services),
-    ...popRoutes(services),
-    ...ackRoutes(services),
-    ...messageFamilyRoutes(services),
-    ...groupsResourcesTracesRoutes(services),
-    ...monitoringRoutes(services),
-    ...maintenanceRoutes(services),
-    ...streamsRoutes(services),
+    ...healthRoutes(core),
+    ...queueRoutes(core),
+    ...pushRoutes(core),
+    ...popRoutes(core),
+    ...ackRoutes(core),
+    ...messageFamilyRoutes(core),
+    ...groupsResourcesTracesRoutes(core),
+    ...monitoringRoutes(core),
+    ...maintenanceRoutes(core),
+    ...streamsRoutes(core),
   ];
 }

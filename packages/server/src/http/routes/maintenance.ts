@@ -3,9 +3,7 @@
  * (stored in the database); the buffer figures are this process's own.
  */
 import { badRequest } from '../../errors.js';
-import type { Services } from '../../services.js';
-import { serverAliveList } from '../../store/heartbeats.js';
-import { maintenanceRead } from '../../store/maintenance.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 function enabledOf(body: Record<string, unknown>): boolean {
@@ -21,8 +19,8 @@ const popMessage = (on: boolean): string => on
   : 'Pop maintenance mode is OFF: pops deliver messages';
 
 /** The maintenance and shared-state routes. */
-export function maintenanceRoutes(services: Services): Route[] {
-  const { maintenance, buffer } = services;
+export function maintenanceRoutes(core: RouteContext): Route[] {
+  const { maintenance, buffer } = core;
   return [
     {
       method: 'GET',
@@ -30,7 +28,7 @@ export function maintenanceRoutes(services: Services): Route[] {
       access: 'ADMIN',
       async handle() {
         const stats = buffer.stats();
-        const dbHealthy = stats.dbHealthy && (await services.health.databaseReachable());
+        const dbHealthy = stats.dbHealthy && (await core.health.databaseReachable());
         return {
           status: 200,
           body: {
@@ -80,15 +78,15 @@ export function maintenanceRoutes(services: Services): Route[] {
       access: 'ADMIN',
       async handle() {
         const [flags, rows] = await Promise.all([
-          maintenanceRead(services.db),
-          serverAliveList(services.db, { aliveSeconds: services.metrics.heartbeat.aliveSeconds }),
+          core.catalog.maintenanceRead(),
+          core.catalog.serverAliveList({ aliveSeconds: core.metrics.heartbeat.aliveSeconds }),
         ]);
         return {
           status: 200,
           body: {
-            serverId: services.serverId,
-            processes: rows.map((r) => ({ serverId: r.server_id, hostname: r.hostname, pid: r.pid, startedAt: r.started_at,
-              lastHeartbeatAt: r.last_heartbeat_at, parkedPops: r.parked_pops })),
+            serverId: core.identity.serverId,
+            processes: rows.map((r) => ({ serverId: r.serverId, hostname: r.hostname, pid: r.pid, startedAt: r.startedAt,
+              lastHeartbeatAt: r.lastHeartbeatAt, parkedPops: r.parkedPops })),
             maintenanceMode: flags.push,
             popMaintenanceMode: flags.pop,
           },

@@ -3,34 +3,18 @@
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
 import { adminNotFound } from '../../errors.js';
-import { MessageAdmin } from '../../core/message-admin.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { describeMessage, listMessages, messageKey, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
 import { isSealed } from '../../core/payload-cipher.js';
-import type { Services } from '../../services.js';
-import { messageDeadLetter, messageDelete, messageRequeue, queueClear } from '../../store/message-admin.js';
-import { cursorFactsFind, messageDescribe, messageList, messageReadSnapshot, queueConsumerMode, type MessageFilter } from '../../store/messages.js';
+import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import { timestampParam } from './listing.js';
+import type { MessageFilter } from '../../core/catalog.js';
 
 const MESSAGE_NOT_FOUND = 'Message not found';
-
-/** The administrative operations over the broker's database, shared by the message and queue-clear routes. */
-export function messageAdmin(services: Services): MessageAdmin {
-  const { db, serverId: origin } = services;
-  return new MessageAdmin(
-    {
-      delete: (params) => messageDelete(db, params),
-      requeue: (params) => messageRequeue(db, params),
-      deadLetter: (params) => messageDeadLetter(db, { origin, ...params }),
-      clear: (params) => queueClear(db, { origin, ...params }),
-    },
-    (signal) => services.wake(signal),
-  );
-}
 
 function listFilter(query: Query): MessageFilter {
   return {
@@ -53,8 +37,8 @@ function summaryWire(m: MessageSummary): Record<string, unknown> {
 }
 
 /** The message routes. */
-export function messageRoutes(services: Services): Route[] {
-  const admin = messageAdmin(services);
+export function messageRoutes(core: RouteContext): Route[] {
+  const admin = core.messageAdmin;
   return [
     {
       method: 'GET',
@@ -64,14 +48,14 @@ export function messageRoutes(services: Services): Route[] {
         const filter = listFilter(query);
         const { limit, offset } = pageOf(query, 200, 1000);
         const status = query.string('status');
-        const { messages, mode } = await messageReadSnapshot(services.db, async (client) => {
+        const { messages, mode } = await core.catalog.messageSnapshot(async (reads) => {
           const reader = {
-            page: (page: { limit: number; offset: number }) => messageList(client, { filter, ...page }),
-            cursors: (partitionIds: string[]) => cursorFactsFind(client, { partitionIds }),
+            page: (page: { limit: number; offset: number }) => reads.messageList({ filter, ...page }),
+            cursors: (partitionIds: string[]) => reads.cursorFactsFind({ partitionIds }),
           };
           return {
             messages: await listMessages(reader, { status, limit, offset }),
-            mode: filter.queue === null ? { hasQueueMode: false, busGroupsCount: 0 } : await queueConsumerMode(client, { queue: filter.queue }),
+            mode: filter.queue === null ? { hasQueueMode: false, busGroupsCount: 0 } : await reads.queueConsumerMode({ queue: filter.queue }),
           };
         });
         return { status: 200, body: { messages: messages.map(summaryWire), mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount) } };
@@ -83,7 +67,7 @@ export function messageRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ params }) {
         const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
-        const facts = key === null ? null : await messageDescribe(services.db, key);
+        const facts = key === null ? null : await core.catalog.messageDescribe(key);
         if (facts === null) throw adminNotFound({ error: MESSAGE_NOT_FOUND });
         const detail = describeMessage(facts);
         return {
@@ -91,7 +75,7 @@ export function messageRoutes(services: Services): Route[] {
           body: {
             id: facts.id, transactionId: facts.transactionId, partitionId: facts.partitionId,
             queuePath: `${facts.queue}/${facts.partition}`, queue: facts.queue, partition: facts.partition,
-            namespace: facts.namespace, task: facts.task, status: detail.status, payload: services.payloads.value(facts.payload),
+            namespace: facts.namespace, task: facts.task, status: detail.status, payload: core.payloads.value(facts.payload),
             isEncrypted: isSealed(facts.payload), traceId: facts.traceId, producerSub: facts.producerSub, createdAt: facts.createdAt,
             errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
             queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,

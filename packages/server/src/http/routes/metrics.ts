@@ -1,10 +1,10 @@
 /** `GET /metrics` and `GET /metrics/prometheus` (API.md 7.11, PUBLIC). */
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /** The metrics routes. */
-export function metricsRoutes(services: Services): Route[] {
-  const { metrics } = services;
+export function metricsRoutes(core: RouteContext): Route[] {
+  const { metrics } = core;
   return [
     {
       method: 'GET',

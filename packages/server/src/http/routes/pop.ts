@@ -3,10 +3,9 @@
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
 import { popBadRequest } from '../../errors.js';
-import { effectiveGroup, isValidName } from '../../core/names.js';
-import type { PopRequest, PopResult } from '../../core/pop.js';
-import { leaseRelease, type ClaimedMessage } from '../../store/cursors.js';
-import type { Services } from '../../services.js';
+import { isValidName } from '../../core/names.js';
+import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
+import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
 
@@ -24,20 +23,20 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
   let partitions = 0;
   let lastPartition = '';
   for (const m of messages) {
-    if (m.partition_id !== lastPartition) {
+    if (m.partitionId !== lastPartition) {
       partitions += 1;
-      lastPartition = m.partition_id;
+      lastPartition = m.partitionId;
     }
     parts.push(
-      `{"id":"${m.message_id}","transactionId":${JSON.stringify(m.transaction_id)},"traceId":${m.trace_id === null ? 'null' : `"${m.trace_id}"`},` +
-        `"data":${m.payload},"producerSub":${m.producer_sub === null ? 'null' : JSON.stringify(m.producer_sub)},` +
-        `"createdAt":"${m.created_at}","partitionId":"${m.partition_id}","partition":${JSON.stringify(m.partition_name)},` +
+      `{"id":"${m.messageId}","transactionId":${JSON.stringify(m.transactionId)},"traceId":${m.traceId === null ? 'null' : `"${m.traceId}"`},` +
+        `"data":${m.payload},"producerSub":${m.producerSub === null ? 'null' : JSON.stringify(m.producerSub)},` +
+        `"createdAt":"${m.createdAt}","partitionId":"${m.partitionId}","partition":${JSON.stringify(m.partitionName)},` +
         `"leaseId":${leaseJson},"consumerGroup":${groupJson}}`,
     );
   }
   const first = messages[0]!;
-  return `{"success":true,"queue":${JSON.stringify(queue)},"partition":${JSON.stringify(first.partition_name)},` +
-    `"partitionId":"${first.partition_id}","leaseId":${leaseJson},"consumerGroup":${groupJson},` +
+  return `{"success":true,"queue":${JSON.stringify(queue)},"partition":${JSON.stringify(first.partitionName)},` +
+    `"partitionId":"${first.partitionId}","leaseId":${leaseJson},"consumerGroup":${groupJson},` +
     `"messages":[${parts.join(',')}],"partitionsClaimed":${partitions}}`;
 }
 
@@ -47,15 +46,15 @@ function checkedName(value: string | null, error: string): string | null {
 }
 
 /** Reads the shared parameters of the three routes (API.md 5.2). */
-function parseCommon(services: Services, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
-  const settings = services.config.pop;
+function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
+  const settings = core.popDefaults;
   const group = checkedName(query.string('consumerGroup'), 'Invalid consumerGroup');
   const batch = Math.min(Math.max(query.integer('batch') ?? settings.defaultBatchSize, 1), settings.maxBatchSize);
   const timeout = query.integer('timeout') ?? settings.defaultTimeoutMs;
   return {
     namespace: query.string('namespace'),
     task: query.string('task'),
-    group: effectiveGroup(group),
+    consumerGroup: group,
     batch,
     maxPartitions: Math.max(query.integerAtMost('partitions', MAX_PARTITIONS) ?? 1, 0),
     wait: query.boolean('wait') ?? false,
@@ -67,16 +66,12 @@ function parseCommon(services: Services, query: Query): Omit<PopRequest, 'scope'
   };
 }
 
-async function serve(services: Services, request: PopRequest, ctx: RequestContext): Promise<Reply> {
-  const result: PopResult = await services.pop.pop(request, ctx.signal);
-  services.metrics.recorder.popped(request, result);
+async function serve(core: RouteContext, request: PopRequest, ctx: RequestContext): Promise<Reply> {
+  const result: PopResult = await core.pop.pop(request, ctx.signal);
+  core.metrics.recorder.popped(request, result);
+  // A client that left meanwhile gets an empty answer: core handed its batch back.
   if (result.kind === 'empty') return { status: 204, headers: { 'X-Queen-Empty-Reason': result.reason } };
-  if (ctx.signal.aborted) {
-    // The client left before the 200 could be written: hand the span back rather than let it time out.
-    if (result.leaseId !== '') await leaseRelease(services.db, { leaseId: result.leaseId, origin: '' }).catch(() => undefined);
-    return { status: 204 };
-  }
-  return { status: 200, body: popBody(request.queue ?? '', request.group, result.leaseId, result.messages) };
+  return { status: 200, body: popBody(request.queue ?? '', result.group, result.leaseId, result.messages) };
 }
 
 function queueName(raw: string | undefined): string {
@@ -86,7 +81,7 @@ function queueName(raw: string | undefined): string {
 }
 
 /** The pop routes. */
-export function popRoutes(services: Services): Route[] {
+export function popRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'GET',
@@ -97,7 +92,7 @@ export function popRoutes(services: Services): Route[] {
         const queue = queueName(ctx.params.queue);
         const partition = ctx.params.partition ?? '';
         if (!isValidName(partition)) throw popBadRequest('Invalid partition name');
-        return serve(services, { ...parseCommon(services, ctx.query), scope: 'partition', queue, partition, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
+        return serve(core, { ...parseCommon(core, ctx.query), scope: 'partition', queue, partition, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
     {
@@ -107,7 +102,7 @@ export function popRoutes(services: Services): Route[] {
       popShape: true,
       handle(ctx) {
         const queue = queueName(ctx.params.queue);
-        return serve(services, { ...parseCommon(services, ctx.query), scope: 'queue', queue, partition: null, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
+        return serve(core, { ...parseCommon(core, ctx.query), scope: 'queue', queue, partition: null, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
     {
@@ -116,9 +111,9 @@ export function popRoutes(services: Services): Route[] {
       access: 'READ_WRITE',
       popShape: true,
       handle(ctx) {
-        const common = parseCommon(services, ctx.query);
+        const common = parseCommon(core, ctx.query);
         if (common.namespace === null && common.task === null) throw popBadRequest('namespace or task is required');
-        return serve(services, { ...common, scope: 'discovery', queue: null, partition: null, arrivedAt: ctx.arrivedAt }, ctx);
+        return serve(core, { ...common, scope: 'discovery', queue: null, partition: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
   ];

@@ -2,7 +2,7 @@
 import { badRequest } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /**
@@ -51,7 +51,7 @@ export function pushResultWire(outcome: PushOutcome, index: number): Record<stri
 }
 
 /** The push route. */
-export function pushRoutes(services: Services): Route[] {
+export function pushRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'POST',
@@ -60,8 +60,8 @@ export function pushRoutes(services: Services): Route[] {
       body: 'required',
       async handle(ctx) {
         const items = parsePushItems(ctx.body.items);
-        const outcomes = await services.push.push(items, ctx.subject);
-        services.metrics.recorder.pushed(outcomes);
+        const outcomes = await core.push.push(items, ctx.subject);
+        core.metrics.recorder.pushed(outcomes);
         // Items that had to be buffered and could not be written: 500 with the same array (API.md 4.4).
         const bufferFailed = outcomes.some((o) => o.status === 'failed' && o.error === BUFFER_WRITE_FAILED);
         return { status: bufferFailed ? 500 : 201, body: outcomes.map(pushResultWire) };

@@ -1,12 +1,11 @@
 /** `DELETE /api/v1/queues/:queue/clear[?partition=<name>]` (API.md 7.3). */
 import { adminNotFound } from '../../errors.js';
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
-import { messageAdmin } from './messages.js';
 
 /** The queue clear route. */
-export function queueClearRoutes(services: Services): Route[] {
-  const admin = messageAdmin(services);
+export function queueClearRoutes(core: RouteContext): Route[] {
+  const admin = core.messageAdmin;
   return [
     {
       method: 'DELETE',

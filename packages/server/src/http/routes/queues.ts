@@ -3,8 +3,7 @@ import { adminNotFound, badRequest } from '../../errors.js';
 import { deriveScope, isValidName } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
-import type { Services } from '../../services.js';
-import { queueConfigure, queueDelete, queueDescribe } from '../../store/queues.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
@@ -17,7 +16,7 @@ function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
 }
 
 /** The queue administration routes of wave 1. */
-export function queueRoutes(services: Services): Route[] {
+export function queueRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'POST',
@@ -29,13 +28,13 @@ export function queueRoutes(services: Services): Route[] {
         if (!isValidName(body.queue)) throw badRequest('Invalid queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
-        const { queue, defaultPartitionId } = await queueConfigure(services.db, {
+        const { queue, defaultPartitionId } = await core.catalog.queueConfigure({
           name: body.queue,
           namespace: scopeName(body.namespace, 'namespace') ?? derived.namespace,
           task: scopeName(body.task, 'task') ?? derived.task,
           options: { ...options },
         });
-        services.queueChanged({ queue: queue.name, namespace: queue.namespace, task: queue.task });
+        core.queueCache.changed({ queue: queue.name, namespace: queue.namespace, task: queue.task });
         const reply: Record<string, unknown> = {
           configured: true,
           queueId: queue.id,
@@ -45,8 +44,8 @@ export function queueRoutes(services: Services): Route[] {
           task: queue.task,
           options: optionsOf(queue),
         };
-        if (options.encryptionEnabled && !services.encryptionConfigured) {
-          services.log.warn({ queue: queue.name }, ENCRYPTION_WARNING);
+        if (options.encryptionEnabled && !core.identity.encryptionConfigured) {
+          core.log.warn({ queue: queue.name }, ENCRYPTION_WARNING);
           reply.warning = ENCRYPTION_WARNING;
         }
         return { status: 200, body: reply };
@@ -57,7 +56,7 @@ export function queueRoutes(services: Services): Route[] {
       path: '/api/v1/resources/queues/:queue',
       access: 'READ_ONLY',
       async handle({ params }) {
-        const found = await queueDescribe(services.db, { name: params.queue ?? '' });
+        const found = await core.catalog.queueDescribe({ name: params.queue ?? '' });
         if (found === null) throw adminNotFound({ error: 'Queue not found' });
         const partitions = found.partitions.map((p) => {
           const stats = partitionCounts(p);
@@ -85,8 +84,8 @@ export function queueRoutes(services: Services): Route[] {
       access: 'ADMIN',
       async handle({ params }) {
         const name = params.queue ?? '';
-        const existed = await queueDelete(services.db, { name });
-        if (existed) services.queueChanged({ queue: name, namespace: null, task: null });
+        const existed = await core.catalog.queueDelete({ name });
+        if (existed) core.queueCache.changed({ queue: name, namespace: null, task: null });
         return { status: 200, body: { deleted: true, queue: name, existed } };
       },
     },

@@ -4,27 +4,25 @@
  */
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
-import type { Services } from '../../services.js';
-import { groupCursorList } from '../../store/consumer-groups.js';
-import { partitionFactsList, type PartitionFacts } from '../../store/queues.js';
-import { activitySample, partitionList, queueList, type PartitionListing, type QueueListing } from '../../store/resources.js';
+import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
+import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/catalog.js';
 
 /** One element of the partition listing (a partition deleted meanwhile counts nothing). */
 function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Record<string, unknown> {
   const { total, pending, processing } = facts === undefined ? sumCounts([]) : partitionCounts(facts);
   return {
-    id: p.id, name: p.name, queue: p.queue_name, namespace: p.namespace, task: p.task, createdAt: p.created_at,
-    lastActivity: p.last_activity, messages: { total, pending, processing }, consumerGroups: p.consumer_groups,
+    id: p.id, name: p.name, queue: p.queue, namespace: p.namespace, task: p.task, createdAt: p.createdAt,
+    lastActivity: p.lastActivity, messages: { total, pending, processing }, consumerGroups: p.consumerGroups,
   };
 }
 
 /** The resource listing routes. */
-export function resourceRoutes(services: Services): Route[] {
-  const { db } = services;
-  const allQueues = (): Promise<QueueListing[]> => queueList(db, { namespace: null, task: null, limit: null, offset: 0 });
-  const factsOf = (queues: QueueListing[]) => partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+export function resourceRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
+  const allQueues = (): Promise<QueueListing[]> => catalog.queueList({ namespace: null, task: null, limit: null, offset: 0 });
+  const factsOf = (queues: QueueListing[]) => catalog.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] });
 
   const scopeRoute = (path: string, key: 'namespace' | 'task', field: 'namespaces' | 'tasks'): Route => ({
     method: 'GET',
@@ -47,14 +45,14 @@ export function resourceRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const page = pageOf(query, null);
-        const queues = await queueList(db, { namespace: query.string('namespace'), task: query.string('task'), ...page });
+        const queues = await catalog.queueList({ namespace: query.string('namespace'), task: query.string('task'), ...page });
         const counts = countsByQueue(await factsOf(queues));
         return {
           status: 200,
           body: {
             queues: queues.map((q) => {
               const { total, pending, processing } = queueCounts(counts, q.id);
-              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions, messages: { total, pending, processing } };
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.createdAt, partitions: q.partitions, messages: { total, pending, processing } };
             }),
           },
         };
@@ -68,7 +66,7 @@ export function resourceRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle() {
         const queues = await allQueues();
-        const [facts, cursors, sample] = await Promise.all([factsOf(queues), groupCursorList(db, { group: null }), activitySample(db)]);
+        const [facts, cursors, sample] = await Promise.all([factsOf(queues), catalog.groupCursorList({ group: null }), catalog.activitySample()]);
         return { status: 200, body: overview(queues, facts, cursors, sample) };
       },
     },
@@ -78,13 +76,13 @@ export function resourceRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const page = pageOf(query, 100);
-        const { total, partitions } = await partitionList(db, {
+        const { total, partitions } = await catalog.partitionList({
           queue: query.string('queue'),
           namespace: query.string('namespace'),
           task: query.string('task'),
           ...page,
         });
-        const facts = await partitionFactsList(db, { queueIds: [], partitionIds: partitions.map((p) => p.id) });
+        const facts = await catalog.partitionFactsList({ queueIds: [], partitionIds: partitions.map((p) => p.id) });
         const byId = new Map(facts.map((f) => [f.id, f]));
         return { status: 200, body: { partitions: partitions.map((p) => partitionEntry(p, byId.get(p.id))), total, pagination: page } };
       },

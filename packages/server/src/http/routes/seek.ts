@@ -6,10 +6,10 @@
 import { adminNotFound, badRequest } from '../../errors.js';
 import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
-import type { Services } from '../../services.js';
-import { cursorSeek, type SeekTarget } from '../../store/consumer-groups.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { groupParam } from './consumer-groups.js';
+import type { SeekTarget } from '../../core/catalog.js';
 
 const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
 
@@ -30,8 +30,8 @@ export function seekTarget(body: Record<string, unknown>, emptyMeansEnd: boolean
 }
 
 /** The two seek routes. */
-export function seekRoutes(services: Services): Route[] {
-  const { db } = services;
+export function seekRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
   return [
     {
       method: 'POST',
@@ -42,7 +42,7 @@ export function seekRoutes(services: Services): Route[] {
         const group = groupParam(params);
         const queue = params.queue ?? '';
         const target = seekTarget(body, false);
-        const outcome = isValidName(queue) ? await cursorSeek(db, { group, queue, partition: null, target }) : null;
+        const outcome = isValidName(queue) ? await catalog.cursorSeek({ group, queue, partition: null, target }) : null;
         if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Queue not found' });
         return {
           status: 200,
@@ -67,7 +67,7 @@ export function seekRoutes(services: Services): Route[] {
         const queue = params.queue ?? '';
         const partition = params.partition ?? '';
         const target = seekTarget(body, true);
-        const outcome = isValidName(queue) && isValidName(partition) ? await cursorSeek(db, { group, queue, partition, target }) : null;
+        const outcome = isValidName(queue) && isValidName(partition) ? await catalog.cursorSeek({ group, queue, partition, target }) : null;
         // A missing queue is reported like a missing partition: the route names a partition.
         if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Partition not found' });
         const moved = outcome.partitions[0]!;

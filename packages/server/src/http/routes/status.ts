@@ -12,17 +12,11 @@ import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import { countsByQueue, queueCounts } from '../../core/resources.js';
 import { queueStatusBody, statusBody } from '../../core/status.js';
 import { DEFAULT_SPAN_MS, analyticsInterval, timeRange } from '../../core/time-range.js';
-import type { Services } from '../../services.js';
-import { serverList } from '../../store/heartbeats.js';
-import { cursorFactsFind, messageList, messageReadSnapshot } from '../../store/messages.js';
-import { partitionFactsList, queueDescribe } from '../../store/queues.js';
-import { queueList } from '../../store/resources.js';
-import { counterSeries } from '../../store/stats.js';
-import { deadLetterSummary, leaseSummary, partitionActivityList, queueSummaryList, type QueueFilter } from '../../store/status.js';
+import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Query } from '../query.js';
 import type { Route } from '../route.js';
-import { readSnapshot } from '../../store/snapshot.js';
+import type { QueueFilter } from '../../core/catalog.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -37,8 +31,8 @@ export function queueFilter(query: Query): QueueFilter {
 }
 
 /** The status routes and the stats refresh. */
-export function statusRoutes(services: Services): Route[] {
-  const { db } = services;
+export function statusRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
   return [
     {
       method: 'GET',
@@ -47,14 +41,14 @@ export function statusRoutes(services: Services): Route[] {
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const filter = queueFilter(query);
-        const { points, queues, leases, deadLetters, workers, facts } = await readSnapshot(db, async (snapshot) => {
+        const { points, queues, leases, deadLetters, workers, facts } = await catalog.snapshot(async (reads) => {
           // One client runs one query at a time (pg deprecates queueing them concurrently): in sequence.
-          const points = await counterSeries(snapshot, { buckets: range, filter: { ...filter, hostname: null, serverId: null } });
-          const queues = await queueSummaryList(snapshot, { filter, limit: null, offset: 0 });
-          const leases = await leaseSummary(snapshot, { filter });
-          const deadLetters = await deadLetterSummary(snapshot, { filter });
-          const workers = await serverList(snapshot, { from: range.from, to: range.to, hostname: null, serverId: null });
-          const facts = await partitionFactsList(snapshot, { queueIds: queues.map((q) => q.id), partitionIds: [] });
+          const points = await reads.counterSeries({ buckets: range, filter: { ...filter, hostname: null, serverId: null } });
+          const queues = await reads.queueSummaryList({ filter, limit: null, offset: 0 });
+          const leases = await reads.leaseSummary({ filter });
+          const deadLetters = await reads.deadLetterSummary({ filter });
+          const workers = await reads.serverList({ from: range.from, to: range.to, hostname: null, serverId: null });
+          const facts = await reads.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] });
           return { points, queues, leases, deadLetters, workers, facts };
         });
         const counts = sumCounts(facts.map(partitionCounts));
@@ -67,14 +61,14 @@ export function statusRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const page = pageOf(query, 100);
-        const queues = await queueList(db, { namespace: query.string('namespace'), task: query.string('task'), ...page });
-        const counts = countsByQueue(await partitionFactsList(db, { queueIds: queues.map((q) => q.id), partitionIds: [] }));
+        const queues = await catalog.queueList({ namespace: query.string('namespace'), task: query.string('task'), ...page });
+        const counts = countsByQueue(await catalog.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] }));
         return {
           status: 200,
           body: {
             queues: queues.map((q) => {
               const { total, pending, processing } = queueCounts(counts, q.id);
-              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.created_at, partitions: q.partitions,
+              return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.createdAt, partitions: q.partitions,
                 messages: { total, pending, processing } };
             }),
             pagination: page,
@@ -87,9 +81,9 @@ export function statusRoutes(services: Services): Route[] {
       path: '/api/v1/status/queues/:queue',
       access: 'READ_ONLY',
       async handle({ params }) {
-        const found = await queueDescribe(db, { name: params.queue ?? '' });
+        const found = await catalog.queueDescribe({ name: params.queue ?? '' });
         if (found === null) throw adminNotFound({ error: 'Queue not found' });
-        const activity = await partitionActivityList(db, { queueId: found.queue.id });
+        const activity = await catalog.partitionActivityList({ queueId: found.queue.id });
         return { status: 200, body: queueStatusBody(found.queue, found.partitions, activity) };
       },
     },
@@ -101,8 +95,8 @@ export function statusRoutes(services: Services): Route[] {
         const { limit, offset } = pageOf(query, 50);
         // Every retained message of the queue: no time window (the message listing of 7.4 defaults to an hour).
         const filter = { queue: params.queue ?? '', partition: null, namespace: null, task: null, from: '-infinity', to: 'infinity' };
-        const messages = await messageReadSnapshot(db, (client) => listMessages(
-          { page: (page) => messageList(client, { filter, ...page }), cursors: (partitionIds) => cursorFactsFind(client, { partitionIds }) },
+        const messages = await catalog.messageSnapshot((reads) => listMessages(
+          { page: (page) => reads.messageList({ filter, ...page }), cursors: (partitionIds) => reads.cursorFactsFind({ partitionIds }) },
           { status: null, limit, offset },
         ));
         return {
@@ -119,7 +113,7 @@ export function statusRoutes(services: Services): Route[] {
       async handle({ query }) {
         const { interval, bucketMinutes } = analyticsInterval(query.string('interval'));
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DAY_MS, bucketMinutes });
-        const points = await counterSeries(db, { buckets: range, filter: { ...queueFilter(query), hostname: null, serverId: null } });
+        const points = await catalog.counterSeries({ buckets: range, filter: { ...queueFilter(query), hostname: null, serverId: null } });
         return { status: 200, body: statusAnalyticsBody(range, interval, points) };
       },
     },
@@ -129,9 +123,9 @@ export function statusRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle() {
         // This process's failover buffer (API.md 9.5).
-        const stats = services.buffer.stats();
-        const dbHealthy = stats.dbHealthy && (await services.health.databaseReachable());
-        return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: services.serverId } };
+        const stats = core.buffer.stats();
+        const dbHealthy = stats.dbHealthy && (await core.health.databaseReachable());
+        return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: core.identity.serverId } };
       },
     },
     {
@@ -140,7 +134,7 @@ export function statusRoutes(services: Services): Route[] {
       access: 'ADMIN',
       body: 'optional',
       async handle() {
-        return { status: 200, body: await services.metrics.stats.runNow() };
+        return { status: 200, body: await core.metrics.stats.runNow() };
       },
     },
   ];

@@ -12,7 +12,7 @@
 import { badRequest } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { parsePushItems, pushResultWire } from './push.js';
 
@@ -105,7 +105,7 @@ function cycleWire(body: Fields, outcome: CycleOutcome): Record<string, unknown>
 }
 
 /** The three streams routes. */
-export function streamsRoutes(services: Services): Route[] {
+export function streamsRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'POST',
@@ -117,7 +117,7 @@ export function streamsRoutes(services: Services): Route[] {
         const sourceQueue = requiredString(body, 'source_queue');
         const configHash = requiredString(body, 'config_hash');
         const sink = optionalString(body, 'sink_queue');
-        const reply = await services.streams.register({
+        const reply = await core.streams.register({
           name: checkedName(name, 'name'),
           sourceQueue: checkedName(sourceQueue, 'source_queue'),
           configHash: checkedName(configHash, 'config_hash'),
@@ -142,11 +142,11 @@ export function streamsRoutes(services: Services): Route[] {
         const pushItems = absent(body.push_items) ? [] : parsePushItems(body.push_items, null);
         const ack = parseCycleAck(body.ack);
         const releaseLease = optionalBoolean(body, 'release_lease', true);
-        const outcome = await services.streams.cycle(
+        const outcome = await core.streams.cycle(
           { queryId, partitionId, consumerGroup, stateOps, pushItems, ack, releaseLease },
           subject,
         );
-        if (outcome.success) services.metrics.recorder.pushed(outcome.pushResults);
+        if (outcome.success) core.metrics.recorder.pushed(outcome.pushResults);
         return { status: 200, body: cycleWire(body, outcome) };
       },
     },
@@ -161,7 +161,7 @@ export function streamsRoutes(services: Services): Route[] {
         const keys = Array.isArray(body.keys) && body.keys.length > 0 ? body.keys.filter((k): k is string => typeof k === 'string') : null;
         const keyPrefix = typeof body.key_prefix === 'string' && body.key_prefix !== '' ? body.key_prefix : null;
         const ripe = body.ripe_at_or_before;
-        const rows = await services.streams.state({
+        const rows = await core.streams.state({
           queryId,
           partitionId,
           keys,

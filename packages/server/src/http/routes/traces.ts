@@ -6,8 +6,7 @@ import { adminNotFound, badRequest } from '../../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
 import { messageKey } from '../../core/messages.js';
 import { uuidv7 } from '../../ids.js';
-import type { Services } from '../../services.js';
-import { traceListByName, traceListForMessage, traceNameList, traceRecord } from '../../store/traces.js';
+import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 
@@ -40,8 +39,8 @@ export function parseTraceInput(body: Record<string, unknown>): TraceInput {
 }
 
 /** The trace routes. */
-export function traceRoutes(services: Services): Route[] {
-  const { db } = services;
+export function traceRoutes(core: RouteContext): Route[] {
+  const { catalog } = core;
   return [
     {
       method: 'POST',
@@ -52,7 +51,7 @@ export function traceRoutes(services: Services): Route[] {
         const input = parseTraceInput(body);
         const key = messageKey(input.partitionId, input.transactionId);
         const id = uuidv7();
-        const recorded = key !== null && (await traceRecord(db, { ...input, ...key, id, workerId: services.serverId }));
+        const recorded = key !== null && (await catalog.traceRecord({ ...input, ...key, id, workerId: core.identity.serverId }));
         if (!recorded) throw adminNotFound({ success: false, error: 'Message not found' });
         return { status: 201, body: { success: true, traceId: id } };
       },
@@ -63,7 +62,7 @@ export function traceRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const page = pageOf(query, 50);
-        const { total, names } = await traceNameList(db, page);
+        const { total, names } = await catalog.traceNameList(page);
         return { status: 200, body: { trace_names: names, total, pagination: page } };
       },
     },
@@ -74,7 +73,7 @@ export function traceRoutes(services: Services): Route[] {
       async handle({ params, query }) {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
-        const { total, traces } = isValidName(name) ? await traceListByName(db, { name, ...page, readPayload: (stored) => services.payloads.value(stored) }) : { total: 0, traces: [] };
+        const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
         return { status: 200, body: { traces, total, pagination: page } };
       },
     },
@@ -84,7 +83,7 @@ export function traceRoutes(services: Services): Route[] {
       access: 'READ_ONLY',
       async handle({ params }) {
         const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
-        const traces = key === null ? [] : await traceListForMessage(db, key);
+        const traces = key === null ? [] : await catalog.traceListForMessage(key);
         return { status: 200, body: { traces } };
       },
     },

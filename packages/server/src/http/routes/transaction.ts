@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
-import type { Services } from '../../services.js';
+import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { ackItem } from './ack.js';
 import { parsePushItems } from './push.js';
@@ -36,7 +36,7 @@ function parseRequiredLeases(raw: unknown): string[] {
 }
 
 /** The transaction route. */
-export function transactionRoutes(services: Services): Route[] {
+export function transactionRoutes(core: RouteContext): Route[] {
   return [
     {
       method: 'POST',
@@ -46,11 +46,7 @@ export function transactionRoutes(services: Services): Route[] {
       async handle({ body, subject }) {
         const operations = parseOperations(body.operations);
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
-        const outcome = await executeTransaction(operations, requiredLeases, {
-          run: services.runTransaction,
-          signal: (signal) => services.wake(signal),
-          producerSub: subject,
-        });
+        const outcome = await executeTransaction(operations, requiredLeases, { ...core.transactions, producerSub: subject });
         const reply: Record<string, unknown> = { transactionId: outcome.transactionId, success: outcome.success };
         if (outcome.error !== undefined) reply.error = outcome.error;
         reply.results = outcome.results;

@@ -1,0 +1,70 @@
+/**
+ * The wire side of a push, shared by the push builder and the client-side buffer: mapping inputs to wire
+ * items, sending them, and dispatching the per-item results to the callbacks. It knows no builder and no
+ * client context, so the buffer (which the context holds) can use it without an import circle.
+ */
+import { QueenError } from './errors.js';
+import type { Transport } from './http.js';
+import { isUuid, uuidv7 } from './ids.js';
+import type { SafeLogger } from './log.js';
+import type { DuplicateResult, FailedResult, PushInput, PushItem, PushResultItem } from './types.js';
+
+/** Callbacks attached to one push. */
+export interface PushCallbacks<T> {
+  onSuccess?: (items: PushItem<T>[], results: PushResultItem[]) => unknown;
+  onDuplicate?: (items: PushItem<T>[], error: QueenError) => unknown;
+  onError?: (items: PushItem<T>[], error: QueenError) => unknown;
+}
+
+/** Maps push inputs to wire items: payload from `data`, else `payload`, else the whole item. */
+export function toWireItems<T>(queue: string, partition: string, inputs: readonly PushInput<T>[], logger: SafeLogger): PushItem<T>[] {
+  return inputs.map((input) => {
+    const record = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+    let payload: unknown = input;
+    if (record && 'data' in record) payload = record.data;
+    else if (record && 'payload' in record) payload = record.payload;
+    const given = record?.transactionId;
+    const item: PushItem<T> = { queue, partition, payload: payload as T, transactionId: typeof given === 'string' && given !== '' ? given : uuidv7() };
+    const traceId = record?.traceId;
+    if (traceId !== undefined && traceId !== null) {
+      if (isUuid(traceId)) item.traceId = traceId;
+      else logger.warn('traceId dropped: not a UUID', { queue, transactionId: item.transactionId });
+    }
+    return item;
+  });
+}
+
+/**
+ * Calls the callbacks with their own items: queued/buffered -> onSuccess, duplicate -> onDuplicate, failed ->
+ * onError. Returns the failed results (the caller rejects with them when no onError was attached).
+ */
+export async function dispatchResults<T>(items: PushItem<T>[], results: PushResultItem[], callbacks: PushCallbacks<T>): Promise<FailedResult[]> {
+  const pick = (statuses: string[]) => {
+    const chosen: number[] = [];
+    results.forEach((r, i) => statuses.includes(r.status) && chosen.push(i));
+    return { items: chosen.map((i) => items[i]!), results: chosen.map((i) => results[i]!) };
+  };
+  const ok = pick(['queued', 'buffered']);
+  const dup = pick(['duplicate']);
+  const bad = pick(['failed']);
+  if (callbacks.onSuccess && ok.items.length > 0) await callbacks.onSuccess(ok.items, ok.results);
+  if (callbacks.onDuplicate && dup.items.length > 0) {
+    await callbacks.onDuplicate(dup.items, new QueenError('PUSH_FAILED', 'Duplicate transactionId', { results: dup.results as DuplicateResult[] }));
+  }
+  const failed = bad.results as FailedResult[];
+  if (callbacks.onError && failed.length > 0) await callbacks.onError(bad.items, pushFailed(failed));
+  return failed;
+}
+
+/** The PUSH_FAILED error for failed items. */
+export function pushFailed(failed: FailedResult[]): QueenError {
+  return new QueenError('PUSH_FAILED', `Push failed for ${failed.length} item(s): ${failed[0]?.error ?? 'unknown error'}`, { results: failed });
+}
+
+/** Sends wire items in one request; resolves with the broker's per-item results. */
+export async function sendPush<T>(transport: Transport, items: PushItem<T>[]): Promise<PushResultItem[]> {
+  const first = items[0]!;
+  const res = await transport.request({ method: 'POST', path: '/api/v1/push', body: { items }, affinityKey: `${first.queue}:${first.partition}` });
+  if (!Array.isArray(res.body)) throw new QueenError('HTTP', 'Unexpected push answer', { status: res.status, body: res.body, url: res.url });
+  return res.body as PushResultItem[];
+}

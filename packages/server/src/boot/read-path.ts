@@ -1,0 +1,56 @@
+/**
+ * The read path of start-up: pop (claims that open sealed payloads, long-poll parking) and ack. Its stop
+ * answers parked pops with `shutdown`.
+ */
+import type { Config } from '../config.js';
+import { AckService } from '../core/ack.js';
+import { PopService } from '../core/pop.js';
+import type { WakeBus } from '../core/wake-bus.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/index.js';
+import { cursorClaimChecked } from '../store/claims.js';
+import { cursorAck, cursorClaim, leaseRelease } from '../store/cursors.js';
+import type { Database } from './database.js';
+import type { Defer } from './sequence.js';
+import { isProcedureError, type WritePath } from './write-path.js';
+
+/** What the read path needs. */
+export interface ReadPathOptions {
+  config: Config;
+  log: Logger;
+  database: Database;
+  bus: WakeBus;
+  metrics: Metrics;
+  write: WritePath;
+}
+
+/** The started read path. */
+export interface ReadPath {
+  pop: PopService;
+  ack: AckService;
+}
+
+/** Starts the read path. */
+export function startReadPath({ config, log, database: { pool }, bus, metrics, write }: ReadPathOptions, defer: Defer): ReadPath {
+  const pop = new PopService({
+    store: {
+      claim: (params) => cursorClaim(pool, params),
+      claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
+      release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
+      mayHoldSealed: (queue) => write.encryptionView.mayHoldSealed(queue),
+    },
+    payloads: write.payloads,
+    bus,
+    settings: config.pop,
+    maxConcurrentReattempts: Math.max(1, Math.floor(config.poolSize / 2)),
+    onProcedureError: (error) => {
+      log.error({ err: error }, 'pop procedure failed');
+      metrics.recorder.failure(error);
+    },
+    isProcedureError,
+    paused: () => write.maintenance.pop,
+  });
+  defer('parked pops', () => pop.shutdown());
+  const ack = new AckService({ apply: (items) => cursorAck(pool, { items }), wake: write.wake });
+  return { pop, ack };
+}

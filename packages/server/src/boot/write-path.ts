@@ -1,0 +1,134 @@
+/**
+ * The write path of start-up: payload sealing, the wake connection (LISTEN/NOTIFY), the maintenance flags,
+ * the failover buffer and the push service. Each part registers its stop as soon as it runs, so a failure
+ * later in start-up (or a shutdown) stops the buffer, then the flags, then the wake connection.
+ */
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { PayloadCipher, PayloadDecryptError, PayloadReader } from '../core/payload-cipher.js';
+import { PayloadSealer, QueueEncryptionView, type AppendFunction } from '../core/payload-sealing.js';
+import { PushService } from '../core/push.js';
+import type { QueueSignal, WakeBus } from '../core/wake-bus.js';
+import { FailoverBuffer, classifyFailure } from '../buffer/failover-buffer.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/index.js';
+import { MaintenanceService } from '../services/maintenance.js';
+import { classifyDatabaseError } from '../store/database.js';
+import { clusterIdRead } from '../store/maintenance.js';
+import { queueEncryptionFlags } from '../store/queues.js';
+import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from '../store/segments.js';
+import { WakeChannel } from '../store/wake-channel.js';
+import type { Database } from './database.js';
+import type { Defer } from './sequence.js';
+
+/** Concurrent push transactions: enough to overlap commits, few enough that batches grow under load. */
+const PUSH_MAX_IN_FLIGHT = 4;
+/** Items per coalesced push transaction. */
+const PUSH_MAX_ITEMS = 10_000;
+
+/** What the write path needs. */
+export interface WritePathOptions {
+  config: Config;
+  log: Logger;
+  database: Database;
+  bus: WakeBus;
+  metrics: Metrics;
+  /** Reports a connection's failure (quietly while shutting down). */
+  warn: (error: Error, msg: string) => void;
+}
+
+/** The started write path. */
+export interface WritePath {
+  /** Null when no QUEEN_ENCRYPTION_KEY is configured. */
+  cipher: PayloadCipher | null;
+  /** Opens sealed payloads on the read paths. */
+  payloads: PayloadReader;
+  /** This process's cache of the queues' encryption flags. */
+  encryptionView: QueueEncryptionView;
+  /** Wraps an append function with the sealing step (the identity without a key). */
+  sealAppend: (append: AppendFunction) => AppendFunction;
+  channel: WakeChannel;
+  /** After a commit: wakes this process's parked pops now, the other processes' through NOTIFY. */
+  wake: (signal: QueueSignal) => void;
+  maintenance: MaintenanceService;
+  buffer: FailoverBuffer;
+  push: PushService;
+}
+
+/**
+ * A failure of the database procedure itself (or of opening a sealed payload): the request fails alone, a
+ * merged push batch is retried request by request. Timeouts and lost connections are not procedure errors.
+ */
+export function isProcedureError(error: unknown): boolean {
+  const failure = classifyDatabaseError(error);
+  return failure === 'procedure' || failure === 'conflict' || failure === 'passing' || error instanceof PayloadDecryptError;
+}
+
+/** Starts the write path. */
+export async function startWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions, defer: Defer): Promise<WritePath> {
+  const { pool, connection } = database;
+  // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
+  const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
+  const payloads = new PayloadReader(cipher);
+  const encryptionView = new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names }));
+  const sealer = cipher === null ? null : new PayloadSealer(cipher, encryptionView);
+  const sealAppend = (append: AppendFunction): AppendFunction => (sealer === null ? append : sealer.wrap(append));
+
+  let buffer: FailoverBuffer | null = null; // created below; the flags' listener reads it only on a change
+  const maintenance = new MaintenanceService(log.child({ component: 'maintenance' }), {
+    db: pool,
+    onChange: (previous, next) => {
+      if (next.pop && !previous.pop) bus.wakeAll(); // parked pops answer `paused` now
+      if (!next.push && previous.push) buffer?.kick(); // replay starts
+    },
+  });
+  const channel = new WakeChannel({
+    connect: () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
+    origin: config.serverId,
+    onWake: (signal) => {
+      if (signal.config === true) encryptionView.forget(signal.queue);
+      bus.signal(signal);
+    },
+    onError: (error) => warn(error, 'wake connection failed'),
+  });
+  channel.listen('queen_maintenance', (payload) => maintenance.notified(payload));
+  await channel.start();
+  defer('wake connection', () => channel.stop());
+  const wake = (signal: QueueSignal): void => {
+    bus.signal(signal);
+    channel.publish(signal);
+  };
+
+  /** The push append function: pushes and the failover buffer's replay both write through it. */
+  const append = sealAppend((items: AppendItem[], options?: AppendOptions) =>
+    options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items }));
+  const started = new FailoverBuffer(
+    { ...config.buffer, serverId: config.serverId, clusterId: await clusterIdRead(pool) },
+    {
+      append,
+      wake,
+      probe: async () => {
+        await pool.query('SELECT 1');
+      },
+      classify: classifyFailure,
+      pushMaintenance: () => maintenance.push,
+      replayed: (queue, count) => metrics.recorder.written(queue, count),
+      log: log.child({ component: 'buffer' }),
+    },
+  );
+  buffer = started;
+  const push = new PushService({
+    append,
+    wake,
+    maxInFlight: PUSH_MAX_IN_FLIGHT,
+    maxItems: PUSH_MAX_ITEMS,
+    isolateOnError: isProcedureError,
+    diversion: started,
+  });
+
+  await maintenance.start(); // the flags are known before the first request
+  defer('maintenance flags', () => maintenance.stop());
+  await started.start(); // leftover files of a previous run (and of dead processes) start replaying
+  defer('failover buffer', () => started.stop());
+  return { cipher, payloads, encryptionView, sealAppend, channel, wake, maintenance, buffer: started, push };
+}

@@ -1,0 +1,54 @@
+/**
+ * What the routes receive: the core services and nothing below them. No pool, no `store/` function, no
+ * configuration object; reads and administrative writes go through the catalog (core/catalog.ts). The
+ * broker builds one at start-up (broker.ts, step `serve`).
+ */
+import type { FailoverBuffer } from '../buffer/failover-buffer.js';
+import type { Config } from '../config.js';
+import type { AckService } from '../core/ack.js';
+import type { Catalog } from '../core/catalog.js';
+import type { MessageAdmin } from '../core/message-admin.js';
+import type { PayloadReader } from '../core/payload-cipher.js';
+import type { PopService } from '../core/pop.js';
+import type { PushService } from '../core/push.js';
+import type { StreamsService } from '../core/streams/service.js';
+import type { TransactionContext } from '../core/transaction.js';
+import type { QueueSignal } from '../core/wake-bus.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/index.js';
+import type { MaintenanceService } from '../services/maintenance.js';
+
+/** The core services, as the HTTP layer sees them. */
+export interface RouteContext {
+  /** Who this process is (the /health body, trace records, the configure warning). */
+  identity: { version: string; serverId: string; encryptionConfigured: boolean };
+  log: Logger;
+  /** The pop defaults and limits of the configuration (API.md 5.2). */
+  popDefaults: Config['pop'];
+  push: PushService;
+  pop: PopService;
+  ack: AckService;
+  /** The streaming SDK's routes: query registration, cycles, shard reads (STREAMS.md 3). */
+  streams: StreamsService;
+  /** `POST /api/v1/transaction`: runs the work in one database transaction (pushes sealed) and wakes after it. */
+  transactions: Omit<TransactionContext, 'producerSub'>;
+  /** Administrative and monitoring reads, and the administrative writes. */
+  catalog: Catalog;
+  /** Message delete, requeue, move to the DLQ, queue clear (with their wake-ups). */
+  messageAdmin: MessageAdmin;
+  /** Reads stored payloads back: sealed ones are opened with QUEEN_ENCRYPTION_KEY (API.md 9.6). */
+  payloads: PayloadReader;
+  /** This process's cache of queue options: its figures for /health, and the notice after a queue changed. */
+  queueCache: {
+    stats(): { size: number; hits: number; misses: number };
+    /** After a commit that configured or deleted a queue: every process drops what it cached of the queue. */
+    changed(signal: QueueSignal): void;
+  };
+  health: { databaseReachable(): Promise<boolean>; draining(): boolean };
+  /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
+  metrics: Metrics;
+  /** The maintenance flags as this process sees them (API.md 9.4). */
+  maintenance: MaintenanceService;
+  /** This process's failover/maintenance buffer (API.md 9.5). */
+  buffer: FailoverBuffer;
+}

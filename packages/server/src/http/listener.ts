@@ -1,0 +1,57 @@
+/**
+ * The listening socket, bound before the broker touches its database: a port that is taken stops start-up
+ * before anything was started or migrated. Until the routes are installed (`createHttpServer` with this
+ * server), every request is answered 503 with `Connection: close`, so a client retries instead of hanging.
+ */
+import http from 'node:http';
+
+const STARTING = JSON.stringify({ error: 'Service Unavailable: the broker is starting' });
+
+/** How long a client may take to send its headers, and its whole request (HTTP_*_TIMEOUT_MS of config.ts). */
+export interface RequestTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** Answers a request that arrived before the routes were ready. */
+function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.writeHead(503, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(STARTING),
+    'Access-Control-Allow-Origin': '*',
+    'Retry-After': '1',
+    Connection: 'close',
+  });
+  res.end(STARTING);
+}
+
+/**
+ * A new HTTP server that answers 503 until routes are installed. Keep-alive outlives parked pops; both
+ * timeouts end when the request is received, so a parked pop (API.md 1.1 rule 2) is never cut.
+ */
+export function newHttpServer(timeouts: RequestTimeouts): http.Server {
+  return http.createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: timeouts.requestTimeoutMs,
+    headersTimeout: timeouts.headersTimeoutMs,
+    // How often node:http looks for requests past those timeouts (its default, 30 s, would double them).
+    connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+  }, starting);
+}
+
+/** Removes the start-up answer: the caller installs the real request handler. */
+export function takeOverRequests(server: http.Server): void {
+  server.removeListener('request', starting);
+}
+
+/** Binds `port` on `host`; rejects with the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL ...). */
+export function bindHttpServer(port: number, host: string, timeouts: RequestTimeouts): Promise<http.Server> {
+  const server = newHttpServer(timeouts);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
