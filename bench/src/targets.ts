@@ -50,6 +50,15 @@ export const TARGETS: readonly Target[] = [
   { scenario: 'partitions', figure: 'pushMsgsPerSec', op: '>=', value: 1960, aggregate: 'median', label: 'partitions: while pushing 2 000 msgs/s (>= 98 % of the pace)' },
   { scenario: 'wake', mode: 'one-process', figure: 'p99Ms', op: '<', value: 20, aggregate: 'median', label: 'wake p99 < 20 ms in one process' },
   { scenario: 'wake', mode: 'two-process', figure: 'p99Ms', op: '<', value: 50, aggregate: 'median', label: 'wake p99 < 50 ms across two' },
+  { scenario: 'scale-partitions-10k', figure: 'pushPctOfPace', op: '>=', value: 98, aggregate: 'median', label: '10 000 partitions: >= 98 % of the 2 000 msgs/s pace' },
+  { scenario: 'scale-partitions-10k', figure: 'dwellMaxMs', op: '<', value: 1000, aggregate: 'median', label: '10 000 partitions: max dwell < 1 s' },
+  { scenario: 'scale-partitions-100k', figure: 'pushPctOfPace', op: '>=', value: 98, aggregate: 'median', label: '100 000 partitions: >= 98 % of the pace' },
+  { scenario: 'scale-partitions-100k', figure: 'dwellMaxMs', op: '<', value: 2000, aggregate: 'median', label: '100 000 partitions: max dwell < 2 s' },
+  { scenario: 'scale-partitions-100k', figure: 'warmupPushS', op: '<', value: 60, aggregate: 'median', label: '100 000 partitions: warm-up push < 60 s' },
+  { scenario: 'scale-parked-10000', figure: 'rssPeakMb', op: '<', value: 400, aggregate: 'worst', label: '10 000 parked long polls: RSS < 400 MB' },
+  { scenario: 'scale-parked-10000', figure: 'wakeP99Ms', op: '<', value: 20, aggregate: 'median', label: '10 000 parked long polls: wake p99 < 20 ms' },
+  { scenario: 'ceiling-push-b100', figure: 'brokerPctOfCeiling', op: '>=', value: 85, aggregate: 'median', label: 'push-b100 >= 85 % of the storage ceiling' },
+  { scenario: 'ceiling-drain', figure: 'brokerPctOfCeiling', op: '>=', value: 85, aggregate: 'median', label: 'drain >= 85 % of the storage ceiling' },
   { scenario: '*', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario' },
 ];
 
