@@ -99,7 +99,7 @@ export class Broker {
     const warn = (error: Error, msg: string): void => (lifecycle.draining ? log.debug({ err: error }, msg) : log.warn({ err: error }, msg));
     const pool = createPool(connection, (error) => warn(error, 'idle database connection failed'));
     const applied = await whileStarting(() => migrate(pool), log);
-    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    if (applied.migrations.length + applied.functions.length > 0) log.info(applied, 'schema updated');
 
     // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
     const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);

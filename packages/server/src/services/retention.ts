@@ -13,7 +13,7 @@
  * A cycle takes its job's non-blocking advisory lock (store/cluster-lock.ts): a process that does not get it
  * skips the cycle. Under the lock, `queen.job_start` skips a cycle when another process started one less
  * than an interval ago, so N processes run the job once per interval, not N times. The rules themselves, the
- * locks and the history rows live in the SQL functions of sql/migrations/0010_retention.sql.
+ * locks and the history rows live in the SQL functions of sql/functions/ (retention_apply.sql, partitions_cleanup.sql).
  */
 import type pg from 'pg';
 import { uuidv7 } from '../ids.js';

@@ -1,6 +1,6 @@
 /**
  * Consumer-group administration (API.md 7.7): what every (partition, group) cursor looks like, the
- * subscription records, and the state changes of sql/migrations/0007 (`queen.consumer_group_delete`,
+ * subscription records, and the state changes of sql/functions/ (`queen.consumer_group_delete`,
  * `queen.subscription_retime`, `queen.cursor_seek`), which hold the locking and wake-up rules.
  *
  * Ages are computed on the database clock (the same clock that stamped the segments), in whole seconds.

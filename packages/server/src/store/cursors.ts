@@ -1,6 +1,6 @@
 /**
  * Consumer-group state: claims (`queen.pop_messages`), acks (`queen.ack_messages`) and lease extension
- * (`queen.lease_extend`). See sql/migrations/0004_pop.sql and 0005_ack.sql for the rules they implement.
+ * (`queen.lease_extend`). See sql/functions/pop_messages.sql and ack_messages.sql for the rules they implement.
  */
 import type pg from 'pg';
 

@@ -4,7 +4,7 @@
  * Every session is pinned to UTC (timestamps are rendered by PostgreSQL with a literal Z), and carries the
  * statement and lock timeouts of the configuration. A broker holding QUEEN_ENCRYPTION_KEY also sets
  * `queen.sealing = on` on its sessions: `queen.push_messages` then refuses plaintext for encrypted queues
- * (sql/migrations/0011_encryption.sql).
+ * (sql/functions/push_messages.sql).
  */
 import pg from 'pg';
 import { HttpError, poolUnavailable, statementTimeout } from '../errors.js';

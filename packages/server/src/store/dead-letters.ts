@@ -1,6 +1,6 @@
 /**
  * Reading the dead-letter queue (API.md 7.5): one row per DLQ event, with the message it references
- * (`queen.message_at`, sql/migrations/0006_transactions_dlq_messages.sql), newest failure first. One
+ * (`queen.message_at`, sql/functions/message_at.sql), newest failure first. One
  * statement reads the page and the total, so both come from the same snapshot.
  */
 import type pg from 'pg';

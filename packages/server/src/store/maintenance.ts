@@ -1,5 +1,5 @@
 /**
- * The maintenance flags and the cluster identity (`queen.system_state`, sql/migrations/0009): read by every
+ * The maintenance flags and the cluster identity (`queen.system_state`, sql/migrations/0009_maintenance_buffer.sql, sql/functions/maintenance_set.sql): read by every
  * process once a second, changed through `queen.maintenance_set` (which notifies every process).
  */
 import type pg from 'pg';

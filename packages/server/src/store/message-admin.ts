@@ -1,6 +1,6 @@
 /**
  * Administrative writes on messages (API.md 7.3, 7.4): delete, requeue from the DLQ, move to the DLQ, and
- * queue clear. Each is one call of its function in sql/migrations/0006_transactions_dlq_messages.sql, which
+ * queue clear. Each is one call of its function in sql/functions/, which
  * documents the locks it takes and the notifications it sends.
  */
 import type pg from 'pg';

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL's own statistics for `GET /api/v1/analytics/postgres-stats` (API.md 7.10): one call of
- * `queen.postgres_stats()` (sql/migrations/0008_stats_metrics.sql), which reads the statistics views
+ * `queen.postgres_stats()` (sql/functions/postgres_stats.sql), which reads the statistics views
  * restricted to schema `queen` and returns the response body as JSON.
  */
 import type pg from 'pg';

@@ -1,7 +1,7 @@
 /**
  * Retention, eviction and partition cleanup (API.md 9.3) and their history (API.md 7.10
  * `/analytics/retention`). The deleting work is done by the SQL functions of
- * sql/migrations/0010_retention.sql, one short transaction per call; this module lists the partitions worth
+ * sql/functions/ (retention_apply, partitions_cleanup), one short transaction per call; this module lists the partitions worth
  * a call and reads the history.
  *
  * Candidate partitions are found with an index probe or two each (the lowest cursor, the createdAt of the

@@ -1,5 +1,5 @@
 /**
- * Writes to the log: one call of `queen.push_messages` per coalesced batch (sql/migrations/0003_push.sql).
+ * Writes to the log: one call of `queen.push_messages` per coalesced batch (sql/functions/push_messages.sql).
  */
 import type pg from 'pg';
 
@@ -87,7 +87,7 @@ export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items
 
 /**
  * Appends replayed items (API.md 9.5): like `segmentAppend`, inside a transaction that sets `queen.replay`,
- * so that maxSize is not enforced (sql/migrations/0009). Four round trips: replay batches are paced anyway.
+ * so that maxSize is not enforced (sql/functions/queue_mode_backlog.sql). Four round trips: replay batches are paced anyway.
  */
 export async function segmentAppendReplay(pool: pg.Pool, params: { items: AppendItem[] }): Promise<AppendResult[]> {
   const client = await pool.connect();

@@ -1,5 +1,5 @@
 /**
- * Trace events (API.md 7.6), in `queen.traces` (sql/migrations/0007). An event belongs to the message that
+ * Trace events (API.md 7.6), in `queen.traces` (sql/migrations/0007_consumer_groups_resources_traces.sql). An event belongs to the message that
  * held its (partition, transactionId) when it was recorded: every read joins the message currently retained
  * under that key (`queen.message_find`) and keeps only the events pinned to it, so the events of a removed
  * message are never shown, whichever path removed it. Event data and message payloads are stored as JSON

@@ -1,5 +1,5 @@
 /**
- * The SQL of retention, eviction and partition cleanup (sql/migrations/0010_retention.sql) on a real
+ * The SQL of retention, eviction and partition cleanup (sql/functions/retention_apply.sql, partitions_cleanup.sql) on a real
  * PostgreSQL: queen.retention_apply, queen.segments_remove, queen.partitions_cleanup, queen.job_start, with the
  * hot-path functions (push_messages, pop_messages, ack_messages) around them. Messages are made old by
  * backdating segment created_at (a prefix at a time, so created_at stays non-decreasing along the offsets).

@@ -1,5 +1,5 @@
 /**
- * Two-session interleavings of queen.cursor_seek and queen.consumer_group_delete (sql/migrations/0007) with
+ * Two-session interleavings of queen.cursor_seek and queen.consumer_group_delete (sql/functions/) with
  * pops, on a real PostgreSQL. Each session is a pg.Client in an explicit transaction; a test awaits the
  * point it needs (a session waiting on a lock held by the other, read from pg_blocking_pids), never a sleep.
  *

@@ -1,0 +1,45 @@
+-- partitions_lock: lock the rows of the named partitions FOR UPDATE, creating missing queues (implicit
+-- defaults, namespace/task derived from the name) and partitions first.
+--   Parameters: pair i is (p_queue[i], p_partition[i]); pairs may repeat.
+--   Result: one row per distinct pair, in lock order, with the partition's id, tail and last_push_at.
+--   Locks: queue rows are created in name order and partition rows locked in (queue name, partition name)
+--     order. Every writer of a partition goes through here: that makes offsets dense and assigned in commit
+--     order, and concurrent batches touching the same partitions in any item order deadlock-free.
+CREATE OR REPLACE FUNCTION queen.partitions_lock(p_queue text[], p_partition text[])
+RETURNS TABLE (queue_name text, partition_name text, partition_id uuid, tail bigint, last_push_at timestamptz)
+LANGUAGE plpgsql
+SET enable_seqscan = off
+AS $$
+#variable_conflict use_column
+DECLARE
+  v_key record;
+  v_queue_id uuid;
+  v_partition queen.partitions;
+BEGIN
+  INSERT INTO queen.queues (id, name, namespace, task)
+  SELECT queen.uuid_v7(), n.name, split_part(n.name, '.', 1), split_part(n.name, '.', 2)
+  FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name)) n
+  WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n.name)
+  ORDER BY n.name
+  ON CONFLICT (name) DO NOTHING;
+
+  FOR v_key IN
+    SELECT DISTINCT t.queue_name, t.partition_name
+    FROM unnest(p_queue, p_partition) AS t (queue_name, partition_name)
+    ORDER BY 1, 2
+  LOOP
+    SELECT q.id INTO STRICT v_queue_id FROM queen.queues q WHERE q.name = v_key.queue_name;
+    SELECT * INTO v_partition FROM queen.partitions p
+    WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO queen.partitions (id, queue_id, name)
+      VALUES (queen.uuid_v7(), v_queue_id, v_key.partition_name)
+      ON CONFLICT (queue_id, name) DO NOTHING;
+      SELECT * INTO STRICT v_partition FROM queen.partitions p
+      WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
+    END IF;
+    RETURN QUERY SELECT v_key.queue_name, v_key.partition_name, v_partition.id, v_partition.tail,
+                        v_partition.last_push_at;
+  END LOOP;
+END
+$$;

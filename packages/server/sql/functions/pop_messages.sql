@@ -1,0 +1,298 @@
+-- pop_messages: one pop attempt.
+--   Parameters: p_scope 'partition' (single-partition route), 'queue' (wildcard) or 'discovery';
+--     p_queue / p_partition name the target (queue-scoped routes); p_namespace / p_task filter discovery
+--     (null = any); p_group is the effective group; p_batch the total message budget; p_max_partitions caps
+--     the partitions claimed (<= 0: no cap); p_lease_id is the pop's lease id; p_lease_seconds overrides the
+--     queue lease when > 0; p_auto_ack commits instead of leasing; p_subscribe_mode / p_subscribe_from carry
+--     a named group's seeding intent ('new' | 'timestamp' | null for all); p_first_attempt allows the queue
+--     creation and record write of API.md 5.3 steps 4-5; p_rotate_after is where the round-robin walk over
+--     partition ids starts (exclusive); p_hold_under > 0 asks for the minPopWaitTime probe first.
+--   Result: the delivered messages, grouped by partition in claim order, each partition in offset order;
+--     or, when nothing was claimed, a single row whose empty_reason says why ('hold' with hold_ms when the
+--     probe found 0 < deliverable < p_hold_under on a queue with minPopWaitTime).
+--   Locks: cursor rows FOR UPDATE SKIP LOCKED: a (partition, group) that another pop or an ack is working
+--     on is skipped, never waited for. Partition rows are only read: a reader sees committed tails only.
+CREATE OR REPLACE FUNCTION queen.pop_messages(
+  p_scope text,
+  p_queue text,
+  p_partition text,
+  p_namespace text,
+  p_task text,
+  p_group text,
+  p_batch integer,
+  p_max_partitions integer,
+  p_lease_id uuid,
+  p_lease_seconds integer,
+  p_auto_ack boolean,
+  p_subscribe_mode text,
+  p_subscribe_from timestamptz,
+  p_first_attempt boolean,
+  p_rotate_after uuid,
+  p_hold_under integer
+) RETURNS TABLE (queue_name text, partition_id uuid, partition_name text, message_offset bigint,
+                 message_id uuid, transaction_id text, trace_id uuid, payload text, producer_sub text,
+                 created_at text, empty_reason text, hold_ms integer)
+LANGUAGE plpgsql
+SET enable_seqscan = off            -- see README.md: hot paths never scan a table
+SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
+AS $$
+#variable_conflict use_column
+DECLARE
+  c_queue_mode constant text := '__QUEUE_MODE__';
+  v_now timestamptz := now();
+  v_queue queen.queues;
+  v_rotate uuid := coalesce(p_rotate_after, '00000000-0000-0000-0000-000000000000'::uuid);
+  v_candidates refcursor;
+  v_candidate record;
+  v_cursor queen.cursors;
+  v_segment record;
+  v_remaining integer := p_batch;
+  v_claimed integer := 0;
+  v_seen integer := 0;
+  v_reason text := 'none';
+  v_take integer;
+  v_start bigint;
+  v_end bigint;
+  v_visible_before timestamptz;
+  v_delivered integer;
+  v_deliverable bigint;
+  v_lease_seconds integer;
+BEGIN
+  IF p_scope <> 'discovery' THEN
+    SELECT * INTO v_queue FROM queen.queues q WHERE q.name = p_queue;
+    IF NOT FOUND THEN
+      IF NOT p_first_attempt THEN
+        RETURN QUERY SELECT NULL::text, NULL::uuid, NULL::text, NULL::bigint, NULL::uuid, NULL::text, NULL::uuid,
+                            NULL::text, NULL::text, NULL::text,
+                            CASE WHEN p_scope = 'partition' THEN 'no_partition' ELSE 'none' END, NULL::integer;
+        RETURN;
+      END IF;
+      v_queue := queen.queue_ensure(p_queue);
+    END IF;
+    IF p_first_attempt AND p_subscribe_mode IS NOT NULL AND p_group <> c_queue_mode THEN
+      PERFORM queen.subscription_record(v_queue.id, p_group,
+                                        CASE WHEN p_scope = 'partition' THEN p_partition ELSE '' END,
+                                        p_subscribe_mode, p_subscribe_from);
+    END IF;
+  END IF;
+
+  -- minPopWaitTime probe: count what the claim would take without claiming it.
+  IF p_scope = 'queue' AND p_hold_under > 0 AND v_queue.min_pop_wait_time > 0 THEN
+    -- Deliverable = retained, above the cursor the claim would start from (the seed on first contact),
+    -- old enough for delayedProcessing; at most p_batch per partition, over at most p_max_partitions.
+    v_visible_before := CASE WHEN v_queue.delayed_processing > 0
+                             THEN v_now - make_interval(secs => v_queue.delayed_processing)
+                             ELSE 'infinity'::timestamptz END;
+    SELECT coalesce(sum(ready.n), 0) INTO v_deliverable
+    FROM (
+      SELECT deliverable.n
+      FROM queen.partitions p
+      LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+      CROSS JOIN LATERAL (
+        SELECT coalesce(c.committed,
+                        CASE WHEN queen.subscription_from(v_queue.id, p.name, p_group) > v_now THEN p.tail
+                             ELSE queen.cursor_seed(v_queue.id, p.id, p.name, p_group) END) AS committed
+      ) base
+      CROSS JOIN LATERAL (
+        SELECT coalesce(sum(seg.last_offset - greatest(seg.first_offset, base.committed + 1) + 1), 0) AS n
+        FROM (SELECT s.first_offset, s.last_offset FROM queen.segments s
+              WHERE s.partition_id = p.id AND s.last_offset > base.committed AND s.created_at <= v_visible_before
+              ORDER BY s.last_offset LIMIT p_batch) seg
+      ) deliverable
+      WHERE p.queue_id = v_queue.id
+        AND p.tail > coalesce(c.committed, 0)
+        AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+        AND (c.not_before IS NULL OR c.not_before <= v_now)
+        AND (v_queue.window_buffer = 0
+             OR p.last_push_at <= v_now - make_interval(secs => v_queue.window_buffer))
+        AND deliverable.n > 0
+      LIMIT CASE WHEN p_max_partitions > 0 THEN p_max_partitions END
+    ) ready;
+    IF v_deliverable > 0 AND v_deliverable < p_hold_under THEN
+      RETURN QUERY SELECT NULL::text, NULL::uuid, NULL::text, NULL::bigint, NULL::uuid, NULL::text, NULL::uuid,
+                          NULL::text, NULL::text, NULL::text, 'hold'::text, v_queue.min_pop_wait_time;
+      RETURN;
+    END IF;
+  END IF;
+
+  -- Candidates. The queue-scoped walk starts after p_rotate_after and wraps around (round-robin), streaming
+  -- in partition-id order so that a claim that fills its budget early reads no further.
+  IF p_scope = 'partition' THEN
+    OPEN v_candidates FOR
+      SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
+             v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer, false AS has_cursor
+      FROM queen.partitions p
+      WHERE p.queue_id = v_queue.id AND p.name = p_partition;
+  ELSIF p_scope = 'queue' THEN
+    OPEN v_candidates FOR
+      SELECT * FROM (
+        (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
+                v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
+                c.partition_id IS NOT NULL AS has_cursor
+         FROM queen.partitions p
+         LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+         WHERE p.queue_id = v_queue.id AND p.id > v_rotate
+           AND p.tail > coalesce(c.committed, 0)
+           AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+           AND (c.not_before IS NULL OR c.not_before <= v_now)
+         ORDER BY p.id)
+        UNION ALL
+        (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id, v_queue.name,
+                v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
+                c.partition_id IS NOT NULL
+         FROM queen.partitions p
+         LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+         WHERE p.queue_id = v_queue.id AND p.id <= v_rotate
+           AND p.tail > coalesce(c.committed, 0)
+           AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+           AND (c.not_before IS NULL OR c.not_before <= v_now)
+         ORDER BY p.id)
+      ) walk;
+  ELSE
+    OPEN v_candidates FOR
+      SELECT p.id, p.name, p.tail, p.last_push_at, q.id AS queue_id, q.name AS queue_name,
+             q.lease_time, q.delayed_processing, q.window_buffer, c.partition_id IS NOT NULL AS has_cursor
+      FROM queen.queues q
+      JOIN queen.partitions p ON p.queue_id = q.id
+      LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+      WHERE (p_namespace IS NULL OR q.namespace = p_namespace)
+        AND (p_task IS NULL OR q.task = p_task)
+        AND p.tail > coalesce(c.committed, 0)
+        AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+        AND (c.not_before IS NULL OR c.not_before <= v_now)
+      ORDER BY q.priority DESC, p.id <= v_rotate, p.id;
+  END IF;
+
+  LOOP
+    FETCH v_candidates INTO v_candidate;
+    EXIT WHEN NOT FOUND;
+    v_seen := v_seen + 1;
+
+    -- Lock this (partition, group), or create it seeded on first contact. Busy rows are skipped.
+    SELECT * INTO v_cursor FROM queen.cursors c
+    WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+      IF v_candidate.has_cursor
+         OR EXISTS (SELECT 1 FROM queen.cursors c
+                    WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group) THEN
+        v_reason := 'leased';
+        CONTINUE;
+      END IF;
+      -- A subscription starting in the future: the pair is not contacted (nor seeded) before then, so
+      -- nothing written before that instant can end up above its cursor.
+      IF queen.subscription_from(v_candidate.queue_id, v_candidate.name, p_group) > v_now THEN
+        CONTINUE;
+      END IF;
+      -- First contact. A concurrent pop creating the same row would make our INSERT wait for its commit:
+      -- the advisory lock turns that wait into a skip, like SKIP LOCKED does for existing rows.
+      IF NOT pg_try_advisory_xact_lock(queen.cursor_lock_key(v_candidate.id, p_group)) THEN
+        v_reason := 'leased';
+        CONTINUE;
+      END IF;
+      IF p_scope = 'discovery' AND p_subscribe_mode IS NOT NULL AND p_group <> c_queue_mode THEN
+        PERFORM queen.subscription_record(v_candidate.queue_id, p_group, '', p_subscribe_mode, p_subscribe_from);
+      END IF;
+      INSERT INTO queen.cursors (partition_id, consumer_group, committed)
+      VALUES (v_candidate.id, p_group,
+              queen.cursor_seed(v_candidate.queue_id, v_candidate.id, v_candidate.name, p_group))
+      ON CONFLICT DO NOTHING
+      RETURNING * INTO v_cursor;
+      IF NOT FOUND THEN
+        v_reason := 'leased';
+        CONTINUE;
+      END IF;
+    END IF;
+
+    IF v_cursor.lease_expires_at > v_now THEN
+      v_reason := 'leased';
+      CONTINUE;
+    END IF;
+    IF v_cursor.not_before > v_now THEN
+      v_reason := 'retry_delay';
+      CONTINUE;
+    END IF;
+    IF v_candidate.window_buffer > 0
+       AND v_candidate.last_push_at > v_now - make_interval(secs => v_candidate.window_buffer) THEN
+      v_reason := 'window_buffer';
+      CONTINUE;
+    END IF;
+    IF v_candidate.tail <= v_cursor.committed THEN
+      CONTINUE;
+    END IF;
+
+    -- The span: the deliverable run from the head, at most v_remaining messages. Segments too young for
+    -- delayedProcessing are always at the tail (createdAt grows with the offset), so a prefix is visible.
+    v_visible_before := CASE WHEN v_candidate.delayed_processing > 0
+                             THEN v_now - make_interval(secs => v_candidate.delayed_processing)
+                             ELSE 'infinity'::timestamptz END;
+    v_end := NULL;
+    v_take := v_remaining;
+    FOR v_segment IN
+      SELECT s.first_offset, s.last_offset FROM queen.segments s
+      WHERE s.partition_id = v_candidate.id AND s.last_offset > v_cursor.committed
+        AND s.created_at <= v_visible_before
+      ORDER BY s.last_offset
+      LIMIT v_remaining
+    LOOP
+      v_start := greatest(v_segment.first_offset, v_cursor.committed + 1);
+      IF v_segment.last_offset - v_start + 1 >= v_take THEN
+        v_end := v_start + v_take - 1;
+        EXIT;
+      END IF;
+      v_end := v_segment.last_offset;
+      v_take := v_take - (v_segment.last_offset - v_start + 1)::integer;
+    END LOOP;
+    IF v_end IS NULL THEN
+      IF v_candidate.delayed_processing > 0 THEN
+        v_reason := 'delayed';
+      END IF;
+      CONTINUE;
+    END IF;
+
+    RETURN QUERY
+    SELECT v_candidate.queue_name, v_candidate.id, v_candidate.name, s.first_offset + m.n - 1,
+           m.id, m.txn, m.trace, m.payload, m.sub, queen.format_micros(s.created_at), NULL::text, NULL::integer
+    FROM queen.segments s
+    CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.payloads, s.producer_subs)
+      WITH ORDINALITY AS m (id, txn, trace, payload, sub, n)
+    WHERE s.partition_id = v_candidate.id AND s.last_offset > v_cursor.committed AND s.first_offset <= v_end
+      AND s.first_offset + m.n - 1 > v_cursor.committed AND s.first_offset + m.n - 1 <= v_end
+    ORDER BY s.last_offset, m.n;
+    GET DIAGNOSTICS v_delivered = ROW_COUNT;
+
+    IF p_auto_ack THEN
+      UPDATE queen.cursors c
+      SET committed = v_end, lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL,
+          retry_count = 0, not_before = NULL, claims_since_advance = 0,
+          total_consumed = c.total_consumed + v_delivered, batches_consumed = c.batches_consumed + 1,
+          last_consumed_at = v_now, last_activity_at = v_now
+      WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group;
+    ELSE
+      v_lease_seconds := CASE WHEN p_lease_seconds > 0 THEN p_lease_seconds
+                              WHEN v_candidate.lease_time > 0 THEN v_candidate.lease_time
+                              ELSE 60 END;
+      UPDATE queen.cursors c
+      SET lease_id = p_lease_id, lease_span_end = v_end,
+          lease_expires_at = v_now + make_interval(secs => v_lease_seconds),
+          claims_since_advance = c.claims_since_advance + 1, batches_consumed = c.batches_consumed + 1,
+          last_activity_at = v_now
+      WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group;
+    END IF;
+
+    v_remaining := v_remaining - v_delivered;
+    v_claimed := v_claimed + 1;
+    EXIT WHEN v_remaining <= 0 OR (p_max_partitions > 0 AND v_claimed >= p_max_partitions);
+  END LOOP;
+  CLOSE v_candidates;
+
+  IF v_claimed = 0 THEN
+    RETURN QUERY SELECT NULL::text, NULL::uuid, NULL::text, NULL::bigint, NULL::uuid, NULL::text, NULL::uuid,
+                        NULL::text, NULL::text, NULL::text,
+                        CASE WHEN p_scope = 'partition' AND v_seen = 0 THEN 'no_partition'
+                             WHEN p_scope = 'partition' THEN v_reason
+                             ELSE 'none' END,
+                        NULL::integer;
+  END IF;
+END
+$$;

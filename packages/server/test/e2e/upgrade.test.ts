@@ -1,0 +1,182 @@
+/**
+ * Upgrade from the previous release (pgmq's habit, STYLE.md 4): a database built by release 1.0's schema
+ * (its migrations, frozen under test/fixtures/release-1.0, applied by that release's runner: no checksums,
+ * functions inside migrations) and filled through that release's SQL functions — queues, partitions with
+ * backlog, a leased batch, DLQ rows, a consumer group part-way through a partition — is upgraded by today's
+ * start-up, then served by a real broker: nothing is lost, the old lease still settles, every function is the
+ * one a fresh database gets.
+ *
+ * This file is the template for every later schema change: freeze the released migrations under
+ * test/fixtures/release-X, seed what the change touches, upgrade, check.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { migrate, readFunctions, readMigrations } from '../../src/store/migrations.js';
+import { client, createDatabase, serverConnection, startBroker, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
+
+const RELEASE_1_0 = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/release-1.0/migrations');
+const QUEUE = 'shop.orders';
+const PARTITIONS = ['p0', 'p1', 'p2'];
+const PER_PARTITION = 10;
+const txn = (partition: string, i: number) => `${partition}-m${i}`;
+
+/** Release 1.0's migration runner: each file in its own transaction, the ledger without checksums. */
+async function migrateAsRelease10(db: TestDatabase): Promise<void> {
+  await db.query(`CREATE SCHEMA queen;
+    CREATE TABLE queen.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  for (const name of fs.readdirSync(RELEASE_1_0).sort()) {
+    await db.query(`BEGIN; ${fs.readFileSync(path.join(RELEASE_1_0, name), 'utf8')}; COMMIT;`);
+    await db.query('INSERT INTO queen.migrations (version, name) VALUES ($1, $2)', [Number(name.slice(0, 4)), name]);
+  }
+}
+
+/** Release 1.0's pop call (16 parameters), wildcard over the queue; returns the claimed rows. */
+async function popAsRelease10(db: TestDatabase, group: string, partition: string, batch: number, leaseId: string) {
+  const result = await db.query<{ transaction_id: string; partition_id: string }>(
+    `SELECT transaction_id, partition_id FROM queen.pop_messages('partition', $1, $2, NULL, NULL, $3, $4, 1, $5::uuid, 300, false, NULL, NULL, true, NULL, 0)`,
+    [QUEUE, partition, group, batch, leaseId],
+  );
+  return result.rows;
+}
+
+async function ackAsRelease10(db: TestDatabase, items: Array<{ transactionId: string; partitionId: string; status: string; group: string; leaseId: string }>) {
+  const result = await db.query<{ success: boolean }>(
+    `SELECT success FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+    [items.map((i) => i.transactionId), items.map((i) => i.partitionId), items.map((i) => i.status), items.map((i) => i.group), items.map((i) => i.leaseId), items.map(() => 'upgrade test')],
+  );
+  return result.rows.map((r) => r.success);
+}
+
+/** Every queen function with its definition, as PostgreSQL prints it. */
+async function functionDefinitions(db: TestDatabase): Promise<Map<string, string>> {
+  const result = await db.query<{ signature: string; definition: string }>(
+    `SELECT p.oid::regprocedure::text AS signature, pg_get_functiondef(p.oid) AS definition
+     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'queen'`,
+  );
+  return new Map(result.rows.map((r) => [r.signature, r.definition]));
+}
+
+/** Pops the queue until it is empty (wildcard, batch 100, no wait) and acks everything; returns the transactionIds in delivery order. */
+async function drainAndAck(api: Client, group: string | null): Promise<string[]> {
+  const seen: string[] = [];
+  const groupQuery = group === null ? '' : `&consumerGroup=${group}`;
+  for (let round = 0; round < 20; round++) {
+    const res = await api.get(`/api/v1/pop/queue/${QUEUE}?batch=100&wait=false${groupQuery}`);
+    if (res.status === 204) return seen;
+    assert.equal(res.status, 200, res.text);
+    const messages = res.json.messages as Array<{ transactionId: string; partitionId: string; leaseId: string }>;
+    seen.push(...messages.map((m) => m.transactionId));
+    const acks = await api.post('/api/v1/ack/batch', {
+      acknowledgments: messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed', ...(group === null ? {} : { consumerGroup: group }) })),
+    });
+    assert.equal(acks.status, 200, acks.text);
+  }
+  throw new Error('the queue did not drain in 20 pops');
+}
+
+describe('upgrade from release 1.0', () => {
+  let db: TestDatabase;
+  let fresh: TestDatabase;
+  let broker: BrokerProcess;
+  let api: Client;
+  let leased: Array<{ transaction_id: string; partition_id: string }>;
+  const leaseId = '0198f2d3-1b2c-7a00-8c11-5e6f708192a3';
+  let report: Awaited<ReturnType<typeof migrate>>;
+
+  before(async () => {
+    db = await createDatabase();
+    fresh = await createDatabase();
+    await migrateAsRelease10(db);
+
+    // The data of a working 1.0 installation, written through 1.0's functions.
+    const items = PARTITIONS.flatMap((p) => Array.from({ length: PER_PARTITION }, (_, i) => ({ partition: p, id: txn(p, i) })));
+    await db.query(
+      `SELECT * FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`,
+      [items.map(() => QUEUE), items.map((i) => i.partition), items.map(() => crypto.randomUUID()), items.map((i) => i.id), items.map(() => null), items.map((i) => JSON.stringify({ id: i.id })), items.map(() => null)],
+    );
+    // Queue mode: a leased batch of 4 on p0, never acked before the upgrade.
+    leased = await popAsRelease10(db, '__QUEUE_MODE__', 'p0', 4, leaseId);
+    assert.equal(leased.length, 4);
+    // Group billing: p1 read and acked up to m3; m4 sent to the DLQ.
+    const billing = await popAsRelease10(db, 'billing', 'p1', 5, '0198f2d3-1b2c-7a00-8c11-5e6f708192a4');
+    assert.deepEqual(billing.map((r) => r.transaction_id), [0, 1, 2, 3, 4].map((i) => txn('p1', i)));
+    const acked = await ackAsRelease10(db, billing.map((r, i) => ({ transactionId: r.transaction_id, partitionId: r.partition_id, status: i < 4 ? 'completed' : 'dlq', group: 'billing', leaseId: '0198f2d3-1b2c-7a00-8c11-5e6f708192a4' })));
+    assert.deepEqual(acked, [true, true, true, true, true]);
+
+    const pool = new pg.Pool({ ...serverConnection(db.name), max: 2 } as pg.PoolConfig);
+    try {
+      report = await migrate(pool);
+    } finally {
+      await pool.end();
+    }
+    const freshPool = new pg.Pool({ ...serverConnection(fresh.name), max: 2 } as pg.PoolConfig);
+    try {
+      await migrate(freshPool);
+    } finally {
+      await freshPool.end();
+    }
+    broker = await startBroker(db);
+    api = client(broker.url);
+  });
+
+  after(async () => {
+    await broker?.stop();
+    await db?.close();
+    await fresh?.close();
+  });
+
+  test('the upgrade applies no migration again, records every checksum, and installs every function file', async () => {
+    assert.deepEqual(report.migrations, []);
+    assert.deepEqual(report.functions, readFunctions().map((f) => f.name));
+    const ledger = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
+    assert.deepEqual(ledger.rows, readMigrations().map((m) => ({ name: m.name, checksum: m.checksum })));
+  });
+
+  test('every function is exactly the one a fresh database gets (no stale body, no leftover overload)', async () => {
+    const upgraded = await functionDefinitions(db);
+    const reference = await functionDefinitions(fresh);
+    assert.deepEqual([...upgraded.keys()].sort(), [...reference.keys()].sort());
+    for (const [signature, definition] of reference) assert.equal(upgraded.get(signature), definition, signature);
+  });
+
+  test('the lease taken before the upgrade still settles its batch', async () => {
+    const res = await api.post('/api/v1/ack/batch', {
+      acknowledgments: leased.map((m) => ({ transactionId: m.transaction_id, partitionId: m.partition_id, leaseId, status: 'completed' })),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.map((r: { success: boolean }) => r.success), [true, true, true, true]);
+  });
+
+  test('queue mode then gets every other message once, in partition order', async () => {
+    const got = await drainAndAck(api, null);
+    const expected = PARTITIONS.flatMap((p) => Array.from({ length: PER_PARTITION }, (_, i) => txn(p, i))).filter((id) => !leased.some((m) => m.transaction_id === id));
+    assert.deepEqual([...got].sort(), [...expected].sort());
+    for (const p of PARTITIONS) {
+      const order = got.filter((id) => id.startsWith(`${p}-`));
+      assert.deepEqual(order, [...order].sort((a, b) => Number(a.split('m')[1]) - Number(b.split('m')[1])));
+    }
+  });
+
+  test('group billing resumes after its cursor on p1 and reads p0 and p2 from the start', async () => {
+    const got = await drainAndAck(api, 'billing');
+    const expected = [...Array.from({ length: 5 }, (_, i) => txn('p1', i + 5)), ...['p0', 'p2'].flatMap((p) => Array.from({ length: PER_PARTITION }, (_, i) => txn(p, i)))];
+    assert.deepEqual([...got].sort(), [...expected].sort());
+  });
+
+  test('the DLQ entry written by 1.0 is listed', async () => {
+    const res = await api.get(`/api/v1/dlq?queue=${QUEUE}`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.messages.map((m: { transactionId: string; consumerGroup: string }) => [m.transactionId, m.consumerGroup]), [[txn('p1', 4), 'billing']]);
+  });
+
+  test('push, pop and ack work on the upgraded database', async () => {
+    const pushed = await api.push([{ queue: QUEUE, partition: 'p1', payload: { after: true }, transactionId: 'after-upgrade' }]);
+    assert.equal(pushed.status, 201, pushed.text);
+    assert.deepEqual(await drainAndAck(api, null), ['after-upgrade']);
+    assert.deepEqual(await drainAndAck(api, 'billing'), ['after-upgrade']);
+  });
+});
