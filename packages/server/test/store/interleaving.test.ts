@@ -12,11 +12,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { uuidv7 } from '../../src/ids.js';
 import { migrate } from '../../src/store/migrations.js';
 import { createDatabase, serverConnection, uniqueQueue, type TestDatabase } from '../support/harness.js';
+import { QM, ack, pop, push, settlesWithin, track, type PopOutcome, type PushRow } from '../support/hot-path.js';
 
-const QM = '__QUEUE_MODE__';
 /** Upper bound for "this statement does not block": generous, far above any honest execution time. */
 const PROMPT_MS = 5000;
 
@@ -52,114 +51,6 @@ async function session(): Promise<Session> {
   return { client, pid, query: client.query.bind(client) as pg.Client['query'] };
 }
 
-type Queryable = Pick<pg.ClientBase, 'query'> | pg.Pool;
-
-interface PushItem {
-  queue: string;
-  partition: string;
-  tx: string;
-  payload?: unknown;
-}
-
-interface PushRow {
-  item: number;
-  status: 'queued' | 'duplicate' | 'failed';
-  message_id: string | null;
-  partition_id: string;
-  error: string | null;
-}
-
-/** Calls queen.push_messages; rows in item order. */
-async function push(on: Queryable, items: PushItem[]): Promise<PushRow[]> {
-  const result = await on.query<PushRow>(
-    `SELECT item, status, message_id::text AS message_id, partition_id::text AS partition_id, error
-     FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`,
-    [
-      items.map((i) => i.queue),
-      items.map((i) => i.partition),
-      items.map(() => uuidv7()),
-      items.map((i) => i.tx),
-      items.map(() => null),
-      items.map((i) => JSON.stringify(i.payload ?? { tx: i.tx })),
-      items.map(() => null),
-    ],
-  );
-  return [...result.rows].sort((a, b) => a.item - b.item);
-}
-
-interface PopParams {
-  scope: 'partition' | 'queue' | 'discovery';
-  queue: string;
-  partition?: string | null;
-  group?: string;
-  batch?: number;
-  maxPartitions?: number;
-  leaseId?: string;
-  autoAck?: boolean;
-}
-
-interface PopOutcome {
-  /** The empty reason, or null when messages were delivered. */
-  reason: string | null;
-  /** Delivered transactionIds, in the order returned. */
-  txns: string[];
-  partitions: string[];
-  leaseId: string;
-}
-
-/** Calls queen.pop_messages (first attempt, no subscription intent, no hold). */
-async function pop(on: Queryable, p: PopParams): Promise<PopOutcome> {
-  const leaseId = p.leaseId ?? uuidv7();
-  const result = await on.query<{ transaction_id: string | null; partition_name: string | null; empty_reason: string | null }>(
-    `SELECT transaction_id, partition_name, empty_reason
-     FROM queen.pop_messages($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12, $13::timestamptz, $14, $15::uuid, $16)`,
-    [p.scope, p.queue, p.partition ?? null, null, null, p.group ?? QM, p.batch ?? 10, p.maxPartitions ?? 1, leaseId, 0,
-      p.autoAck ?? false, null, null, true, null, 0],
-  );
-  const first = result.rows[0];
-  if (first === undefined) return { reason: 'none', txns: [], partitions: [], leaseId };
-  if (first.empty_reason !== null) return { reason: first.empty_reason, txns: [], partitions: [], leaseId };
-  return {
-    reason: null,
-    txns: result.rows.map((r) => r.transaction_id!),
-    partitions: [...new Set(result.rows.map((r) => r.partition_name!))],
-    leaseId,
-  };
-}
-
-interface AckItem {
-  tx: string;
-  partitionId: string;
-  status?: string;
-  group?: string;
-  leaseId?: string | null;
-}
-
-interface AckRow {
-  item: number;
-  success: boolean;
-  error: string | null;
-  lease_released: boolean;
-  dlq: boolean;
-}
-
-/** Calls queen.ack_messages; rows in item order. */
-async function ack(on: Queryable, items: AckItem[]): Promise<AckRow[]> {
-  const result = await on.query<AckRow>(
-    `SELECT item, success, error, lease_released, dlq
-     FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-    [
-      items.map((i) => i.tx),
-      items.map((i) => i.partitionId),
-      items.map((i) => i.status ?? 'completed'),
-      items.map((i) => i.group ?? QM),
-      items.map((i) => i.leaseId ?? null),
-      items.map(() => null),
-    ],
-  );
-  return [...result.rows].sort((a, b) => a.item - b.item);
-}
-
 /** Offsets of the stored messages of a partition: transactionId -> offset. */
 async function offsets(queue: string, partition: string): Promise<Record<string, number>> {
   const result = await pool.query<{ transaction_id: string; message_offset: string }>(
@@ -187,16 +78,6 @@ async function partitionId(queue: string, partition: string): Promise<string> {
   return result.rows[0]!.id;
 }
 
-/** Tracks whether a promise has settled, without swallowing its outcome. */
-function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
-  let settled = false;
-  promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  return { promise, settled: () => settled };
-}
-
 /** Resolves once `waiter` is waiting on a lock held by `holder` (pg_blocking_pids); fails after 10 s. */
 async function blockedBy(waiter: Session, holder: Session): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -205,19 +86,6 @@ async function blockedBy(waiter: Session, holder: Session): Promise<void> {
     if (result.rows[0]!.blockers.includes(holder.pid)) return;
     if (Date.now() > deadline) assert.fail(`session ${waiter.pid} never waited on session ${holder.pid}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Resolves with the value if the promise settles within `ms`, else with the marker 'blocked'. */
-async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'blocked'> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'blocked'>((resolve) => {
-    timer = setTimeout(() => resolve('blocked'), ms);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
