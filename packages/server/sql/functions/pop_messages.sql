@@ -40,7 +40,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
   c_queue_mode constant text := '__QUEUE_MODE__';
-  c_repair_every constant interval := '5 seconds';
+  c_repair_every constant interval := '30 seconds';
   v_indexed boolean := false;
   v_now timestamptz := now();
   v_queue queen.queues;
