@@ -3,8 +3,12 @@
  * for the store-level tests, with the broker's argument shapes, and the helpers those tests use to tell a
  * statement that returned from one that waits on a lock.
  */
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { uuidv7 } from '../../src/ids.js';
+import { migrate } from '../../src/store/migrations.js';
+import { createDatabase, serverConnection, type TestDatabase } from './harness.js';
 
 /** The consumer-group name of queue mode. */
 export const QM = '__QUEUE_MODE__';
@@ -145,4 +149,59 @@ export async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A migrated database for a store-level test file, a pool on it and dedicated sessions (useSqlSessions). */
+export interface SqlSessions {
+  readonly pool: pg.Pool;
+  /** A dedicated connection (statement timeout 30 s: a hang fails instead of stalling) and its backend pid. */
+  session(): Promise<{ client: pg.Client; pid: number }>;
+  /** Resolves once session `waiter` waits on a lock held by session `holder` (pg_blocking_pids); fails after 10 s. */
+  blockedBy(waiter: number, holder: number): Promise<void>;
+}
+
+/**
+ * Creates a fresh database with the broker's schema in `before` and drops its connections in `after`
+ * (call at module level: it registers the node:test hooks).
+ */
+export function useSqlSessions(): SqlSessions {
+  let db: TestDatabase | undefined;
+  let pool: pg.Pool | undefined;
+  const sessions: pg.Client[] = [];
+  before(async () => {
+    db = await createDatabase();
+    pool = new pg.Pool({ ...serverConnection(db.name), max: 6, options: '-c TimeZone=UTC' } as pg.PoolConfig);
+    await migrate(pool);
+  });
+  after(async () => {
+    for (const s of sessions) await s.end().catch(() => undefined);
+    await pool?.end();
+    await db?.close();
+  });
+  const live = (): pg.Pool => {
+    if (pool === undefined) throw new Error('useSqlSessions(): used before the `before` hook ran');
+    return pool;
+  };
+  return {
+    get pool() {
+      return live();
+    },
+    async session() {
+      const client = new pg.Client({ ...serverConnection(db!.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig);
+      await client.connect();
+      client.on('error', () => undefined);
+      sessions.push(client);
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      return { client, pid };
+    },
+    async blockedBy(waiter, holder) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const result = await live().query<{ blockers: number[] }>('SELECT pg_blocking_pids($1) AS blockers', [waiter]);
+        if (result.rows[0]!.blockers.includes(holder)) return;
+        if (Date.now() > deadline) assert.fail(`session ${waiter} never waited on session ${holder}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+  };
 }
