@@ -5,7 +5,8 @@
  * database (database.ts: the tables as push_messages leaves them, no HTTP; the fill time is reported, it
  * is not part of the measurement). Then, for --duration seconds each: (1) 50 producers push 10-item
  * batches over the same 100 partitions (the push-b10 shape), nothing consuming; (2) 10 wildcard consumers
- * pop batches of 100 with autoAck from the head of that backlog (the drain shape) without emptying it.
+ * pop batches of 100 with autoAck from the head of that backlog (the drain shape); a small backlog may run
+ * out first, then the pop rate is taken up to the last delivery.
  * A flat curve over N is the goal: neither path may read more than the head of a partition or one key.
  * The queue is dropped over the direct connection afterwards (a 10 M-message delete outlasts the broker's
  * statement timeout). Skipped when the tool does not know the database (--url without PG_HOST/DATABASE_URL).
@@ -56,9 +57,11 @@ export function backlogScenario(name: string, retained: number): Scenario {
       const popEnd = popStart + ctx.durationS * 1000;
       await runConsumers(CONSUMERS, {
         client: ctx.client, queue, group: undefined, groupLabel: QUEUE_MODE_LABEL, batch: 100, timeoutMs: 2000, autoAck: true,
-        partitions: ctx.popPartitions, checker: new Checker(), progress, shouldStop: () => now() >= popEnd,
+        partitions: ctx.popPartitions, checker: new Checker(), progress,
+        // An empty pop means the backlog ran out (the smallest one can): the rate is then taken up to the last delivery.
+        shouldStop: () => now() >= popEnd || progress.emptyPops > 0,
       });
-      const popMs = now() - popStart;
+      const popMs = (progress.emptyPops > 0 && !Number.isNaN(progress.lastCompleteAt) ? progress.lastCompleteAt : now()) - popStart;
       const nonEmpty = progress.pops - progress.emptyPops;
       const figures = {
         retained,
