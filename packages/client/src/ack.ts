@@ -6,7 +6,7 @@
  */
 import { errorMessage, QueenError } from './errors.js';
 import { seg, type Transport } from './http.js';
-import type { AckContext, AckItemResult, AckResponse, AckStatus, Message, RenewResult } from './types.js';
+import type { AckBatchResponse, AckContext, AckItemResult, AckResponse, AckStatus, Message, RenewResult } from './types.js';
 
 interface WireAck {
   transactionId: string;
@@ -61,11 +61,14 @@ function toItem(raw: Partial<AckItemResult> | undefined, index: number, sent: Wi
   };
 }
 
-function response(results: AckItemResult[], error?: string): AckResponse {
+/** The answer to an ack: for an array target an array of the results (AckBatchResponse), else an object. */
+function response(results: AckItemResult[], error: string | undefined, batch: boolean): AckResponse {
   const failed = results.filter((r) => !r.success);
-  const answer: AckResponse = { success: error === undefined && failed.length === 0, results, failed };
-  if (error !== undefined) answer.error = error;
-  else if (failed.length > 0) answer.error = failed[0]!.error ?? 'Ack failed';
+  const summary: Omit<AckResponse, number> = { success: error === undefined && failed.length === 0, results, failed };
+  if (error !== undefined) summary.error = error;
+  else if (failed.length > 0) summary.error = failed[0]!.error ?? 'Ack failed';
+  if (batch) return Object.assign([...results], summary) satisfies AckBatchResponse;
+  const answer: AckResponse = summary;
   results.forEach((r, i) => (answer[i] = r));
   return answer;
 }
@@ -77,7 +80,7 @@ export async function ack(transport: Transport, target: Message | Message[] | st
   let body: unknown;
   let sent: WireAck[];
   if (Array.isArray(target)) {
-    if (target.length === 0) return response([]);
+    if (target.length === 0) return response([], undefined, true);
     const group = context.group ?? context.consumerGroup;
     sent = target.map((m) => wireAck(m, m._status ?? base, { ...context, ...(m._error !== undefined ? { error: m._error } : {}) }, group === undefined));
     path = '/api/v1/ack/batch';
@@ -90,9 +93,9 @@ export async function ack(transport: Transport, target: Message | Message[] | st
   try {
     const res = await transport.request({ method: 'POST', path, body });
     const raw = Array.isArray(res.body) ? (res.body as Partial<AckItemResult>[]) : [];
-    return response(sent.map((item, i) => toItem(raw[i], i, item)));
+    return response(sent.map((item, i) => toItem(raw[i], i, item)), undefined, Array.isArray(target));
   } catch (error) {
-    return response([], errorMessage(error));
+    return response([], errorMessage(error), Array.isArray(target));
   }
 }
 

@@ -57,8 +57,13 @@ const LIMIT_RECHECK_MILLIS = 50;
 /** Shortest renew interval: a smaller one would flood the broker with lease extensions. */
 export const MIN_RENEW_INTERVAL_MILLIS = 1000;
 
-/** The thenable returned by `consume()`; starts when awaited and resolves when every loop has stopped. */
-export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<ConsumeResult> {
+/**
+ * What `consume()` returns: a Promise of `{processed, failed}` (so `.then`, `.catch`, `.finally` and `await`
+ * all work) that also takes `.onSuccess()`/`.onError()`. The loops start when it is first awaited or chained,
+ * or at the latest on the next macrotask, so the callbacks attached right after `consume()` always apply.
+ */
+export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<ConsumeResult> {
+  readonly [Symbol.toStringTag] = 'Promise';
   private successCb: ((input: ConsumeInput<T, M>, result: unknown) => unknown) | undefined;
   private errorCb: ((input: ConsumeInput<T, M>, error: unknown) => unknown) | undefined;
   private running: Promise<ConsumeResult> | undefined;
@@ -68,7 +73,15 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
     private readonly spec: ConsumeSpec,
     private readonly handler: ConsumeHandler<T, M>,
     private readonly options: ConsumeOptions,
-  ) {}
+  ) {
+    // Started even when nobody awaits it (a fire-and-forget consume still consumes), after the builder calls.
+    setTimeout(() => void this.start().catch(() => undefined), 0);
+  }
+
+  private start(): Promise<ConsumeResult> {
+    this.running ??= this.run();
+    return this.running;
+  }
 
   /** Called after each successful handler call; it then owns the acking (auto-ack turns off). */
   onSuccess(cb: (input: ConsumeInput<T, M>, result: unknown) => unknown): this {
@@ -83,8 +96,15 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements PromiseLike<Con
   }
 
   then<A = ConsumeResult, B = never>(onfulfilled?: ((value: ConsumeResult) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-    this.running ??= this.run();
-    return this.running.then(onfulfilled, onrejected);
+    return this.start().then(onfulfilled, onrejected);
+  }
+
+  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<ConsumeResult | B> {
+    return this.start().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<ConsumeResult> {
+    return this.start().finally(onfinally);
   }
 
   private async run(): Promise<ConsumeResult> {

@@ -80,13 +80,17 @@ export async function popOnce<T>(transport: Transport, spec: PopSpec, call: PopC
   return messagesFrom<T>(res.body, transport);
 }
 
-/** The public pop: 4xx rejects; a long-poll timeout or persisting 5xx/network failure answers `[]`. */
+/**
+ * The public pop: 4xx rejects; so does a broker that cannot be reached at all after the retries (`NETWORK`:
+ * a wrong URL or a stopped broker must not look like an empty queue). A long-poll timeout answers `[]`; a
+ * persisting 5xx or timeout is logged with `logger.error` and answers `[]` (CLIENT.md §5.3 rule 4).
+ */
 export async function pop<T>(transport: Transport, logger: SafeLogger, spec: PopSpec): Promise<Message<T>[]> {
   try {
     return await popOnce<T>(transport, spec, { sendAutoAck: true });
   } catch (error) {
     if (!(error instanceof QueenError)) throw error;
-    if (error.code === 'ABORTED' || isCallerError(error)) throw error;
+    if (error.code === 'ABORTED' || error.code === 'NETWORK' || isCallerError(error)) throw error;
     if (error.code !== 'TIMEOUT' || !spec.wait) logger.error('pop failed', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
     return [];
   }

@@ -14,7 +14,7 @@ import { resolveLogger, type SafeLogger } from './log.js';
 import { QueueBuilder } from './queue.js';
 import { registerShutdown, unregisterShutdown } from './signals.js';
 import { TransactionBuilder } from './transaction.js';
-import type { AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
+import type { AckBatchResponse, AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
 
 const CLOSE_WAIT_MILLIS = 30_000;
 
@@ -86,7 +86,10 @@ export class Queen {
   }
 
   /** Acks a message, an array of messages, or a transactionId (with `context.partitionId`). */
-  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse> {
+  ack(target: Message[], status?: boolean | AckStatus, context?: AckContext): Promise<AckBatchResponse>;
+  ack(target: Message | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse>;
+  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse | AckBatchResponse>;
+  ack(target: Message | Message[] | string, status?: boolean | AckStatus, context?: AckContext): Promise<AckResponse | AckBatchResponse> {
     return ack(this.transport, target, status, context);
   }
 

@@ -198,6 +198,12 @@ export interface AckResponse {
   [index: number]: AckItemResult;
 }
 
+/**
+ * What `queen.ack([...])` of an array resolves with: a real array of the per-message results (so `.length`,
+ * `.map`, `Array.isArray` work), carrying the `success`/`error`/`results`/`failed` summary of AckResponse.
+ */
+export type AckBatchResponse = AckItemResult[] & Omit<AckResponse, number>;
+
 /** Ack context: group, error text, and the ids a transactionId target needs. */
 export interface AckContext {
   group?: string;

@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
@@ -64,6 +66,25 @@ describe('examples', () => {
       [queue],
     );
     assert.deepEqual(rows.rows[0], { n: '3000', distinct_n: '3000' });
+  });
+
+  test('the README example runs as written against a local broker: it charges the order and ends (issue 13 item 13)', async () => {
+    const readme = fs.readFileSync(path.resolve(examples, '../../../README.md'), 'utf8');
+    const start = readme.indexOf('```ts\n', readme.indexOf('## The TypeScript client SDK'));
+    const code = readme.slice(start + 6, readme.indexOf('```\n', start + 6));
+    assert.match(code, /from '@queen\/client'/);
+    // Only the package name and the port differ from what a reader pastes.
+    const script = code
+      .replace("from '@queen/client'", `from ${JSON.stringify(pathToFileURL(path.resolve(examples, '../src/index.ts')).href)}`)
+      .replace('http://localhost:6632', setup.broker.url);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-readme-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'readme.mts'), script);
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(dir, 'readme.mts')], { timeout: 30_000, cwd: path.resolve(examples, '..') });
+      assert.equal(stdout, 'charging o-1 990\nprocessed 1\n');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('examples run as modules from the command line with the broker URL as argument', async () => {

@@ -37,7 +37,8 @@ import { MaintenanceService } from './services/maintenance.js';
 import { clusterIdRead } from './store/maintenance.js';
 import { WakeChannel } from './store/wake-channel.js';
 
-const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
+/** The broker's version (packages/server/package.json). */
+export const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
 
 /** Concurrent push transactions: enough to overlap commits, few enough that batches grow under load. */
 const PUSH_MAX_IN_FLIGHT = 4;
@@ -71,14 +72,15 @@ export class Broker {
 
   /** Starts a broker: database, migrations, wake-ups, HTTP. */
   static async start(config: Config): Promise<Broker> {
-    const log = createLogger(config.logLevel, config.serverId);
+    const log = createLogger(config.logLevel, config.serverId, config.logFormat);
+    for (const warning of config.warnings) log.warn(warning);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
     const auth = config.auth.enabled ? createAuthenticator(config, log) : undefined;
 
     let embedded: EmbeddedServer | null = null;
     let settings: Omit<ConnectionSettings, 'poolSize' | 'acquireTimeoutMs' | 'statementTimeoutMs' | 'lockTimeoutMs' | 'applicationName'>;
     if (config.database.kind === 'embedded') {
-      log.info({ dataDir: config.database.dataDir, port: config.database.port }, 'starting embedded PostgreSQL');
+      log.info({ dataDir: config.database.dataDir, port: config.database.port ?? 'auto' }, 'starting embedded PostgreSQL');
       const pgLog = log.child({ component: 'postgres' });
       embedded = await startEmbeddedPostgres(config.database.dataDir, config.database.port, (line) => pgLog.debug(line.trim()));
       settings = { host: embedded.host, port: embedded.port, user: embedded.user, password: embedded.password, database: embedded.database };
@@ -218,12 +220,15 @@ export class Broker {
     const toReply = (error: unknown, route: Route): Reply => {
       metrics.recorder.failure(error);
       const mapped = toWireError(error, route.popShape === true);
-      if (mapped instanceof HttpError) return errorReply(mapped);
+      if (mapped instanceof HttpError) {
+        if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
+        return errorReply(mapped);
+      }
       log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
       return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
     };
     const httpServer = createHttpServer(routes, {
-      maxPayloadBytes: config.maxPayloadBytes, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+      maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
       ...(auth !== undefined ? { auth } : {}),
     });
     const { server } = httpServer;
@@ -242,7 +247,7 @@ export class Broker {
     const broker = new Broker(config, log, httpServer, pool, channel, pop, embedded, lifecycle, metrics, jobs, maintenance, buffer);
     await metrics.start(broker.port); // the first heartbeat: /health knows the cluster from here on
     for (const job of jobs) await job.start();
-    log.info({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening');
+    log.debug({ port: broker.port, host: config.host, database: config.database.kind }, 'Queen broker listening'); // main.ts prints the ready line
     return broker;
   }
 

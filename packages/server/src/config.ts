@@ -1,8 +1,10 @@
 /**
  * The broker's configuration: the only module that reads `process.env` (API.md 10).
  *
- * Integers are decimal; an unset, empty or unparsable value takes the default. Values that parse but fall
- * outside their range stop the start-up with an error naming the variable and the allowed range.
+ * Integers are decimal; an unset or empty value takes the default. A value that does not parse, or parses
+ * but falls outside its range, stops the start-up with an error naming the variable and the allowed range.
+ * The exceptions are the pop timeout chain (API.md 5.2: a malformed value counts as unset) and an unknown
+ * DEFAULT_SUBSCRIPTION_MODE (counts as `all`): `warnings` says so once at start-up.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +12,7 @@ import path from 'node:path';
 /** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */
 export type DatabaseTarget =
   | { kind: 'external'; connectionString?: string; host: string; port: number; user: string; password: string; database: string }
-  | { kind: 'embedded'; dataDir: string; port: number };
+  | { kind: 'embedded'; dataDir: string; port: number | null };
 
 /** Every setting the broker reads, typed and defaulted. */
 export interface Config {
@@ -18,7 +20,13 @@ export interface Config {
   host: string;
   serverId: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty`: one human line per record; `json`: pino's JSON lines; `auto`: pretty on a terminal, else JSON. */
+  logFormat: 'auto' | 'json' | 'pretty';
   maxPayloadBytes: number;
+  /** Deepest nesting of a JSON request body (the body object is level 1); deeper bodies are a 400. */
+  maxJsonDepth: number;
+  /** Slow clients: headers must arrive within headersTimeoutMs, the whole request (headers and body) within requestTimeoutMs. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   dataDir: string;
   database: DatabaseTarget;
   poolSize: number;
@@ -41,6 +49,8 @@ export interface Config {
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** The maintenance/failover buffer (API.md 9.5): directory, replay pacing, records per file. */
   buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
+  /** Variables that were set but malformed and count as unset (API.md 5.2): logged once at start-up. */
+  warnings: string[];
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
   /** QUEEN_ENCRYPTION_KEY as its 32 bytes, or null when unset (API.md 9.6). */
@@ -81,8 +91,8 @@ function text(env: Env, name: string): string | undefined {
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = text(env, name);
-  if (raw === undefined || !/^[+-]?\d+$/.test(raw.trim())) return fallback;
-  const value = Number(raw.trim());
+  if (raw === undefined) return fallback;
+  const value = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got ${raw})`);
   }
@@ -91,25 +101,37 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 
 function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = text(env, name);
-  const value = raw === undefined ? NaN : Number(raw);
-  if (!Number.isFinite(value)) return fallback;
-  if (value < min || value > max) {
+  if (raw === undefined) return fallback;
+  const value = raw.trim() === '' ? NaN : Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a number between ${min} and ${max} (got ${raw})`);
   }
   return value;
 }
 
-/** A timeout variable that counts as unset unless it is a non-negative integer (API.md 5.2). */
-function optionalTimeout(env: Env, name: string): number | undefined {
+/** A timeout variable that counts as unset unless it is a non-negative integer (API.md 5.2); a malformed one is reported in `warnings`. */
+function optionalTimeout(env: Env, name: string, warnings: string[]): number | undefined {
   const raw = text(env, name);
-  return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+  if (raw === undefined) return undefined;
+  if (/^\d+$/.test(raw.trim()) && Number.isSafeInteger(Number(raw.trim()))) return Number(raw.trim());
+  warnings.push(`${name} is not a non-negative integer (got ${raw}): ignored, as if unset`);
+  return undefined;
+}
+
+/** A boolean variable: true/1 or false/0 (any case); anything else stops the start-up. */
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.trim().toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (got ${text(env, name)})`);
 }
 
 const JWT_ALGORITHMS = ['HS256', 'RS256', 'EdDSA', 'auto'] as const;
 
 /** The JWT_* variables; JWT_ALGORITHM is case-insensitive and only checked when auth is on. */
 function authConfig(env: Env): AuthConfig {
-  const enabled = /^(true|1)$/i.test(text(env, 'JWT_ENABLED')?.trim() ?? '');
+  const enabled = boolean(env, 'JWT_ENABLED', false);
   const rawAlgorithm = text(env, 'JWT_ALGORITHM')?.trim() ?? 'HS256';
   const algorithm = JWT_ALGORITHMS.find((name) => name.toLowerCase() === rawAlgorithm.toLowerCase());
   if (algorithm === undefined && enabled) {
@@ -147,6 +169,7 @@ function encryptionKey(env: Env): Buffer | null {
   return Buffer.from(raw, 'hex');
 }
 
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
@@ -167,20 +190,32 @@ export function loadConfig(env: Env = process.env): Config {
         password: text(env, 'PG_PASSWORD') ?? 'postgres',
         database: text(env, 'PG_DB') ?? 'postgres',
       }
-    : { kind: 'embedded', dataDir: path.join(dataDir, 'pgdata'), port: integer(env, 'QUEEN_EMBEDDED_PG_PORT', 6633, 1, 65535) };
+    : { kind: 'embedded', dataDir: path.join(dataDir, 'pgdata'), port: text(env, 'QUEEN_EMBEDDED_PG_PORT') === undefined ? null : integer(env, 'QUEEN_EMBEDDED_PG_PORT', 0, 1, 65535) };
 
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${logLevel})`);
   }
   const subscriptionMode = (text(env, 'DEFAULT_SUBSCRIPTION_MODE') ?? 'all').toLowerCase();
+  const logFormat = (text(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got ${logFormat})`);
+  }
+  const warnings: string[] = [];
+  // Like the pop parameter it defaults (API.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
+  if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 1000, requestTimeoutMs);
 
   return {
     port: integer(env, 'PORT', 6632, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
     serverId: text(env, 'SERVER_ID') ?? `${os.hostname()}:${process.pid}`,
     logLevel: logLevel as Config['logLevel'],
+    logFormat: logFormat as Config['logFormat'],
     maxPayloadBytes: integer(env, 'MAX_PAYLOAD_BYTES', 10_485_760, 1, 2 ** 31),
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 512, 8, 2048),
+    http: { headersTimeoutMs, requestTimeoutMs },
     dataDir,
     database,
     poolSize: integer(env, 'DB_POOL_SIZE', 20, 2, 10_000),
@@ -188,7 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
     pop: {
-      defaultTimeoutMs: optionalTimeout(env, 'DEFAULT_TIMEOUT') ?? optionalTimeout(env, 'POP_DEFAULT_TIMEOUT_MS') ?? 30_000,
+      defaultTimeoutMs: optionalTimeout(env, 'DEFAULT_TIMEOUT', warnings) ?? optionalTimeout(env, 'POP_DEFAULT_TIMEOUT_MS', warnings) ?? 30_000,
       defaultBatchSize: integer(env, 'DEFAULT_BATCH_SIZE', 1, 1, 1_000_000),
       maxBatchSize: integer(env, 'POP_MAX_BATCH_SIZE', 10_000, 1, 1_000_000),
       waitInitialIntervalMs: integer(env, 'POP_WAIT_INITIAL_INTERVAL_MS', 100, 1, 600_000),
@@ -215,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
       eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
     },
+    warnings,
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
     auth: authConfig(env),
     encryptionKey: encryptionKey(env),

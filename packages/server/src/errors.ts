@@ -14,6 +14,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A 400 about one input value (malformed escape, unstorable text, integer out of range) raised by the
+ * parsing layer before the route knows its shape: the server answers it as `{"error":text}`, or in the pop
+ * shape on the pop routes.
+ */
+export class InvalidInput extends HttpError {
+  constructor(text: string) {
+    super(400, { error: text });
+  }
+}
+
 /** 400 `{"error": text}`. */
 export const badRequest = (text: string): HttpError => new HttpError(400, { error: text });
 

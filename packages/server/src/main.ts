@@ -2,13 +2,17 @@
  * Entry point: `node dist/main.js`. Starts the broker from the environment and stops it cleanly on
  * SIGTERM/SIGINT (exit code 0).
  */
-import { Broker } from './broker.js';
-import { ConfigError, loadConfig } from './config.js';
+import { inspect } from 'node:util';
+import { Broker, VERSION } from './broker.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { readyLine } from './ready-line.js';
 
 async function main(): Promise<void> {
   let broker: Broker;
+  let config: Config;
   try {
-    broker = await Broker.start(loadConfig());
+    config = loadConfig();
+    broker = await Broker.start(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -16,6 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  broker.log.info(readyLine(config, VERSION, broker.port));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -34,6 +39,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Queen broker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // Whatever was thrown, say what it was: a library that rejects with nothing must not print "undefined".
+  const reason = error instanceof Error ? (error.stack ?? error.message) : error === undefined ? 'an unknown error (nothing was thrown with it)' : inspect(error);
+  process.stderr.write(`Queen broker failed to start: ${reason}\n`);
   process.exit(1);
 });

@@ -80,6 +80,17 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
+/** The state letter of a process from `/proc/<pid>/stat` (`R`, `S`, `Z` for a zombie ...), or null off Linux. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may contain spaces or parentheses: the state follows the last `)`.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || null;
+  } catch {
+    return null;
+  }
+}
+
 /** This process as an owner record. */
 export function currentOwner(serverId: string, clusterId: string): Owner {
   return { serverId, hostname: os.hostname(), pid: process.pid, pidStart: processStartTime(process.pid), clusterId,
@@ -98,6 +109,9 @@ export function ownerAlive(owner: Owner): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A process killed with -9 stays a zombie until its parent reaps it: signal 0 still reaches it, but it
+  // will never run again, so it owns nothing (a restart right after kill -9 must not wait for the reaping).
+  if (processState(owner.pid) === 'Z') return false;
   if (owner.pidStart === null) return true;
   const now = processStartTime(owner.pid);
   return now === null || now === owner.pidStart;

@@ -17,6 +17,9 @@ export interface AckRequestItem {
   error: string | null;
 }
 
+/** Stands for a leaseId that is not a UUID: it matches no lease (API.md 1.9), and is text PostgreSQL can store. */
+const NO_LEASE = '00000000-0000-0000-0000-000000000000';
+
 /** Builds the store's ack items: default status, effective group, ids that are not UUIDs never match. */
 export function toAckItems(items: AckRequestItem[]): AckItem[] {
   return items.map((item) => ({
@@ -24,7 +27,7 @@ export function toAckItems(items: AckRequestItem[]): AckItem[] {
     partitionId: isUuid(item.partitionId) ? item.partitionId.toLowerCase() : null,
     status: item.status ?? 'completed',
     group: effectiveGroup(item.consumerGroup),
-    leaseId: item.leaseId === null || item.leaseId === '' ? null : item.leaseId,
+    leaseId: item.leaseId === null || item.leaseId === '' ? null : isUuid(item.leaseId) ? item.leaseId : NO_LEASE,
     error: item.error,
   }));
 }

@@ -7,6 +7,7 @@
  * filter, offset and limit go straight to the query.
  */
 import { isUuid } from '../ids.js';
+import { isStorableText } from './names.js';
 import type { CursorFacts, DeadLetterFacts, ListedMessage, MessageFacts } from '../store/messages.js';
 import {
   consumptionMode,
@@ -28,10 +29,11 @@ export interface MessageKey {
 
 /**
  * The key of the message a path names, or null when it can name none: a partition id that is not a UUID, or
- * a transactionId PostgreSQL cannot store (NUL). Look-ups of such keys miss instead of failing (API.md 1.9).
+ * a transactionId PostgreSQL cannot store (NUL, unpaired surrogate). Look-ups of such keys miss instead of
+ * failing (API.md 1.9).
  */
 export function messageKey(partitionId: string, transactionId: string): MessageKey | null {
-  if (!isUuid(partitionId) || transactionId.includes('\u0000')) return null;
+  if (!isUuid(partitionId) || !isStorableText(transactionId)) return null;
   return { partitionId: partitionId.toLowerCase(), transactionId };
 }
 

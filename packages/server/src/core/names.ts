@@ -6,9 +6,16 @@ export const QUEUE_MODE = '__QUEUE_MODE__';
 /** The partition used when a push names none. */
 export const DEFAULT_PARTITION = 'Default';
 
-/** True for a non-empty name of at most 255 characters that PostgreSQL can store (no NUL). */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when PostgreSQL stores `value` exactly as sent: no NUL byte, no unpaired UTF-16 surrogate. */
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
+
+/** True for a non-empty name of at most 255 characters that PostgreSQL stores as sent (isStorableText). */
 export function isValidName(name: string): boolean {
-  return name.length > 0 && name.length <= 255 && !name.includes('\u0000');
+  return name.length > 0 && name.length <= 255 && isStorableText(name);
 }
 
 /** Namespace and task derived from a dotted queue name: `orders.created.v2` -> `orders` / `created`. */

@@ -49,7 +49,6 @@ export function itemError(item: PushItem): string | null {
   if (!isValidName(item.queue)) return 'Invalid queue name';
   if (!isValidName(item.partition)) return 'Invalid partition name';
   if (item.transactionId !== null && item.transactionId.length > 255) return 'TransactionId too long (max 255 characters)';
-  if (item.transactionId !== null && item.transactionId.includes('\u0000')) return 'Invalid transactionId';
   if (item.traceId !== null && !isUuid(item.traceId)) return 'Invalid traceId: must be a UUID';
   return null;
 }

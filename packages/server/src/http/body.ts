@@ -46,13 +46,39 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** Parses a body as a JSON object. */
-export function parseJsonObject(raw: Buffer, mode: BodyMode): Record<string, unknown> {
+/**
+ * The deepest nesting of arrays and objects in JSON text, found in one linear scan that skips strings:
+ * it runs before JSON.parse so that no recursive walk (parse, stringify, route code) ever sees a body
+ * deeper than the limit. Stops counting as soon as `limit` is exceeded.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/** Parses a body as a JSON object nested at most `maxDepth` levels (the body object itself is level 1). */
+export function parseJsonObject(raw: Buffer, mode: BodyMode, maxDepth: number): Record<string, unknown> {
   const text = raw.toString('utf8');
   if (text.trim().length === 0) {
     if (mode === 'optional') return {};
     throw badRequest('Empty request body');
   }
+  if (jsonDepthExceeds(text, maxDepth)) throw badRequest(`Invalid JSON: nested deeper than ${maxDepth} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -1,10 +1,15 @@
 /**
  * Query strings (API.md 1.6): form-urlencoded, first occurrence of a key wins, an empty value counts as
- * absent, a malformed escape is an error the caller turns into its route's 400.
+ * absent, a malformed escape is an error the caller turns into its route's 400. A value PostgreSQL cannot
+ * store (a NUL) is refused when a route reads it (text.ts); an integer outside the range a route documents
+ * is a 400 naming the parameter (docs/configuration.md, "Request parameters").
  */
+import { InvalidInput } from '../errors.js';
+import { isStorableText } from '../core/names.js';
+import { InvalidText } from './text.js';
 
 /** Raised for a malformed percent-escape in the path or the query. */
-export class MalformedEncoding extends Error {
+export class MalformedEncoding extends InvalidInput {
   constructor() {
     super('Malformed URL encoding');
   }
@@ -16,6 +21,13 @@ export function decodeSegment(raw: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new MalformedEncoding();
+  }
+}
+
+/** Raised for an integer parameter above its documented ceiling. */
+export class OutOfRange extends InvalidInput {
+  constructor(key: string, max: number) {
+    super(`Invalid ${key}: must be an integer of at most ${max}`);
   }
 }
 
@@ -42,7 +54,9 @@ export class Query {
   /** The value of a key, or null when absent or empty. */
   string(key: string): string | null {
     const value = this.values.get(key);
-    return value === undefined || value === '' ? null : value;
+    if (value === undefined || value === '') return null;
+    if (!isStorableText(value)) throw new InvalidText(key);
+    return value;
   }
 
   /** An integer (optional sign, decimal digits, magnitude below 2^53), or null when absent or not one. */
@@ -51,6 +65,17 @@ export class Query {
     if (value === null || !/^[+-]?\d+$/.test(value)) return null;
     const n = Number(value);
     return Number.isSafeInteger(n) ? n : null;
+  }
+
+  /**
+   * An integer as `integer()` reads it, at most `max` (the parameters' floors are semantic: "0 or less means
+   * ..."): above, a 400 `Invalid <key>: must be an integer of at most <max>` (the pop routes answer it in
+   * their shape).
+   */
+  integerAtMost(key: string, max: number): number | null {
+    const n = this.integer(key);
+    if (n !== null && n > max) throw new OutOfRange(key, max);
+    return n;
   }
 
   /** `true`/`1` are true, any other non-empty value false; null when absent. */

@@ -6,10 +6,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
-import { HttpError } from '../errors.js';
+import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
-import { MalformedEncoding, Query, decodeSegment } from './query.js';
+import { Query, decodeSegment } from './query.js';
+import { assertStorableBody, assertStorableParam } from './text.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
 
@@ -24,6 +25,15 @@ const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 /** What the server needs besides its routes. */
 export interface ServerOptions {
   maxPayloadBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have (checked before it is parsed). */
+  maxJsonDepth: number;
+  /**
+   * Slow clients: the headers must arrive within `headersTimeoutMs` and the whole request within
+   * `requestTimeoutMs` (else 408 and the connection closes). Both end when the request is received, so a
+   * parked pop (API.md 1.1 rule 2) is never cut: the wait happens after its request is complete.
+   */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   log: Logger;
   /** Maps a thrown error to a reply (database failures become `pool`, `pop failed`, ...). */
   toReply: (error: unknown, route: Route) => Reply;
@@ -71,7 +81,13 @@ export interface HttpServer {
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
   const auth = options.auth;
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const server = http.createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: options.requestTimeoutMs,
+    headersTimeout: options.headersTimeoutMs,
+    // How often node:http looks for requests past those timeouts (its default, 30 s, would double them).
+    connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+  }, (req, res) => {
     void dispatch(req, res).catch((error: unknown) => {
       options.log.error({ err: error }, 'request failed outside its handler');
       if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });
@@ -106,14 +122,18 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         ? null
         : (await auth.authorize(req.headers.authorization, route.access)).subject;
       const params: Record<string, string> = {};
-      for (const [name, raw] of Object.entries(match.rawParams)) params[name] = decodeSegment(raw);
+      for (const [name, raw] of Object.entries(match.rawParams)) {
+        params[name] = decodeSegment(raw);
+        assertStorableParam(name, params[name]);
+      }
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
-      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body);
+      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body, options.maxJsonDepth);
+      assertStorableBody(body);
       const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject });
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
-      const reply = error instanceof MalformedEncoding
-        ? errorReply(new HttpError(400, route.popShape ? { success: false, error: error.message, messages: [] } : { error: error.message }))
+      const reply = error instanceof InvalidInput
+        ? errorReply(route.popShape ? popBadRequest(error.message) : error)
         : options.toReply(error, route);
       if (res.headersSent) return;
       send(res, reply, options.draining());

@@ -39,6 +39,8 @@ export interface OpsRow extends OpCounters {
 /** The queue name under which counters that belong to no queue are kept (transactions, failed requests). */
 export const NO_QUEUE = '';
 
+import { isValidName } from '../core/names.js';
+
 const MINUTE_MS = 60_000;
 /** Drained rows older than this are not restored after a failed flush. */
 const RESTORE_HORIZON_MS = 24 * 3600 * 1000;
@@ -67,8 +69,13 @@ export class OpsAccumulator {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The counters of `queue` in the current minute, created at zero on first use. */
-  at(queue: string): OpCounters {
+  /**
+   * The counters of `queue` in the current minute, created at zero on first use. Only names that pass the
+   * naming rules (core/names.ts) get counters of their own: anything else (a failed push item's invalid
+   * queue name) is counted under NO_QUEUE, so no client-supplied string can make a flush fail.
+   */
+  at(name: string): OpCounters {
+    const queue = name === NO_QUEUE || isValidName(name) ? name : NO_QUEUE;
     const minute = Math.floor(this.now() / MINUTE_MS);
     if (minute !== this.currentMinute) {
       this.currentMinute = minute;

@@ -16,12 +16,12 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Recorder } from '../metrics/recorder.js';
-import type { SystemSampler } from '../metrics/system.js';
+import type { SystemSample, SystemSampler } from '../metrics/system.js';
 import { withClusterLock } from '../store/cluster-lock.js';
 import type { ProcessIdentity } from '../store/heartbeats.js';
 import { statsFlush, statsPurge } from '../store/stats.js';
 import { PeriodicService } from './background.js';
-import { isConnectivityError } from '../store/database.js';
+import { isConnectivityError, isDataException } from '../store/database.js';
 
 /** The advisory lock of the cluster-wide stats step ("QueeST"). */
 export const STATS_LOCK_KEY = 0x51_75_65_65_53_54;
@@ -52,6 +52,8 @@ const NOTHING_TO_RECOMPUTE: RefreshStep = { ok: true, durationMs: 0 };
 
 /** Flushes this process's counters and samples, and purges old metrics once per cluster. */
 export class StatsService extends PeriodicService<RefreshResult> {
+  private dropped = 0;
+
   constructor(
     private readonly settings: StatsSettings,
     log: Logger,
@@ -81,15 +83,44 @@ export class StatsService extends PeriodicService<RefreshResult> {
     this.deps.sampler.stop();
   }
 
-  /** Writes the counters accumulated since the last flush and a system sample, in one statement. */
+  /** Counter rows the database refused and that were dropped (see flush); also counted as dbErrors. */
+  get droppedRows(): number {
+    return this.dropped;
+  }
+
+  /**
+   * Writes the counters accumulated since the last flush and a system sample, in one statement. When the
+   * database refuses the data itself (SQLSTATE class 22: a value it cannot store), one bad row must not
+   * hold back every other counter: the rows are written one statement each and the refused ones dropped,
+   * counted and logged (the first time only). Any other failure puts the rows back for the next cycle.
+   */
   private async flush(): Promise<void> {
     const { db, identity, recorder, sampler } = this.deps;
     const rows = recorder.ops.drain();
+    const target = { serverId: identity.serverId, hostname: identity.hostname, port: identity.port };
+    let sample: SystemSample | null = sampler.sample();
     try {
-      await statsFlush(db, { serverId: identity.serverId, hostname: identity.hostname, port: identity.port, rows, sample: sampler.sample() });
+      await statsFlush(db, { ...target, rows, sample });
+      return;
     } catch (error) {
-      recorder.ops.restore(rows);
-      throw error;
+      if (!isDataException(error)) {
+        recorder.ops.restore(rows);
+        throw error;
+      }
+    }
+    for (const [i, row] of rows.entries()) {
+      try {
+        await statsFlush(db, { ...target, rows: [row], sample });
+        sample = null;
+      } catch (error) {
+        if (!isDataException(error)) {
+          recorder.ops.restore(rows.slice(i));
+          throw error;
+        }
+        this.dropped += 1;
+        recorder.failure(error);
+        if (this.dropped === 1) this.log.warn({ err: error, queue: JSON.stringify(row.queue), bucket: row.bucket }, 'stats counter row refused by the database: dropped (later ones are only counted)');
+      }
     }
   }
 

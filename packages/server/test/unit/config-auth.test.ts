@@ -48,10 +48,16 @@ describe('JWT_* (API.md 10)', () => {
     });
   });
 
-  const enabled: Array<[string, boolean]> = [['true', true], ['TRUE', true], ['1', true], ['false', false], ['0', false], ['yes', false], ['', false]];
+  const enabled: Array<[string, boolean]> = [['true', true], ['TRUE', true], ['1', true], ['false', false], ['0', false], ['', false]];
   for (const [value, expected] of enabled) {
     test(`JWT_ENABLED=${JSON.stringify(value)} -> ${expected}`, () => assert.equal(loadConfig({ JWT_ENABLED: value }).auth.enabled, expected));
   }
+
+  test('any other JWT_ENABLED stops the start-up, naming it (issue 13 item 9)', () => {
+    for (const value of ['yes', 'on', 'enabled']) {
+      assert.throws(() => loadConfig({ JWT_ENABLED: value }), (error: unknown) => error instanceof ConfigError && error.message === `JWT_ENABLED must be true or false (got ${value})`);
+    }
+  });
 
   test('JWT_ALGORITHM is case-insensitive', () => {
     for (const [raw, expected] of [['hs256', 'HS256'], ['rs256', 'RS256'], ['eddsa', 'EdDSA'], ['AUTO', 'auto']]) {
@@ -68,12 +74,9 @@ describe('JWT_* (API.md 10)', () => {
     assert.equal(loadConfig({ JWT_ALGORITHM: 'ES256' }).auth.enabled, false);
   });
 
-  test('unparsable integers take the default; out-of-range ones stop the start-up', () => {
-    const auth = loadConfig({ JWT_CLOCK_SKEW: 'soon', JWT_JWKS_REFRESH_INTERVAL: '1h', JWT_JWKS_TIMEOUT_MS: '' }).auth;
-    assert.equal(auth.clockSkewSeconds, 30);
-    assert.equal(auth.jwksRefreshIntervalSeconds, 3600);
-    assert.equal(auth.jwksTimeoutMs, 5000);
-    for (const [name, value] of [['JWT_CLOCK_SKEW', '-1'], ['JWT_JWKS_REFRESH_INTERVAL', '0'], ['JWT_JWKS_TIMEOUT_MS', '0']]) {
+  test('empty integers take the default; unparsable and out-of-range ones stop the start-up', () => {
+    assert.equal(loadConfig({ JWT_JWKS_TIMEOUT_MS: '' }).auth.jwksTimeoutMs, 5000);
+    for (const [name, value] of [['JWT_CLOCK_SKEW', '-1'], ['JWT_JWKS_REFRESH_INTERVAL', '0'], ['JWT_JWKS_TIMEOUT_MS', '0'], ['JWT_CLOCK_SKEW', 'soon'], ['JWT_JWKS_REFRESH_INTERVAL', '1h']]) {
       assert.throws(() => loadConfig({ [name!]: value! }), (error: unknown) => error instanceof ConfigError && error.message.includes(name!));
     }
   });

@@ -9,10 +9,10 @@ test('defaults: <QUEEN_DATA_DIR>/buffer, replay 100 records every 100 ms, 10 000
   assert.equal(loadConfig({ QUEEN_DATA_DIR: '/srv/queen' }).buffer.dir, '/srv/queen/buffer');
 });
 
-test('explicit values; unparsable ones take the default', () => {
+test('explicit values; unparsable ones stop the start-up', () => {
   const config = loadConfig({ FILE_BUFFER_DIR: '/var/buf', FILE_BUFFER_FLUSH_MS: '20', FILE_BUFFER_MAX_BATCH: '7', FILE_BUFFER_EVENTS_PER_FILE: '50' });
   assert.deepEqual(config.buffer, { dir: '/var/buf', flushMs: 20, maxBatch: 7, eventsPerFile: 50 });
-  assert.equal(loadConfig({ FILE_BUFFER_MAX_BATCH: 'lots' }).buffer.maxBatch, 100);
+  assert.throws(() => loadConfig({ FILE_BUFFER_MAX_BATCH: 'lots' }), /FILE_BUFFER_MAX_BATCH must be an integer between 1 and 100000 \(got lots\)/);
 });
 
 test('values out of range stop the start-up, naming the variable', () => {

@@ -12,13 +12,13 @@ test('defaults: retention every 5 min in chunks of 1000, cleanup after 30 idle d
   });
 });
 
-test('explicit values (small intervals for tests); unparsable ones take the default', () => {
+test('explicit values (small intervals for tests); unparsable ones stop the start-up', () => {
   const config = loadConfig({
     RETENTION_INTERVAL: '200', RETENTION_BATCH_SIZE: '7', PARTITION_CLEANUP_DAYS: '2', EVICTION_INTERVAL: '150', EVICTION_BATCH_SIZE: '3',
   });
   assert.deepEqual(config.retention, { intervalMs: 200, batchSize: 7, partitionCleanupDays: 2, evictionIntervalMs: 150, evictionBatchSize: 3 });
-  assert.equal(loadConfig({ RETENTION_INTERVAL: 'hourly' }).retention.intervalMs, 300_000);
-  assert.equal(loadConfig({ EVICTION_BATCH_SIZE: '1.5' }).retention.evictionBatchSize, 1000);
+  assert.throws(() => loadConfig({ RETENTION_INTERVAL: 'hourly' }), /RETENTION_INTERVAL must be an integer/);
+  assert.throws(() => loadConfig({ EVICTION_BATCH_SIZE: '1.5' }), /EVICTION_BATCH_SIZE must be an integer/);
   assert.deepEqual(loadConfig({ RETENTION_BATCH_SIZE: '' }).retention.batchSize, 1000);
 });
 

@@ -10,10 +10,10 @@ test('defaults: flush every 10 s, heartbeat every 5 s, 90 days of metrics', () =
   assert.deepEqual(loadConfig({}).stats, { intervalMs: 10_000, heartbeatIntervalMs: 5000, metricsRetentionDays: 90 });
 });
 
-test('explicit values; unparsable ones take the default', () => {
+test('explicit values; unparsable ones stop the start-up', () => {
   const config = loadConfig({ STATS_INTERVAL_MS: '500', QUEEN_HEARTBEAT_INTERVAL_MS: '200', METRICS_RETENTION_DAYS: '7' });
   assert.deepEqual(config.stats, { intervalMs: 500, heartbeatIntervalMs: 200, metricsRetentionDays: 7 });
-  assert.equal(loadConfig({ STATS_INTERVAL_MS: 'often' }).stats.intervalMs, 10_000);
+  assert.throws(() => loadConfig({ STATS_INTERVAL_MS: 'often' }), /STATS_INTERVAL_MS must be an integer/);
 });
 
 test('values out of range stop the start-up, naming the variable', () => {

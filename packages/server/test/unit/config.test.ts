@@ -68,14 +68,29 @@ describe('defaults (API.md 10)', () => {
     assert.equal(config.pop.waitMaxIntervalMs, 700);
   });
 
-  test('an empty or unparsable integer takes the default', () => {
-    for (const raw of ['', 'abc', '80.5', '0x50', '1e3', '12abc']) {
-      const config = loadConfig({ PORT: raw, DB_POOL_SIZE: raw, DEFAULT_BATCH_SIZE: raw, POP_WAIT_MAX_INTERVAL_MS: raw });
-      assert.equal(config.port, 6632, `PORT=${JSON.stringify(raw)}`);
-      assert.equal(config.poolSize, 20, `DB_POOL_SIZE=${JSON.stringify(raw)}`);
-      assert.equal(config.pop.defaultBatchSize, 1, `DEFAULT_BATCH_SIZE=${JSON.stringify(raw)}`);
-      assert.equal(config.pop.waitMaxIntervalMs, 1000, `POP_WAIT_MAX_INTERVAL_MS=${JSON.stringify(raw)}`);
+  test('an empty integer takes the default', () => {
+    const config = loadConfig({ PORT: '', DB_POOL_SIZE: '', DEFAULT_BATCH_SIZE: '', POP_WAIT_MAX_INTERVAL_MS: '' });
+    assert.equal(config.port, 6632);
+    assert.equal(config.poolSize, 20);
+    assert.equal(config.pop.defaultBatchSize, 1);
+    assert.equal(config.pop.waitMaxIntervalMs, 1000);
+  });
+
+  test('an unparsable value stops the start-up, naming the variable (issue 13 item 9: PORT=abc is not 6632)', () => {
+    for (const raw of ['abc', '80.5', '0x50', '1e3', '12abc']) {
+      for (const name of ['PORT', 'DB_POOL_SIZE', 'DEFAULT_BATCH_SIZE', 'POP_WAIT_MAX_INTERVAL_MS', 'QUEEN_EMBEDDED_PG_PORT', 'HTTP_REQUEST_TIMEOUT_MS', 'MAX_JSON_DEPTH']) {
+        assert.throws(() => loadConfig({ [name]: raw }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name} must be an integer`) && error.message.endsWith(`(got ${raw})`), `${name}=${raw}`);
+      }
     }
+    assert.throws(() => loadConfig({ POP_WAIT_BACKOFF_MULTIPLIER: 'fast' }), /POP_WAIT_BACKOFF_MULTIPLIER must be a number between 1 and 1000 \(got fast\)/);
+    assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be one of auto, json, pretty \(got xml\)/);
+  });
+
+  test('a malformed pop timeout counts as unset (API.md 5.2) and is reported once in warnings', () => {
+    const config = loadConfig({ DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
+    assert.equal(config.pop.defaultTimeoutMs, 5000);
+    assert.deepEqual(config.warnings, ['DEFAULT_TIMEOUT is not a non-negative integer (got soon): ignored, as if unset']);
+    assert.deepEqual(loadConfig({}).warnings, []);
   });
 
   test('empty string variables take their defaults', () => {

@@ -44,11 +44,12 @@ export function analyticsRoutes(services: Services): Route[] {
         const hostname = query.string('hostname');
         const serverId = query.string('workerId');
         const filter: CounterFilter = { queue: null, namespace: null, task: null, hostname, serverId };
-        const [points, queuePoints, workers] = await readSnapshot(db, (snapshot) => Promise.all([
-          counterSeries(snapshot, { buckets: range, filter }),
-          counterQueueSeries(snapshot, { buckets: range, filter }),
-          serverList(snapshot, { from: range.from, to: range.to, hostname, serverId }),
-        ]));
+        // One client runs one query at a time: the three reads of the snapshot go in sequence.
+        const [points, queuePoints, workers] = await readSnapshot(db, async (snapshot) => [
+          await counterSeries(snapshot, { buckets: range, filter }),
+          await counterQueueSeries(snapshot, { buckets: range, filter }),
+          await serverList(snapshot, { from: range.from, to: range.to, hostname, serverId }),
+        ] as const);
         return { status: 200, body: workerMetricsBody(range, points, queuePoints, workers) };
       },
     },

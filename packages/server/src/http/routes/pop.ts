@@ -11,6 +11,10 @@ import type { Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
 
 const MAX_TIMEOUT_MS = 600_000;
+/** Largest `partitions` (a PostgreSQL integer); 0 or less removes the bound (API.md 5.2). */
+const MAX_PARTITIONS = 2_147_483_647;
+/** Largest `leaseSeconds`: ten years, the lease extension's ceiling too; 0 or less means the queue's leaseTime. */
+const MAX_LEASE_SECONDS = 315_360_000;
 
 /** Builds the 200 body as text: payloads are JSON already and are spliced in verbatim. */
 export function popBody(queue: string, group: string, leaseId: string, messages: ClaimedMessage[]): string {
@@ -53,10 +57,10 @@ function parseCommon(services: Services, query: Query): Omit<PopRequest, 'scope'
     task: query.string('task'),
     group: effectiveGroup(group),
     batch,
-    maxPartitions: query.integer('partitions') ?? 1,
+    maxPartitions: Math.max(query.integerAtMost('partitions', MAX_PARTITIONS) ?? 1, 0),
     wait: query.boolean('wait') ?? false,
     timeoutMs: Math.min(Math.max(timeout, 0), MAX_TIMEOUT_MS),
-    leaseSeconds: Math.max(query.integer('leaseSeconds') ?? 0, 0),
+    leaseSeconds: Math.max(query.integerAtMost('leaseSeconds', MAX_LEASE_SECONDS) ?? 0, 0),
     autoAck: query.boolean('autoAck') ?? false,
     subscriptionMode: query.string('subscriptionMode'),
     subscriptionFrom: query.string('subscriptionFrom'),

@@ -9,6 +9,13 @@ import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
+/** A configure `namespace`/`task`: non-strings are absent (derived); more than 255 characters is a 400 (API.md 1.10). */
+function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
+  if (typeof value !== 'string') return null;
+  if (value.length > 255) throw badRequest(`Invalid ${field}`);
+  return value;
+}
+
 /** The queue administration routes of wave 1. */
 export function queueRoutes(services: Services): Route[] {
   return [
@@ -24,8 +31,8 @@ export function queueRoutes(services: Services): Route[] {
         const derived = deriveScope(body.queue);
         const { queue, defaultPartitionId } = await queueConfigure(services.db, {
           name: body.queue,
-          namespace: typeof body.namespace === 'string' ? body.namespace : derived.namespace,
-          task: typeof body.task === 'string' ? body.task : derived.task,
+          namespace: scopeName(body.namespace, 'namespace') ?? derived.namespace,
+          task: scopeName(body.task, 'task') ?? derived.task,
           options: { ...options },
         });
         services.queueChanged({ queue: queue.name, namespace: queue.namespace, task: queue.task });

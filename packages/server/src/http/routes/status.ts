@@ -48,13 +48,12 @@ export function statusRoutes(services: Services): Route[] {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const filter = queueFilter(query);
         const { points, queues, leases, deadLetters, workers, facts } = await readSnapshot(db, async (snapshot) => {
-          const [points, queues, leases, deadLetters, workers] = await Promise.all([
-            counterSeries(snapshot, { buckets: range, filter: { ...filter, hostname: null, serverId: null } }),
-            queueSummaryList(snapshot, { filter, limit: null, offset: 0 }),
-            leaseSummary(snapshot, { filter }),
-            deadLetterSummary(snapshot, { filter }),
-            serverList(snapshot, { from: range.from, to: range.to, hostname: null, serverId: null }),
-          ]);
+          // One client runs one query at a time (pg deprecates queueing them concurrently): in sequence.
+          const points = await counterSeries(snapshot, { buckets: range, filter: { ...filter, hostname: null, serverId: null } });
+          const queues = await queueSummaryList(snapshot, { filter, limit: null, offset: 0 });
+          const leases = await leaseSummary(snapshot, { filter });
+          const deadLetters = await deadLetterSummary(snapshot, { filter });
+          const workers = await serverList(snapshot, { from: range.from, to: range.to, hostname: null, serverId: null });
           const facts = await partitionFactsList(snapshot, { queueIds: queues.map((q) => q.id), partitionIds: [] });
           return { points, queues, leases, deadLetters, workers, facts };
         });

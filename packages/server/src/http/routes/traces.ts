@@ -4,7 +4,8 @@
  */
 import { adminNotFound, badRequest } from '../../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
-import { isUuid, uuidv7 } from '../../ids.js';
+import { messageKey } from '../../core/messages.js';
+import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
 import { traceListByName, traceListForMessage, traceNameList, traceRecord } from '../../store/traces.js';
 import { pageOf } from '../pagination.js';
@@ -33,15 +34,9 @@ export function parseTraceInput(body: Record<string, unknown>): TraceInput {
   const group = effectiveGroup(typeof consumerGroup === 'string' ? consumerGroup : null);
   if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
   const type = typeof eventType === 'string' && eventType !== '' ? eventType : 'info';
-  if (type.includes('\u0000')) throw badRequest('Invalid eventType');
   const list = traceNames === undefined || traceNames === null ? [] : Array.isArray(traceNames) ? traceNames : [traceNames];
   if (!list.every((name): name is string => typeof name === 'string' && isValidName(name))) throw badRequest('Invalid traceNames');
   return { transactionId, partitionId, group, eventType: type, data: JSON.stringify(data), names: [...new Set(list)] };
-}
-
-/** The stored key of a message, or null when no message can have it (not a UUID; NUL is never stored). */
-function messageKey(partitionId: string, transactionId: string): { partitionId: string; transactionId: string } | null {
-  return isUuid(partitionId) && !transactionId.includes('\u0000') ? { partitionId: partitionId.toLowerCase(), transactionId } : null;
 }
 
 /** The trace routes. */

@@ -1,0 +1,67 @@
+/**
+ * Strings that reach PostgreSQL (API.md 1.5, 1.9, 1.10): a `text` value cannot hold a NUL byte, and the
+ * driver silently turns an unpaired UTF-16 surrogate into U+FFFD. Both are refused here, once, at the edge,
+ * with the error text of the field that carried them, so no database error text ever reaches a client and
+ * nothing is stored other than what was sent.
+ *
+ * Request bodies are checked whole (keys and values) after parsing, except the opaque JSON of `payload` and
+ * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
+ * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Path parameters are checked after
+ * decoding (server.ts), except those that only key a look-up (core/messages.ts#messageKey makes them miss);
+ * query values when a route reads them (query.ts).
+ */
+import { isStorableText } from '../core/names.js';
+import { InvalidInput } from '../errors.js';
+
+/** Raised for a string PostgreSQL cannot store as sent; `message` is the wire error text of its field. */
+export class InvalidText extends InvalidInput {
+  constructor(readonly field: string) {
+    super(fieldError(field));
+  }
+}
+
+/** The wire texts of API.md for the named fields; any other field is `Invalid <field>`. */
+const FIELD_ERRORS: Record<string, string> = {
+  queue: 'Invalid queue name',
+  queueName: 'Invalid queue name',
+  partition: 'Invalid partition name',
+  consumerGroup: 'Invalid consumerGroup',
+  group: 'Invalid consumerGroup',
+  traceId: 'Invalid traceId: must be a UUID',
+};
+
+/** The error text for an unstorable value of `field`. */
+function fieldError(field: string): string {
+  return FIELD_ERRORS[field] ?? `Invalid ${field}`;
+}
+
+/** Body keys whose value is opaque JSON (escaped on the way to SQL) or a UUID checked by the route. */
+const UNCHECKED_KEYS = new Set(['payload', 'data', 'partitionId', 'leaseId', 'requiredLeases']);
+/** Path parameters that only key a look-up: the route turns an id no row can have into a miss (API.md 1.9). */
+const LOOKUP_PARAMS = new Set(['partitionId', 'leaseId', 'transactionId']);
+
+/**
+ * Throws InvalidText for the first unstorable string of a parsed body, named by the nearest object key
+ * above it. Iterative (the depth was bounded before parsing, body.ts), so no input can overflow the stack.
+ */
+export function assertStorableBody(body: Record<string, unknown>): void {
+  const stack: Array<{ value: unknown; field: string }> = [{ value: body, field: 'body' }];
+  while (stack.length > 0) {
+    const { value, field } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isStorableText(value)) throw new InvalidText(field);
+    } else if (Array.isArray(value)) {
+      for (const element of value) stack.push({ value: element, field });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (!isStorableText(key)) throw new InvalidText(field);
+        if (!UNCHECKED_KEYS.has(key)) stack.push({ value: child, field: key });
+      }
+    }
+  }
+}
+
+/** Throws InvalidText when a decoded path parameter cannot be stored (look-up keys are left to the route). */
+export function assertStorableParam(name: string, value: string): void {
+  if (!LOOKUP_PARAMS.has(name) && !isStorableText(value)) throw new InvalidText(name);
+}
