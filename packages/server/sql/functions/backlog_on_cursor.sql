@@ -2,7 +2,7 @@
 -- back (seek) or disappears (consumer-group deletion, queue or partition removal): messages below the old
 -- cursor become deliverable again, or the pair is seeded anew on its next contact. Only pairs registered with
 -- the index get entries. A trigger, so every writer of cursors (cursor_seek, consumer_group_delete, anything
--- later) keeps the index; the periodic rebuild (backlog_repair) would find these too, only later.
+-- later) keeps the index; the periodic rebuild (backlog_prepare) would find these too, only later.
 --   Parameters: the cursor row updated (committed moved back) or deleted.
 --   Result: none (an AFTER trigger).
 --   Locks: inserts one entry; no other lock.

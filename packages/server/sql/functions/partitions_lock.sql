@@ -3,8 +3,9 @@
 --   Parameters: pair i is (p_queue[i], p_partition[i]); pairs may repeat.
 --   Result: one row per distinct pair, in lock order, with the partition's id, tail and last_push_at.
 --   Locks: each queue's backlog lock (backlog_lock_key) shared, in name order; queue rows are created in
---     name order and partition rows locked in (queue name, partition name) order. Every writer of a partition goes through here: that makes offsets dense and assigned in commit
---     order, and concurrent batches touching the same partitions in any item order deadlock-free.
+--     name order and partition rows locked in (queue name, partition name) order. Every writer of a
+--     partition goes through here: that makes offsets dense and assigned in commit order, and concurrent
+--     batches touching the same partitions in any item order deadlock-free.
 CREATE OR REPLACE FUNCTION queen.partitions_lock(p_queue text[], p_partition text[])
 RETURNS TABLE (queue_name text, partition_name text, partition_id uuid, tail bigint, last_push_at timestamptz)
 LANGUAGE plpgsql

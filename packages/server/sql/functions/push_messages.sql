@@ -147,9 +147,9 @@ BEGIN
   GROUP BY fresh.partition_id, g.tail, g.created_at, (fresh.n - 1) / c_chunk;
 
   -- Bump the tails, and give each written partition its backlog entry for every (queue, group) registered
-  -- with the wildcard pops' index (backlog_repair): a partition that already has its entry writes nothing,
+  -- with the wildcard pops' index (backlog_prepare): a partition that already has its entry writes nothing,
   -- so the cost is one write per partition that turns non-empty for a group, not one per message. Entries
-  -- are inserted in (queue, group, partition) order, as backlog_repair inserts them.
+  -- are inserted in (queue, group, partition) order, as backlog_prepare inserts them.
   WITH bumped AS (
     UPDATE queen.partitions p
     SET tail = g.tail + written.count, last_push_at = g.created_at

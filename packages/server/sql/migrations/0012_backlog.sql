@@ -1,11 +1,11 @@
 -- 0012_backlog: the backlog index of wildcard pops: which partitions may have something for a (queue, group),
 -- so a wildcard pop reads those instead of every partition the queue ever had. The functions that keep and
--- read it live in sql/functions/ (push_messages, pop_messages, backlog_repair, backlog_drop and the backlog_on_*
--- triggers); see docs/architecture.md "Pop".
+-- read it live in sql/functions/ (push_messages, pop_messages, backlog_prepare, backlog_drop and the backlog_on_*
+-- triggers); see docs/architecture.md "The backlog index".
 
 -- The (queue, group) pairs whose pops use the index: a pair is registered by its first wildcard pop (which
 -- fills its entries from the partitions), and repaired_at is when its entries were last rebuilt from the
--- partitions (pop_messages repairs a pair every few seconds: an entry missing for any reason delays a message
+-- partitions (backlog_prepare rebuilds a pair every 30 s: an entry missing for any reason delays a message
 -- by at most that much, it never loses it).
 CREATE TABLE queen.backlog_groups (
   queue_id       uuid        NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
