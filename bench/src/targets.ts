@@ -59,6 +59,10 @@ export const TARGETS: readonly Target[] = [
   { scenario: 'scale-parked-10000', figure: 'wakeP99Ms', op: '<', value: 20, aggregate: 'median', label: '10 000 parked long polls: wake p99 < 20 ms' },
   { scenario: 'ceiling-push-b100', figure: 'brokerPctOfCeiling', op: '>=', value: 85, aggregate: 'median', label: 'push-b100 >= 85 % of the storage ceiling' },
   { scenario: 'ceiling-drain', figure: 'brokerPctOfCeiling', op: '>=', value: 85, aggregate: 'median', label: 'drain >= 85 % of the storage ceiling' },
+  { scenario: 'streams', mode: 'map-sink', figure: 'msgsPerSec', op: '>=', value: 15_000, aggregate: 'median', label: 'streams map -> sink >= 15 000 msgs/s' },
+  { scenario: 'streams', mode: 'window', figure: 'msgsPerSec', op: '>=', value: 10_000, aggregate: 'median', label: 'streams tumbling aggregate over 100 partitions >= 10 000 msgs/s' },
+  { scenario: 'streams', mode: 'map-sink', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (map -> sink)' },
+  { scenario: 'streams', mode: 'window', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (window)' },
   { scenario: '*', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario' },
 ];
 

@@ -13,6 +13,7 @@ import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
 import { groupsScenario } from './scale-groups.js';
 import { parkedScenario } from './scale-parked.js';
+import { streamsScenario } from './streams.js';
 import { wakeScenario } from './wake.js';
 
 /** Every scenario by name, in order. */
@@ -25,6 +26,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['fanout', fanoutScenario],
   ['partitions', partitionsScenario],
   ['wake', wakeScenario],
+  ['streams', streamsScenario],
   ['scale-partitions-1k', pacedPartitions('scale-partitions-1k', 1_000)],
   ['scale-partitions-10k', pacedPartitions('scale-partitions-10k', 10_000)],
   ['scale-partitions-100k', pacedPartitions('scale-partitions-100k', 100_000)],

@@ -15,4 +15,5 @@ export { TransactionBuilder, TransactionQueue } from './transaction.js';
 export { DLQBuilder } from './dlq.js';
 export { Admin, type AdminBody } from './admin.js';
 export { OperationBuilder } from './operation.js';
+export type { HttpResponse, RequestSpec } from './http.js';
 export type * from './types.js';

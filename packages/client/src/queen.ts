@@ -9,7 +9,7 @@ import { PushBuffers } from './buffer.js';
 import type { ActiveConsumer, ClientContext } from './context.js';
 import { CLIENT_DEFAULTS } from './defaults.js';
 import { QueenError } from './errors.js';
-import { Transport } from './http.js';
+import { Transport, type HttpResponse, type RequestSpec } from './http.js';
 import { resolveLogger, type SafeLogger } from './log.js';
 import { QueueBuilder } from './queue.js';
 import { registerShutdown, unregisterShutdown } from './signals.js';
@@ -125,6 +125,14 @@ export class Queen {
   /** `POST /api/v1/consumer-groups/:group/subscription`: re-times where never-contacted cursors start. */
   updateConsumerGroupTimestamp(group: string, timestamp: string | Date): Promise<object> {
     return this.admin.updateSubscription(group, timestamp) as Promise<object>;
+  }
+
+  /**
+   * One raw request under the client's transport policy (URLs, bearer token, retries, timeouts): for tools that
+   * need the status, headers or exact failure of a route (the CLI), where the builders would hide them.
+   */
+  request(spec: RequestSpec): Promise<HttpResponse> {
+    return this.transport.request(spec);
   }
 
   /** Admin and monitoring routes. */

@@ -15,9 +15,11 @@ import { PayloadSealer, QueueEncryptionView, type AppendFunction } from './core/
 import { openingClaim } from './core/pop-payloads.js';
 import { PopService } from './core/pop.js';
 import { PushService } from './core/push.js';
+import { StreamsService } from './core/streams/service.js';
 import { WakeBus, type QueueSignal } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
+import { createStaticHandler, type StaticHandler } from './http/static.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -30,6 +32,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './store/embedded.js'
 import { migrate } from './store/migrations.js';
 import { queueEncryptionFlags } from './store/queues.js';
 import { EvictionService, RetentionService } from './services/retention.js';
+import { queryRegister, stateRead, streamsCycleApply, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
 import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from './store/segments.js';
 import { FailoverBuffer, classifyFailure } from './buffer/failover-buffer.js';
@@ -184,6 +187,14 @@ export class Broker {
       () => maintenance.pop,
     );
     const ack = new AckService((items) => cursorAck(pool, { items }), wake);
+    const streams = new StreamsService({
+      register: (request) => queryRegister(pool, request),
+      read: (request) => stateRead(pool, request),
+      // Sink pushes go through the same sealing step as /push and transactions (API.md 9.6).
+      run: (work) => streamsCycleRun(pool, (store) => work({ ...store, append: sealAppend(store.append) })),
+      applyAlone: (params) => streamsCycleApply(pool, params),
+      wake,
+    });
 
     const services: Services = {
       config,
@@ -203,6 +214,7 @@ export class Broker {
       push,
       pop,
       ack,
+      streams,
       bus,
       wake,
       metrics,
@@ -230,6 +242,7 @@ export class Broker {
     const httpServer = createHttpServer(routes, {
       maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
       ...(auth !== undefined ? { auth } : {}),
+      ...dashboardFallback(config, log),
     });
     const { server } = httpServer;
     await new Promise<void>((resolve, reject) => {
@@ -269,6 +282,15 @@ export class Broker {
     if (this.embedded !== null) await this.embedded.stop();
     this.log.info('Queen broker stopped');
   }
+}
+
+/** The dashboard's static handler when DASHBOARD_ENABLED and the bundle was built (else a warning, API only). */
+function dashboardFallback(config: Config, log: Logger): { fallback?: StaticHandler } {
+  if (!config.dashboard.enabled) return {};
+  const found = createStaticHandler(config.dashboard.dir);
+  if ('handler' in found) return { fallback: found.handler };
+  log.warn({ missing: found.missing }, 'dashboard not built (run npm run build): serving the API only');
+  return {};
 }
 
 /** The JWT authorizer (before the database starts: a configuration that cannot work stops the start-up). */

@@ -8,6 +8,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */
 export type DatabaseTarget =
@@ -57,6 +58,8 @@ export interface Config {
   encryptionKey: Buffer | null;
   /** JWT authentication (API.md 9.7); read by `auth/`. */
   auth: AuthConfig;
+  /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
+  dashboard: { enabled: boolean; dir: string };
 }
 
 /** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
@@ -175,6 +178,9 @@ const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
   /^QUEEN_SYNC_/, /^SIDECAR_/, /^LIBQUEEN_/, /^WEBAPP_ROOT$/];
 
+/** The dashboard bundle built by `npm run build`: packages/dashboard/dist beside this package (src/ or dist/). */
+const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
+
 /** Reads the configuration from an environment (default: the process environment). */
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(text(env, 'QUEEN_DATA_DIR') ?? './.queen');
@@ -254,5 +260,9 @@ export function loadConfig(env: Env = process.env): Config {
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
     auth: authConfig(env),
     encryptionKey: encryptionKey(env),
+    dashboard: {
+      enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),
+      dir: path.resolve(text(env, 'DASHBOARD_DIR') ?? DEFAULT_DASHBOARD_DIR),
+    },
   };
 }

@@ -9,6 +9,7 @@ import type { PayloadReader } from './core/payload-cipher.js';
 import type { PopService } from './core/pop.js';
 import type { PushService } from './core/push.js';
 import type { TransactionContext } from './core/transaction.js';
+import type { StreamsService } from './core/streams/service.js';
 import type { QueueSignal, WakeBus } from './core/wake-bus.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/index.js';
@@ -35,6 +36,8 @@ export interface Services {
   push: PushService;
   pop: PopService;
   ack: AckService;
+  /** The streaming SDK's routes: query registration, cycles, shard reads (STREAMS.md 3). */
+  streams: StreamsService;
   /** Parked pops of this process (counts for metrics). */
   bus: WakeBus;
   /** After a commit that touched a queue: wakes the parked pops of every broker process. */

@@ -13,6 +13,7 @@ import { Query, decodeSegment } from './query.js';
 import { assertStorableBody, assertStorableParam } from './text.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
+import type { StaticHandler } from './static.js';
 
 const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
@@ -43,6 +44,8 @@ export interface ServerOptions {
   observe?: () => (route: string, method: string, status: number) => void;
   /** Present when JWT_ENABLED=true: protected routes need a token before anything else of the request is read. */
   auth?: Authenticator;
+  /** Answers GET/HEAD requests that match no route (the dashboard, `static.ts`); false leaves them to the 404. */
+  fallback?: StaticHandler;
 }
 
 /** Writes a reply with the CORS headers. */
@@ -108,6 +111,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     const end = options.observe?.();
     res.once('close', () => end?.(match?.route.path ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 499));
     if (match === null) {
+      if (options.fallback !== undefined && (await options.fallback(req, res))) return;
       send(res, { status: 404, body: NOT_FOUND });
       return;
     }

@@ -40,7 +40,8 @@ const LIVE_LEASE_SQL = `SELECT c.lease_id::text AS lease_id FROM queen.cursors c
   WHERE c.partition_id = $1::uuid AND c.consumer_group = $2 AND c.lease_expires_at > now()
   FOR UPDATE`;
 
-function storeOn(client: pg.PoolClient, origin: string): TransactionStore {
+/** The operations of a transaction on `client`, which is inside an open database transaction. */
+export function transactionStoreOn(client: pg.PoolClient): TransactionStore {
   return {
     async lock({ pushes, acks }) {
       await client.query('SELECT queen.transaction_lock($1::text[], $2::text[], $3::uuid[], $4::text[])', [
@@ -65,6 +66,12 @@ export async function databaseTransaction<T>(
 ): Promise<T> {
   const client = await db.connect();
   let broken: Error | undefined;
+  // A connection lost while checked out emits 'error' on the client (the pool listens only to idle ones):
+  // without a listener that would crash the process. The pending query rejects on its own.
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query(params.begin);
     const decision = await params.work(client);
@@ -76,6 +83,7 @@ export async function databaseTransaction<T>(
     });
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
@@ -91,7 +99,7 @@ export async function transactionRun<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await databaseTransaction(db, { begin: 'BEGIN', work: (client) => params.work(storeOn(client, params.origin)) });
+      return await databaseTransaction(db, { begin: 'BEGIN', work: (client) => params.work(transactionStoreOn(client)) });
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== DEADLOCK_DETECTED || attempt >= DEADLOCK_ATTEMPTS) throw error;

@@ -141,8 +141,10 @@ describe('CORS headers and content types', () => {
 describe('routing', () => {
   test('unknown routes and wrong methods answer 404 {"error":"Not Found"}', async () => {
     const cases: Array<[string, string]> = [
-      ['GET', '/'],
-      ['GET', '/nope'],
+      // GET of any other path is the dashboard (docs/dashboard.md, dashboard-static.test.ts).
+      ['GET', '/api/nope'],
+      ['GET', '/internal/api/nope'],
+      ['POST', '/nope'],
       ['GET', '/api/v1/nope'],
       ['GET', '/api/v2/push'],
       ['GET', '/api/v1/push'],

@@ -132,7 +132,7 @@ describe('GET /metrics/prometheus', () => {
 
   test('an unknown path is counted under route "unmatched"', async () => {
     const before = value(await scrape(setup.broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
-    assert.equal((await setup.api.get('/no/such/path')).status, 404);
+    assert.equal((await setup.api.get('/api/no/such/path')).status, 404);
     const after = value(await scrape(setup.broker.url), 'queen_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' });
     assert.equal(after - before, 1);
   });

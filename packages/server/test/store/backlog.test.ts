@@ -1,5 +1,5 @@
 /**
- * The backlog index of wildcard pops (sql/migrations/0012_backlog.sql, functions backlog_prepare,
+ * The backlog index of wildcard pops (sql/migrations/0013_backlog.sql, functions backlog_prepare,
  * backlog_drop, backlog_on_*): a wildcard pop reads only the partitions that may have something for its
  * (queue, group), and no interleaving of pushes, pops, seeks and deletions leaves a message without an
  * entry for longer than one rebuild interval. Two-session cases step explicit transactions and read lock

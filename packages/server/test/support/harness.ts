@@ -97,13 +97,13 @@ export interface BrokerProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a broker on `database` with extra environment; resolves once /health answers 200. */
+/** Starts a broker on `database` with extra environment (a `PORT` in it is kept: a restart on the same address); resolves once /health answers 200. */
 export async function startBroker(database: TestDatabase, env: Record<string, string> = {}): Promise<BrokerProcess> {
-  const port = await freePort();
+  const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
     cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...database.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...database.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

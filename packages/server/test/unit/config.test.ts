@@ -242,3 +242,14 @@ describe('upstream tuning variables are accepted and listed as ignored', () => {
     assert.deepEqual(config.ignoredVariables, ['NUM_WORKERS', 'QUEEN_UDP_PORT']);
   });
 });
+
+describe('dashboard (DASHBOARD_ENABLED, DASHBOARD_DIR)', () => {
+  test('on by default, serving packages/dashboard/dist; false, 0, off or no turn it off', () => {
+    const config = loadConfig({});
+    assert.equal(config.dashboard.enabled, true);
+    assert.equal(config.dashboard.dir, path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../dashboard/dist'));
+    for (const value of ['false', 'FALSE', '0', 'off', 'no']) assert.equal(loadConfig({ DASHBOARD_ENABLED: value }).dashboard.enabled, false, value);
+    for (const value of ['true', '1', '', 'yes']) assert.equal(loadConfig({ DASHBOARD_ENABLED: value }).dashboard.enabled, true, value);
+    assert.equal(loadConfig({ DASHBOARD_DIR: 'web/dist' }).dashboard.dir, path.resolve('web/dist'));
+  });
+});

@@ -10,6 +10,7 @@ import { monitoringRoutes } from './monitoring.js';
 import { popRoutes } from './pop.js';
 import { pushRoutes } from './push.js';
 import { queueRoutes } from './queues.js';
+import { streamsRoutes } from './streams.js';
 
 /** All routes, built over the broker's services. */
 export function routeTable(services: Services): Route[] {
@@ -23,5 +24,6 @@ export function routeTable(services: Services): Route[] {
     ...groupsResourcesTracesRoutes(services),
     ...monitoringRoutes(services),
     ...maintenanceRoutes(services),
+    ...streamsRoutes(services),
   ];
 }

@@ -1,4 +1,4 @@
--- 0012_backlog: the backlog index of wildcard pops: which partitions may have something for a (queue, group),
+-- 0013_backlog: the backlog index of wildcard pops: which partitions may have something for a (queue, group),
 -- so a wildcard pop reads those instead of every partition the queue ever had. The functions that keep and
 -- read it live in sql/functions/ (push_messages, pop_messages, backlog_prepare, backlog_drop and the backlog_on_*
 -- triggers); see docs/architecture.md "The backlog index".

@@ -1,0 +1,108 @@
+/**
+ * `login` and `logout` (CLI.md §14). `--method token` (the default) takes `--token` or a hidden prompt, checks
+ * it against the broker and stores it (keychain, else `literal:`). `password` and `google` talk to
+ * queen-mq-proxy's `/api/login` and `/api/auth/*`; our broker has neither, so against it they end with a message
+ * pointing at `--method token`.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { action, sub } from '../command.js';
+import { CliError, EXIT, userError } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { forgetToken, storeToken } from '../token-store.js';
+
+/** Reads a secret from the terminal without echo (or a line from a pipe). */
+async function promptSecret(question: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const c of stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8').split('\n')[0]!.trim();
+  }
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  let text = '';
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      stdin.on('data', (chunk: Buffer) => {
+        for (const ch of chunk.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') return resolve(text.trim());
+          if (ch === '\u0003') return reject(new CliError('cancelled', EXIT.cancelled, true));
+          if (ch === '\u007f') text = text.slice(0, -1);
+          else text += ch;
+        }
+      });
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write('\n');
+  }
+}
+
+async function proxyOnly(rt: Runtime, server: string, path: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(`${server}${path}`, { ...init, signal: rt.signal });
+  } catch (error) {
+    throw new CliError(`cannot reach ${server}: ${(error as Error).message}`, EXIT.server);
+  }
+  if (res.status === 404) throw userError(`${server} has no ${path} (that method needs queen-mq-proxy in front of the broker): use --method token`);
+  return res;
+}
+
+/** Registers `login` and `logout`. */
+export function registerAuth(program: Command): void {
+  action(sub(program, 'login', 'Store a token for a context (token; password and google need queen-mq-proxy)', ['queenctl login --token "$JWT"', 'queenctl login --context prod   # prompts for the token'])
+    .addOption(new Option('--method <method>', 'how to get the token').choices(['token', 'password', 'google']))
+    .option('-u, --user <name>', 'user name (password method)')
+    .option('--password <password>', 'password (password method; prompted when absent)')
+    .option('--no-browser', 'google method: print the URL instead of opening it')
+    .option('--no-keychain', 'store the token as literal: in the config file'), async (rt, opts) => {
+    const file = await rt.loadConfig();
+    const name = rt.flags.context ?? (rt.env.QUEEN_CONTEXT || undefined) ?? file['current-context'];
+    const entry = file.contexts.find((c) => c.name === name);
+    if (!name || !entry?.server) throw userError("login needs a context with a server: 'queenctl config set-context <name> --server <url>' first");
+    const method: string = opts.method ?? (opts.user ? 'password' : 'token');
+    let token: string;
+    if (method === 'token') {
+      token = rt.flags.token ?? (await promptSecret('Token: '));
+      if (!token) throw userError('no token given');
+      // Check the token where it will be used: a read-only route that needs a valid token when auth is on.
+      const res = await fetch(`${entry.server}/api/v1/resources/overview`, { headers: { Authorization: `Bearer ${token}` }, signal: rt.signal }).catch((error: Error) => {
+        throw new CliError(`cannot reach ${entry.server}: ${error.message}`, EXIT.server);
+      });
+      if (res.status === 401) throw new CliError(`the server rejected the token (401): ${((await res.json().catch(() => ({}))) as { error?: string }).error ?? 'unauthorized'}`, EXIT.auth);
+    } else if (method === 'password') {
+      if (!opts.user) throw userError('--method password needs -u <user>');
+      const password: string = opts.password ?? (await promptSecret('Password: '));
+      const res = await proxyOnly(rt, entry.server, '/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: opts.user, password }) });
+      if (res.status === 401) throw new CliError('login refused (401): wrong user or password', EXIT.auth);
+      const cookie = res.headers.getSetCookie().map((c) => /^token=([^;]+)/.exec(c)?.[1]).find(Boolean);
+      if (!res.ok || !cookie) throw new CliError(`login failed (${res.status}): no token cookie in the answer`, EXIT.auth);
+      token = decodeURIComponent(cookie);
+    } else {
+      const res = await proxyOnly(rt, entry.server, '/api/auth/config', {});
+      const conf = (await res.json().catch(() => ({}))) as { google?: { enabled?: boolean } };
+      if (!conf.google?.enabled) throw userError(`${entry.server} does not offer Google sign-in`);
+      process.stderr.write(`Sign in at ${entry.server}/api/auth/google, then paste the token shown.\n`);
+      token = await promptSecret('Token: ');
+      if (!token) throw userError('no token given');
+    }
+    entry['token-ref'] = storeToken(name, token, { noKeychain: opts.keychain === false, out: rt.out, env: rt.env });
+    await rt.saveConfig(file);
+    rt.out.done(`logged in to context "${name}" (${entry['token-ref'].startsWith('keychain://') ? 'token in the keychain' : 'token in the config file'})`);
+  });
+
+  action(sub(program, 'logout', "Forget a context's token (keychain entry and token-ref)", 'queenctl logout --context prod'), async (rt) => {
+    const file = await rt.loadConfig();
+    const name = rt.flags.context ?? (rt.env.QUEEN_CONTEXT || undefined) ?? file['current-context'];
+    const entry = file.contexts.find((c) => c.name === name);
+    if (!entry) throw userError(name ? `unknown context "${name}"` : 'no current context: pass --context <name>');
+    forgetToken(entry['token-ref'], rt.env);
+    delete entry['token-ref'];
+    await rt.saveConfig(file);
+    rt.out.done(`logged out of context "${name}"`);
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * Reading and settling messages (CLI.md §6.1, §7): `pop`, `ack` and `tail`. Both `pop` and `tail` print one
+ * NDJSON line per message whatever `-o` says, so their output pipes into `ack --batch -`. `tail --auto-ack` acks
+ * what it printed after printing it; Ctrl-C stops new pops, lets the acks of printed messages finish and exits 0.
+ */
+import type { Command } from 'commander';
+import { query, seg, type Api, type Params } from '../api.js';
+import { action, int, positive, bool, sub } from '../command.js';
+import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { parseDuration, parseTime, rfc3339 } from '../time.js';
+
+/** A message of a pop answer (API.md §5.12). */
+interface WireMessage {
+  transactionId: string;
+  partitionId: string;
+  partition: string;
+  queue?: string;
+  createdAt: string;
+  data: unknown;
+  leaseId?: string;
+  consumerGroup?: string;
+  traceId?: string | null;
+  producerSub?: string | null;
+  retryCount?: number;
+}
+
+/** The NDJSON line of one message: `{queue, partition, transactionId, partitionId, createdAt, data, ...}`. */
+export function messageLine(msg: WireMessage, queue: string): Record<string, unknown> {
+  return {
+    queue: msg.queue || queue,
+    partition: msg.partition,
+    transactionId: msg.transactionId,
+    partitionId: msg.partitionId,
+    createdAt: msg.createdAt,
+    ...(typeof msg.retryCount === 'number' ? { retryCount: msg.retryCount } : {}),
+    data: msg.data,
+    ...(msg.leaseId ? { leaseId: msg.leaseId } : {}),
+    ...(msg.consumerGroup ? { consumerGroup: msg.consumerGroup } : {}),
+    ...(msg.traceId ? { traceId: msg.traceId } : {}),
+    ...(msg.producerSub ? { producerSub: msg.producerSub } : {}),
+  };
+}
+
+/** `--since`: `now` verbatim, anything else parsed with CLI.md §5 and sent as RFC 3339. */
+function subscriptionFrom(since: string | undefined): string | undefined {
+  if (since === undefined) return undefined;
+  return since.trim().toLowerCase() === 'now' ? 'now' : rfc3339(parseTime(since, '--since'));
+}
+
+function popPath(queue: string | undefined, partition: string | undefined, opts: { namespace?: string; task?: string }): string {
+  if (!queue) {
+    if (!opts.namespace && !opts.task) throw userError('pop needs a queue, or --namespace and/or --task for a discovery pop');
+    return '/api/v1/pop';
+  }
+  return partition ? `/api/v1/pop/queue/${seg(queue)}/partition/${seg(partition)}` : `/api/v1/pop/queue/${seg(queue)}`;
+}
+
+/** One pop: the messages (empty on 204 or a long-poll timeout) and the answer's queue name. */
+async function popOnce(api: Api, path: string, params: Params, waitMillis: number, signal?: AbortSignal | null): Promise<{ messages: WireMessage[]; queue: string }> {
+  const res = await api.raw('GET', `${path}${query(params)}`, undefined, { longPoll: true, timeoutMillis: waitMillis + 5000, ...(signal !== undefined ? { signal } : {}) });
+  const body = res.body as { messages?: WireMessage[]; queue?: string } | null;
+  return { messages: body?.messages ?? [], queue: body?.queue ?? '' };
+}
+
+/** Acks messages `completed` (or `failed`) for a group in one request; resolves with the refused ones. */
+async function ackMessages(api: Api, messages: Array<{ transactionId: string; partitionId: string; leaseId?: string; consumerGroup?: string }>, group: string | undefined, status = 'completed', error?: string): Promise<Array<{ transactionId: string; error: string }>> {
+  const acknowledgments = messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, status, ...(m.leaseId ? { leaseId: m.leaseId } : {}), ...(m.consumerGroup ? { consumerGroup: m.consumerGroup } : {}), ...(error ? { error } : {}) }));
+  const body = (await api.post('/api/v1/ack/batch', { acknowledgments, ...(group ? { consumerGroup: group } : {}) }, { signal: null, allowFailure: true })) as Array<{ transactionId: string; success: boolean; error: string | null }>;
+  return body.filter((r) => !r.success).map((r) => ({ transactionId: r.transactionId, error: r.error ?? 'refused' }));
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof CliError && error.exitCode === EXIT.server;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+async function tail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+  const api = await rt.api();
+  const group: string = opts.cg;
+  const oneShot = !opts.follow && opts.limit === 0;
+  const max = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : Infinity;
+  const timeout = parseDuration(opts.timeout, '--timeout');
+  const idle: number = opts.idleMillis;
+  const path = popPath(queue, opts.partition, {});
+  const base: Params = { wait: true, consumerGroup: group, subscriptionMode: opts.from, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined };
+  const state = { emitted: 0, reserved: 0, lastMessageAt: Date.now(), warned: false, stop: false };
+  const stdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') state.stop = true;
+  };
+  process.stdout.on('error', stdoutError);
+  const loop = async (): Promise<void> => {
+    while (!rt.signal.aborted && !state.stop) {
+      const want = Math.min(opts.batch as number, max - state.emitted - state.reserved);
+      if (want <= 0) return;
+      let waitMillis = timeout;
+      if (idle > 0) {
+        const left = idle - (Date.now() - state.lastMessageAt);
+        if (left <= 0) return;
+        waitMillis = Math.min(waitMillis, left);
+      }
+      state.reserved += want;
+      let messages: WireMessage[];
+      let answerQueue: string;
+      try {
+        ({ messages, queue: answerQueue } = await popOnce(api, path, { ...base, batch: want, timeout: waitMillis }, waitMillis));
+      } catch (error) {
+        if (rt.signal.aborted) return;
+        if (!isTransient(error)) throw error;
+        if (!state.warned) rt.out.warn(`${(error as Error).message}; retrying`);
+        state.warned = true;
+        await sleep(1000, rt.signal);
+        continue;
+      } finally {
+        state.reserved -= want;
+      }
+      state.warned = false;
+      if (messages.length === 0) {
+        if (oneShot) state.stop = true;
+        continue;
+      }
+      for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue))}\n`);
+      state.emitted += messages.length;
+      state.lastMessageAt = Date.now();
+      if (opts.autoAck) {
+        const refused = await ackMessages(api, messages, group);
+        for (const r of refused) rt.out.warn(`ack of ${r.transactionId} refused: ${r.error}`);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency as number }, loop));
+  } catch (error) {
+    if (error instanceof CliError) throw new CliError(`tail: ${error.message}`, error.exitCode);
+    throw error;
+  } finally {
+    process.stdout.off('error', stdoutError);
+  }
+}
+
+/** Registers `pop`, `ack` and `tail`. */
+export function registerConsume(program: Command): void {
+  action(sub(program, 'pop [queue]', 'Pop messages once and print them as NDJSON (without a queue: a discovery pop by --namespace/--task)', ['queenctl pop orders --cg billing -n 10', 'queenctl pop --namespace shop --auto-ack'])
+    .option('--cg <group>', 'consumer group (default: queue mode)')
+    .option('--partition <name>', 'only this partition')
+    .option('-n, --limit <n>', 'messages to pop', positive, 1)
+    .option('--batch <n>', 'messages per request (default: --limit)', positive)
+    .option('--max-partitions <n>', 'partitions one pop may claim', positive, 1)
+    .option('--auto-ack', 'the broker acks on delivery (at-most-once)')
+    .option('--wait [bool]', 'long-poll until messages arrive or --timeout', bool, true)
+    .option('--no-wait', 'answer at once')
+    .option('--timeout <duration>', 'long-poll timeout', '10s')
+    .option('--namespace <ns>', 'discovery pop: queues of this namespace')
+    .option('--task <task>', 'discovery pop: queues of this task')
+    .option('--from-mode <mode>', 'where a new group starts: all, new, new-only')
+    .option('--since <time>', 'where a new group starts: a time (now, 15m ago, RFC 3339)'), async (rt, opts, queue) => {
+    const api = await rt.api();
+    const path = popPath(queue, opts.partition, opts);
+    const timeout = parseDuration(opts.timeout, '--timeout');
+    const batch: number = opts.batch ?? opts.limit;
+    const params: Params = { wait: opts.wait, timeout, consumerGroup: opts.cg, autoAck: opts.autoAck ? true : undefined, subscriptionMode: opts.fromMode, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined, namespace: queue ? undefined : opts.namespace, task: queue ? undefined : opts.task };
+    let emitted = 0;
+    while (emitted < opts.limit) {
+      const { messages, queue: answerQueue } = await popOnce(api, path, { ...params, batch: Math.min(batch, opts.limit - emitted) }, opts.wait ? timeout : 0);
+      if (messages.length === 0) break;
+      for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue || ''))}\n`);
+      emitted += messages.length;
+    }
+    if (emitted === 0) throw noop();
+  });
+
+  action(sub(program, 'ack [transactionId]', 'Ack one message, or (--batch) every NDJSON line of pop/tail output', ['queenctl ack 0198f2e0-51c4-7e22-a1b0-3c4d5e6f7081 --partition-id 0198f2c0-0000-7000-8000-00000000b002 --cg billing', 'queenctl tail orders --cg billing -n 10 | queenctl ack --batch - --cg billing'])
+    .option('--partition-id <id>', 'partition id of the message (required for one message)')
+    .option('--lease-id <id>', 'lease id from the pop')
+    .option('--cg <group>', 'consumer group (default: queue mode, or each line\'s consumerGroup)')
+    .option('--failed', 'ack as failed (retry, then DLQ)')
+    .option('--error <text>', 'error text stored with a failed ack')
+    .option('--batch <file>', 'NDJSON file of messages (- = stdin)'), async (rt, opts, transactionId) => {
+    const api = await rt.api();
+    const status = opts.failed ? 'failed' : 'completed';
+    if (opts.batch !== undefined) {
+      if (transactionId) throw userError('give either a transactionId or --batch, not both');
+      const text = await rt.readInput(opts.batch);
+      const items = text.split('\n').map((l, i) => [l.trim(), i + 1] as const).filter(([l]) => l !== '').map(([l, n]) => {
+        let v: Record<string, unknown>;
+        try {
+          v = JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          throw userError(`--batch line ${n}: not valid JSON`);
+        }
+        if (typeof v.transactionId !== 'string' || typeof v.partitionId !== 'string') throw userError(`--batch line ${n}: needs transactionId and partitionId`);
+        return { transactionId: v.transactionId, partitionId: v.partitionId, ...(typeof v.leaseId === 'string' ? { leaseId: v.leaseId } : {}), ...(typeof v.consumerGroup === 'string' ? { consumerGroup: v.consumerGroup } : {}) };
+      });
+      if (items.length === 0) throw noop();
+      const refused = await ackMessages(api, items, opts.cg, status, opts.error);
+      for (const r of refused) process.stderr.write(`queenctl: ack of ${r.transactionId} refused: ${r.error}\n`);
+      rt.out.done(`ok=${items.length - refused.length} failed=${refused.length}`);
+      if (refused.length > 0) throw new CliError('', EXIT.server, true);
+      return;
+    }
+    if (!transactionId) throw noop();
+    if (!opts.partitionId) throw userError('--partition-id is required to ack one message');
+    const body = (await api.post('/api/v1/ack', { transactionId, partitionId: opts.partitionId, status, ...(opts.leaseId ? { leaseId: opts.leaseId } : {}), ...(opts.error ? { error: opts.error } : {}), ...(opts.cg ? { consumerGroup: opts.cg } : {}) }, { allowFailure: true })) as Array<{ success: boolean; error: string | null }>;
+    const result = Array.isArray(body) ? body[0] : undefined;
+    if (!result?.success) throw serverError(`ack failed: ${result?.error ?? 'no result'}`);
+    await rt.out.result('ack ok', body);
+  });
+
+  action(sub(program, 'tail <queue>', 'Follow a queue as a consumer group and print each message as NDJSON', ['queenctl tail orders -f', 'queenctl tail orders --cg audit -f --auto-ack', 'queenctl tail orders -n 5 --idle-millis 2000'])
+    .option('--cg <group>', 'consumer group', 'queenctl-tail')
+    .option('--partition <name>', 'only this partition')
+    .option('-f, --follow', 'keep waiting for new messages')
+    .option('-n, --limit <n>', 'stop after n messages (0 = no limit)', int, 0)
+    .option('--batch <n>', 'messages per pop', positive, 1)
+    .option('--max-partitions <n>', 'partitions one pop may claim', positive, 1)
+    .option('--auto-ack', 'ack each message after printing it')
+    .option('--from <mode>', 'where a new group starts: all, new, new-only')
+    .option('--since <time>', 'where a new group starts: a time (now, 15m ago, RFC 3339)')
+    .option('--idle-millis <ms>', 'stop after this long without a message (0 = never)', int, 0)
+    .option('--concurrency <n>', 'pops in flight', positive, 1)
+    .option('--timeout <duration>', 'per-pop long-poll wait', '30s'), async (rt, opts, queue) => tail(rt, queue!, opts));
+}

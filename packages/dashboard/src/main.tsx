@@ -1,0 +1,6 @@
+/** Entry point: mounts the app into #app. */
+import { render } from 'preact';
+import { App } from './App.js';
+import './styles.css';
+
+render(<App />, document.getElementById('app')!);

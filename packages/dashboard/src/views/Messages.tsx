@@ -1,0 +1,69 @@
+/**
+ * Messages `/messages` (DASHBOARD.md 3.6): filters in the URL (queue, partition, status, limit, range), a
+ * page of messages newest first, and the side panel for one message (also opened by `?partitionId&transactionId`
+ * from a trace link).
+ */
+import { get, withQuery } from '../api.js';
+import { queueList } from '../cache.js';
+import { MessagePanel } from '../components/MessagePanel.js';
+import { Card, Empty, ErrorNote, RangePicker, Select, TextInput } from '../components/ui.js';
+import { fmtCount, fmtTime } from '../format.js';
+import { useLoad } from '../load.js';
+import { useQueryState } from '../router.js';
+import { rangeParams } from '../series.js';
+import type { MessageList } from '../types.js';
+
+const STATUSES = ['pending', 'processing', 'completed', 'dead_letter'];
+
+/** The message browser. */
+export function MessagesView() {
+  const [query, setQuery] = useQueryState();
+  const queue = query.get('queue') ?? '';
+  const partition = query.get('partition') ?? '';
+  const status = query.get('status') ?? '';
+  const limit = Number(query.get('limit') ?? '100') || 100;
+  const offset = Number(query.get('offset') ?? '0') || 0;
+  const range = query.get('range') ?? '1h';
+  const idSearch = query.get('id') ?? '';
+  const panel = query.get('partitionId') !== null && query.get('transactionId') !== null ? { partitionId: query.get('partitionId')!, transactionId: query.get('transactionId')! } : null;
+  const queues = useLoad(() => queueList(), []);
+  const list = useLoad(() => get<MessageList>(withQuery('/api/v1/messages', { queue, partition, status, limit, offset, ...rangeParams(range) })), [queue, partition, status, limit, offset, range]);
+  const needle = idSearch.trim().toLowerCase();
+  const rows = (list.data?.messages ?? []).filter((m) => needle === '' || m.transactionId.toLowerCase().includes(needle) || m.id.toLowerCase().includes(needle));
+  const mode = list.data?.mode;
+  return (
+    <div class={`stack ${panel !== null ? 'with-panel' : ''}`}>
+      <div class="toolbar">
+        <TextInput label="ID" value={idSearch} onInput={(v) => setQuery({ id: v })} placeholder="transaction or message id" />
+        <Select label="Queue" value={queue} testid="msg-queue" options={[{ value: '', label: 'All queues' }, ...(queues.data ?? []).map((q) => ({ value: q.name, label: q.name }))]} onChange={(v) => setQuery({ queue: v, offset: null })} />
+        <TextInput label="Partition" value={partition} onInput={(v) => setQuery({ partition: v, offset: null })} testid="msg-partition" />
+        <Select label="Status" value={status} testid="msg-status" options={[{ value: '', label: 'Any' }, ...STATUSES.map((s) => ({ value: s, label: s }))]} onChange={(v) => setQuery({ status: v, offset: null })} />
+        <Select label="Limit" value={String(limit)} options={['50', '100', '200', '500'].map((v) => ({ value: v, label: v }))} onChange={(v) => setQuery({ limit: v === '100' ? null : v, offset: null })} />
+        <RangePicker value={range} options={['1h', '24h', '7d']} onChange={(v) => setQuery({ range: v === '1h' ? null : v, offset: null })} />
+        <button type="button" class="btn plain" onClick={() => setQuery({ queue: null, partition: null, status: null, limit: null, offset: null, range: null, id: null })}>Clear</button>
+      </div>
+      {mode?.type === 'bus' && <div class="banner">Bus Mode Active · {mode.busGroupsCount} consumer group(s)</div>}
+      <ErrorNote error={list.error} stale={list.data !== undefined} />
+      <div class="split">
+        <Card title={`Messages (${fmtCount(rows.length)})`}>
+          {list.data === undefined ? <div class="skeleton" /> : rows.length === 0 ? <Empty>No messages found</Empty> : (
+            <table class="list" data-testid="message-table"><thead><tr><th>Queue</th><th>Partition</th><th>Transaction ID</th><th>Created</th><th>Status</th></tr></thead><tbody>
+              {rows.map((m) => (
+                <tr key={`${m.partitionId}/${m.transactionId}`} class="click" data-testid="message-row" onClick={() => setQuery({ partitionId: m.partitionId, transactionId: m.transactionId })}>
+                  <td>{m.queue}</td><td>{m.partition}</td><td class="mono">{m.transactionId}</td><td>{fmtTime(m.createdAt)}</td>
+                  <td><span class={`chip ${m.status === 'dead_letter' ? 'bad' : m.status === 'processing' ? 'warn' : m.status === 'completed' ? 'ok' : ''}`}>{m.status}</span>{m.busStatus !== null && m.busStatus.totalGroups > 0 && <span class="muted"> {m.busStatus.consumedBy}/{m.busStatus.totalGroups} groups</span>}</td>
+                </tr>
+              ))}
+            </tbody></table>
+          )}
+          <div class="pager">
+            <button type="button" class="btn plain" disabled={offset === 0} onClick={() => setQuery({ offset: offset - limit <= 0 ? null : String(offset - limit) })}>Prev</button>
+            <span class="muted">from {offset + 1}</span>
+            <button type="button" class="btn plain" data-testid="next-page" disabled={(list.data?.messages.length ?? 0) < limit} onClick={() => setQuery({ offset: String(offset + limit) })}>Next</button>
+          </div>
+        </Card>
+        {panel !== null && <MessagePanel key={`${panel.partitionId}/${panel.transactionId}`} {...panel} onClose={() => setQuery({ partitionId: null, transactionId: null })} onChanged={list.reload} />}
+      </div>
+    </div>
+  );
+}

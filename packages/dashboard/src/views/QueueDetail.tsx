@@ -1,0 +1,169 @@
+/**
+ * Queue detail `/queues/:name` (DASHBOARD.md 3.4): counts, "now" rates, metric rows, configuration, the
+ * partition browser, and the queue's actions (configure, publish, clear queue or partition, delete). Polls.
+ */
+import { useState } from 'preact/hooks';
+import { call, get, seg, withQuery } from '../api.js';
+import { invalidateQueues } from '../cache.js';
+import { Chart } from '../components/Chart.js';
+import { PublishForm } from '../components/PublishForm.js';
+import { QueueForm } from '../components/QueueForm.js';
+import { Action, Card, Confirm, Empty, ErrorNote, Facts, RangePicker, Sparkline, Stat } from '../components/ui.js';
+import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime } from '../format.js';
+import { POLL_MS, refreshAll, useLoad, useNow } from '../load.js';
+import { navigate, useQueryState } from '../router.js';
+import { frameFrom, latest, rangeParams, sum, type Frame } from '../series.js';
+import type { DlqList, ParkedRow, PartitionRow, QueueDetail, QueueLagRow, QueueOpsRow, QueueStatus } from '../types.js';
+
+const PAGE = 50;
+
+/** The detail page of one queue. */
+export function QueueDetailView(props: { name: string }) {
+  const name = props.name;
+  const [query, setQuery] = useQueryState();
+  const range = query.get('range') ?? '1h';
+  const page = Number(query.get('ppage') ?? '0') || 0;
+  const [modal, setModal] = useState<null | 'edit' | 'publish' | 'clear' | 'delete' | { clearPartition: string }>(null);
+  const now = useNow();
+  const detail = useLoad(async () => {
+    const [resource, status, dlq] = await Promise.all([
+      get<QueueDetail>(`/api/v1/resources/queues/${seg(name)}`),
+      get<QueueStatus>(`/api/v1/status/queues/${seg(name)}`).catch(() => null),
+      get<DlqList>(withQuery('/api/v1/dlq', { queue: name, limit: 1 })).catch(() => null),
+    ]);
+    return { resource, status, dlqTotal: dlq?.total ?? 0 };
+  }, [name], POLL_MS);
+  const series = useLoad(async () => {
+    const q = { ...rangeParams(range), queue: name };
+    const [ops, lag, parked] = await Promise.all([
+      get<QueueOpsRow[]>(withQuery('/api/v1/analytics/queue-ops', q)),
+      get<QueueLagRow[]>(withQuery('/api/v1/analytics/queue-lag', q)),
+      get<ParkedRow[]>(withQuery('/api/v1/analytics/queue-parked-replicas', { queue: name })),
+    ]);
+    return { ops, lag, parked };
+  }, [name, range], POLL_MS);
+  const partitions = useLoad(() => get<{ partitions: PartitionRow[]; total: number }>(withQuery('/api/v1/resources/partitions', { queue: name, limit: PAGE, offset: page * PAGE })), [name, page], POLL_MS);
+
+  if (detail.error !== null && detail.data === undefined) {
+    const missing = detail.error === 'Queue not found';
+    return <Empty>{missing ? 'Queue not found' : detail.error}. <a href="/queues">Back to queues</a></Empty>;
+  }
+  const d = detail.data;
+  if (d === undefined) return <div class="skeleton" />;
+  const r = d.resource;
+  const totals = d.status?.totals.messages ?? r.totals;
+  const bucketMs = 60_000;
+  const s = series.data;
+  const tp: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['push/s', 'pop/s', 'ack/s'], (o) => [o.pushMessages / 60, o.popMessages / 60, o.ackMessages / 60]);
+  const delta: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['push - pop'], (o) => [o.pushMessages - o.popMessages]);
+  const lag: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.lag, bucketMs, ['avg ms', 'max ms'], (o) => [o.avgLagMs, o.maxLagMs]);
+  const errors: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['ack failed', 'dlq moved'], (o) => [o.ackFailed, o.dlqMoved]);
+  const consumed: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['pops'], (o) => [o.popMessages]);
+  const ackFailed = sum(errors.series[0]?.values ?? []);
+  const parked = (s?.parked ?? []).reduce((a, p) => a + p.parked, 0);
+  const totalConsumed = (d.status?.partitions ?? []).reduce((a, p) => a + p.cursor.totalConsumed, 0);
+  const nowOf = (f: Frame, i: number): string => fmtRate(latest(f.series[i]?.values ?? []));
+  const c = r.config;
+  const pendingTone = totals.pending > 100_000 ? 'bad' : totals.pending > 10_000 ? 'warn' : undefined;
+  const rows: [string, string, string, Frame, string][] = [
+    ['throughput', 'Throughput (push / pop / ack per s)', `${nowOf(tp, 0)} / ${nowOf(tp, 1)} / ${nowOf(tp, 2)}`, tp, ' /s'],
+    ['pending-delta', 'Pending Δ (push - pop)', fmtCount(sum(delta.series[0]?.values ?? [])), delta, ''],
+    ['lag', 'Time lag avg / max', `${fmtMs(latest(lag.series[0]?.values ?? []))} / ${fmtMs(latest(lag.series[1]?.values ?? []))}`, lag, ' ms'],
+    ['errors', 'Errors (ack failed / dlq)', `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
+    ['consumed', 'Consumed (total)', fmtCount(totalConsumed), consumed, ''],
+  ];
+  const clearPath = (partition?: string) => withQuery(`/api/v1/queues/${seg(name)}/clear`, { partition });
+  return (
+    <div class="stack">
+      <div class="toolbar">
+        <a class="btn plain" href="/queues">← Queues</a>
+        <h1 class="title" data-testid="queue-name">{r.name}</h1>
+        <span class="muted">{r.namespace ?? '–'} · {r.task ?? '–'} · {fmtCount(r.partitions.length)} partitions · priority {c.priority} · created {fmtTime(r.createdAt)}</span>
+        <span class="grow" />
+        <RangePicker value={range} options={['1h', '6h', '24h']} onChange={(v) => setQuery({ range: v === '1h' ? null : v })} />
+        <span class="muted">live · {detail.at === null ? '–' : `${Math.round((now - detail.at) / 1000)}s ago`}</span>
+      </div>
+      <div class="toolbar">
+        <a class="btn plain" href={`/messages?queue=${encodeURIComponent(name)}`}>Browse messages</a>
+        <a class="btn plain" href={`/dlq?queue=${encodeURIComponent(name)}`}>DLQ <span class="badge" data-testid="dlq-badge">{fmtCount(d.dlqTotal)}</span></a>
+        <a class="btn plain" href={`/traces?queue=${encodeURIComponent(name)}`}>Traces</a>
+        <span class="grow" />
+        <Action needs="READ_WRITE" testid="publish" onClick={() => setModal('publish')}>Publish message</Action>
+        <Action needs="READ_WRITE" testid="configure" onClick={() => setModal('edit')}>Configure</Action>
+        <Action needs="ADMIN" kind="danger" testid="clear-queue" onClick={() => setModal('clear')}>Clear</Action>
+        <Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setModal('delete')}>Delete queue</Action>
+      </div>
+      <ErrorNote error={detail.error ?? series.error} stale />
+      {d.dlqTotal > 0 && <a class="banner bad" href={`/dlq?queue=${encodeURIComponent(name)}`}>{fmtCount(d.dlqTotal)} message(s) in the dead-letter queue</a>}
+      {ackFailed > 0 && <div class="banner warn">{fmtCount(ackFailed)} ack failure(s) in this period</div>}
+      {pendingTone !== undefined && <div class={`banner ${pendingTone}`}>{fmtCount(totals.pending)} messages pending</div>}
+      <div class="strip" data-testid="queue-counts">
+        <Stat label="Pending" value={fmtCount(totals.pending)} testid="q-pending" tone={pendingTone} />
+        <Stat label="Processing" value={fmtCount(totals.processing)} testid="q-processing" />
+        <Stat label="Completed" value={fmtCount(totals.completed)} testid="q-completed" />
+        <Stat label="Failed" value={fmtCount(totals.failed)} testid="q-failed" />
+        <Stat label="DLQ" value={fmtCount(totals.deadLetter)} testid="q-dlq" href={`/dlq?queue=${encodeURIComponent(name)}`} />
+        <Stat label="Total" value={fmtCount(totals.total)} testid="q-total" />
+        <Stat label="Partitions" value={fmtCount(r.partitions.length)} testid="q-partitions" />
+        <Stat label="Now push / pop / ack /s" value={`${nowOf(tp, 0)} / ${nowOf(tp, 1)} / ${nowOf(tp, 2)}`} />
+        <Stat label="Parked pops" value={fmtCount(parked)} testid="q-parked" />
+      </div>
+      <Card title="Metrics">
+        <table class="metrics"><tbody>
+          {rows.map(([key, label, value, frame]) => (
+            <tr key={key} data-testid={`qmetric-${key}`}><td>{label}</td><td class="num"><b data-testid={`qnow-${key}`}>{value}</b></td><td><Sparkline values={frame.series[0]?.values ?? []} /></td></tr>
+          ))}
+        </tbody></table>
+        <Chart frame={tp} span={rangeParams(range)} title="Throughput" unit=" /s" testid="queue-throughput-chart" />
+      </Card>
+      <div class="grid2">
+        <Card title="Configuration" actions={<Action needs="READ_WRITE" onClick={() => setModal('edit')}>Edit</Action>}>
+          <Facts testid="queue-config" rows={[
+            ['Lease time', `${c.leaseTime} s`], ['TTL', `${c.ttl} s`], ['Max queue size', c.maxSize === 0 ? '∞' : fmtCount(c.maxSize)],
+            ['Retry limit', String(c.retryLimit)], ['Retry delay', `${c.retryDelay} ms`], ['Dead-letter queue', c.deadLetterQueue ? 'enabled' : 'disabled'],
+            ['DLQ after max retries', c.dlqAfterMaxRetries ? 'yes' : 'no'], ['Priority', String(c.priority)], ['Delayed processing', `${c.delayedProcessing} s`],
+            ['Retention', c.retentionEnabled ? `${fmtDuration(c.retentionSeconds)} (completed ${fmtDuration(c.completedRetentionSeconds)})` : 'off'],
+            ['Encryption', c.encryptionEnabled ? 'on' : 'off'], ['Created', fmtTime(r.createdAt)],
+          ]} />
+        </Card>
+        <Card title={`Partitions (${fmtCount(partitions.data?.total ?? r.partitions.length)})`} testid="partition-browser">
+          <table class="list"><thead><tr><th>Partition</th><th class="num">Total</th><th class="num">Pending</th><th class="num">Processing</th><th class="num">Groups</th><th>Last activity</th><th /></tr></thead><tbody>
+            {(partitions.data?.partitions ?? []).map((p) => (
+              <tr key={p.id} data-testid="partition-row"><td><a href={`/messages?queue=${encodeURIComponent(name)}&partition=${encodeURIComponent(p.name)}`}>{p.name}</a></td>
+                <td class="num">{fmtCount(p.messages.total)}</td><td class="num">{fmtCount(p.messages.pending)}</td><td class="num">{fmtCount(p.messages.processing)}</td>
+                <td class="num">{fmtCount(p.consumerGroups)}</td><td>{fmtTime(p.lastActivity)}</td>
+                <td><Action needs="ADMIN" kind="danger" testid="clear-partition" onClick={() => setModal({ clearPartition: p.name })}>Clear</Action></td></tr>
+            ))}
+          </tbody></table>
+          <div class="pager">
+            <button type="button" class="btn plain" disabled={page === 0} onClick={() => setQuery({ ppage: page <= 1 ? null : String(page - 1) })}>Prev</button>
+            <span class="muted">{page * PAGE + 1}–{page * PAGE + (partitions.data?.partitions.length ?? 0)} of {fmtCount(partitions.data?.total)}</span>
+            <button type="button" class="btn plain" disabled={(page + 1) * PAGE >= (partitions.data?.total ?? 0)} onClick={() => setQuery({ ppage: String(page + 1) })}>Next</button>
+          </div>
+        </Card>
+      </div>
+      {modal === 'edit' && <QueueForm existing={{ name: r.name, namespace: r.namespace, task: r.task, config: c }} onClose={() => setModal(null)} onDone={() => { setModal(null); refreshAll(); }} />}
+      {modal === 'publish' && <PublishForm queue={name} onClose={() => setModal(null)} onDone={refreshAll} />}
+      {modal === 'clear' && (
+        <Confirm danger title={`Clear ${name}`} confirmLabel="Clear queue" typeToConfirm={name} call={{ method: 'DELETE', path: clearPath() }} onClose={() => setModal(null)} onDone={() => { invalidateQueues(); refreshAll(); }}
+          run={async () => { const res = await call<{ deletedMessages: number }>('DELETE', clearPath(), undefined, 'ADMIN'); return `Cleared ${fmtCount(res.deletedMessages)} message(s)`; }}>
+          <p>Deletes every message of every partition ({fmtCount(totals.total)} now). The queue and its configuration stay.</p>
+        </Confirm>
+      )}
+      {modal !== null && typeof modal === 'object' && (
+        <Confirm danger title={`Clear partition ${modal.clearPartition}`} confirmLabel="Clear partition" typeToConfirm={modal.clearPartition} call={{ method: 'DELETE', path: clearPath(modal.clearPartition) }} onClose={() => setModal(null)} onDone={refreshAll}
+          run={async () => { const res = await call<{ deletedMessages: number }>('DELETE', clearPath(modal.clearPartition), undefined, 'ADMIN'); return `Cleared ${fmtCount(res.deletedMessages)} message(s)`; }}>
+          <p>Deletes every message of partition {modal.clearPartition} of {name}.</p>
+        </Confirm>
+      )}
+      {modal === 'delete' && (
+        <Confirm danger title={`Delete queue ${name}`} confirmLabel="Delete queue" typeToConfirm={name} call={{ method: 'DELETE', path: `/api/v1/resources/queues/${seg(name)}` }} onClose={() => setModal(null)}
+          onDone={() => { invalidateQueues(); navigate('/queues'); }}
+          run={async () => { await call('DELETE', `/api/v1/resources/queues/${seg(name)}`, undefined, 'ADMIN'); return `Queue ${name} deleted`; }}>
+          <p>Deletes {fmtCount(r.partitions.length)} partition(s) and {fmtCount(totals.total)} message(s).</p>
+        </Confirm>
+      )}
+    </div>
+  );
+}
+

@@ -1,0 +1,74 @@
+/**
+ * Query registration and shard reads (STREAMS.md 3.2, 3.4): the rules around `queen.streams_query_register`
+ * and `queen.streams_state_get`.
+ *
+ * Registration is idempotent by name. The same hash keeps the state whatever `reset` says (upstream's rule,
+ * STREAMS.md 3.5: a `reset:true` restart must not lose windows); another hash is a 409 unless `reset:true`,
+ * which wipes the query's state. The 409 text is API.md 8's (`config_hash mismatch: stored <old>, got <new>`);
+ * clients match its `config_hash mismatch` prefix.
+ */
+import { HttpError } from '../../errors.js';
+import { isUuid } from '../../ids.js';
+import type { QueryRegistration, StateRow } from '../../store/streams.js';
+
+/** A registration request, type-checked by the HTTP layer. */
+export interface RegisterRequest {
+  name: string;
+  sourceQueue: string;
+  sinkQueue: string | null;
+  configHash: string;
+  reset: boolean;
+}
+
+/** The 200 answer of a registration. */
+export interface RegisterReply {
+  success: true;
+  query_id: string;
+  name: string;
+  config_hash: string;
+  fresh: boolean;
+  reset: boolean;
+}
+
+/** Registers a query; a hash mismatch without reset throws the 409 of STREAMS.md 3.2. */
+export async function registerQuery(
+  request: RegisterRequest,
+  register: (request: RegisterRequest) => Promise<QueryRegistration>,
+): Promise<RegisterReply> {
+  const found = await register(request);
+  if (found.outcome === 'mismatch') {
+    throw new HttpError(409, {
+      success: false,
+      query_id: found.queryId,
+      name: request.name,
+      error: `config_hash mismatch: stored ${found.storedHash}, got ${request.configHash}`,
+    });
+  }
+  return {
+    success: true,
+    query_id: found.queryId,
+    name: request.name,
+    config_hash: request.configHash,
+    fresh: found.outcome === 'fresh',
+    reset: found.outcome === 'reset',
+  };
+}
+
+/** A shard read, type-checked by the HTTP layer; null filters are no filters. */
+export interface StateReadRequest {
+  queryId: string;
+  partitionId: string;
+  keys: string[] | null;
+  keyPrefix: string | null;
+  ripeAtOrBefore: number | null;
+}
+
+/** Reads one shard. Ids that are not UUIDs read nothing (never a 500); a key list without strings matches nothing. */
+export async function readState(
+  request: StateReadRequest,
+  read: (request: StateReadRequest) => Promise<StateRow[]>,
+): Promise<StateRow[]> {
+  if (!isUuid(request.queryId) || !isUuid(request.partitionId)) return [];
+  if (request.keys !== null && request.keys.length === 0) return [];
+  return read({ ...request, queryId: request.queryId.toLowerCase(), partitionId: request.partitionId.toLowerCase() });
+}

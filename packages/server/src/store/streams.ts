@@ -1,0 +1,164 @@
+/**
+ * The streams state store (tables of schema `queen_streams`, functions `queen.streams_*` of sql/functions): query registration,
+ * shard reads, and the database transaction of one cycle.
+ *
+ * A cycle with sink pushes runs on one pooled connection inside one transaction: `queen.streams_cycle_apply`
+ * (shard lock, fencing checks, state ops, the ack through `queen.ack_messages`), then the sink pushes through
+ * the same append the transaction route uses (`queen.push_messages`, wrapped by the broker's sealing step),
+ * then COMMIT or ROLLBACK as the work decides. A cycle without pushes is `streams_cycle_apply` alone, one
+ * atomic statement: it raises (SQLSTATE QS001) on every failure, so nothing it wrote survives one. Deadlocks
+ * and serialization failures have written nothing: the whole cycle is run again from the start.
+ */
+import pg from 'pg';
+import { databaseTransaction, transactionStoreOn, type TransactionDecision, type TransactionStore } from './transaction.js';
+
+/** What a registration found and did (see `queen.streams_query_register`). */
+export interface QueryRegistration {
+  outcome: 'fresh' | 'same' | 'reset' | 'mismatch';
+  queryId: string;
+  /** The hash stored before this call. */
+  storedHash: string;
+}
+
+/** Registers a query by name, or finds it again (STREAMS.md 3.2). */
+export async function queryRegister(
+  db: pg.Pool,
+  params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
+): Promise<QueryRegistration> {
+  const result = await db.query<{ outcome: QueryRegistration['outcome']; query_id: string; stored_hash: string }>(
+    'SELECT outcome, query_id::text AS query_id, stored_hash FROM queen.streams_query_register($1, $2, $3, $4, $5)',
+    [params.name, params.sourceQueue, params.sinkQueue, params.configHash, params.reset],
+  );
+  const row = result.rows[0]!;
+  return { outcome: row.outcome, queryId: row.query_id, storedHash: row.stored_hash };
+}
+
+/** One state row as read back. */
+export interface StateRow {
+  key: string;
+  value: unknown;
+  /** Milliseconds with a Z. */
+  updated_at: string;
+}
+
+/** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
+export async function stateRead(
+  db: pg.Pool,
+  params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null },
+): Promise<StateRow[]> {
+  const result = await db.query<StateRow>({
+    name: 'queen.streams_state_get',
+    text: 'SELECT key, value, updated_at FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
+    values: [params.queryId, params.partitionId, params.keys, params.keyPrefix, params.ripeAtOrBefore],
+  });
+  return result.rows;
+}
+
+/** One state operation, checked: the value is JSON text (upserts only). */
+export interface StateOp {
+  type: 'upsert' | 'delete';
+  key: string;
+  value: string | null;
+}
+
+/** The ack of a cycle, checked: status is one of completed, success, failed, dlq. */
+export interface CycleAckItem {
+  transactionId: string;
+  leaseId: string | null;
+  status: string;
+  error: string | null;
+}
+
+/** What `streams_cycle_apply` reports: a failure text (nothing applied), or what it did. */
+export type CycleApplyResult =
+  | { error: string; queueName: string | null }
+  | { error: null; queueName: string | null; queueNamespace: string | null; queueTask: string | null; stateOpsApplied: number; leaseReleased: boolean; dlq: boolean };
+
+/** The parameters of `streams_cycle_apply`. */
+export interface CycleApplyParams {
+  queryId: string;
+  partitionId: string;
+  group: string;
+  stateOps: StateOp[];
+  pushTargets: Array<{ queue: string; partition: string }>;
+  ack: CycleAckItem | null;
+  releaseLease: boolean;
+}
+
+/** What the work of a cycle can do inside its transaction: the transaction route's store, plus `apply`. */
+export interface CycleStore extends TransactionStore {
+  /** Shard lock, fencing checks, state ops and ack, in that order (`queen.streams_cycle_apply`). */
+  apply(params: CycleApplyParams): Promise<CycleApplyResult>;
+}
+
+interface ApplyRow {
+  queue_name: string | null;
+  queue_namespace: string | null;
+  queue_task: string | null;
+  state_ops_applied: number;
+  lease_released: boolean;
+  dlq: boolean;
+}
+
+const APPLY_SQL = `SELECT queue_name, queue_namespace, queue_task, state_ops_applied, lease_released, dlq
+  FROM queen.streams_cycle_apply($1::uuid, $2::uuid, $3, $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+    $9, $10, $11, $12, $13)`;
+
+/** The SQLSTATE `streams_cycle_apply` raises a cycle failure with (message: the text, detail: the source queue). */
+const CYCLE_FAILED = 'QS001';
+
+async function cycleApply(db: pg.Pool | pg.PoolClient, p: CycleApplyParams): Promise<CycleApplyResult> {
+  let row: ApplyRow;
+  try {
+    const result = await db.query<ApplyRow>({
+      name: 'queen.streams_cycle_apply',
+      text: APPLY_SQL,
+      values: [p.queryId, p.partitionId, p.group, p.stateOps.map((o) => o.type), p.stateOps.map((o) => o.key),
+        p.stateOps.map((o) => o.value), p.pushTargets.map((t) => t.queue), p.pushTargets.map((t) => t.partition),
+        p.ack?.transactionId ?? null, p.ack?.leaseId ?? null, p.ack?.status ?? null, p.ack?.error ?? null, p.releaseLease],
+    });
+    row = result.rows[0]!;
+  } catch (error) {
+    if (!(error instanceof pg.DatabaseError) || error.code !== CYCLE_FAILED) throw error;
+    return { error: error.message, queueName: error.detail === undefined || error.detail === '' ? null : error.detail };
+  }
+  return {
+    error: null,
+    queueName: row.queue_name,
+    queueNamespace: row.queue_namespace,
+    queueTask: row.queue_task,
+    stateOpsApplied: row.state_ops_applied,
+    leaseReleased: row.lease_released,
+    dlq: row.dlq,
+  };
+}
+
+function cycleStoreOn(client: pg.PoolClient): CycleStore {
+  return { ...transactionStoreOn(client), apply: (params) => cycleApply(client, params) };
+}
+
+const CYCLE_ATTEMPTS = 3;
+/** Deadlock detected, serialization failure: nothing was written, the cycle can run again. */
+const RETRIED_CODES = new Set(['40P01', '40001']);
+
+/** Retries `attempt` on a deadlock or serialization failure (it wrote nothing), up to CYCLE_ATTEMPTS times. */
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === undefined || !RETRIED_CODES.has(code) || n >= CYCLE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Runs the work of one cycle in one database transaction; commits or rolls back as it decides. */
+export function streamsCycleRun<T>(db: pg.Pool, work: (store: CycleStore) => Promise<TransactionDecision<T>>): Promise<T> {
+  return retried(() => databaseTransaction(db, { begin: 'BEGIN', work: (client) => work(cycleStoreOn(client)) }));
+}
+
+/** Runs a cycle without sink pushes: `streams_cycle_apply` alone is one atomic statement (one round trip). */
+export function streamsCycleApply(db: pg.Pool, params: CycleApplyParams): Promise<CycleApplyResult> {
+  return retried(() => cycleApply(db, params));
+}
