@@ -75,9 +75,11 @@ function checked(date: Date, expr: string, flag: string): Date {
   return date;
 }
 
-/** RFC 3339 UTC with whole seconds (`2026-01-01T12:00:00Z`). */
+/** RFC 3339 UTC: `2026-01-01T12:00:00Z`, with milliseconds when there are any (`...:00.250Z`). */
 export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Milliseconds stay when there are any: `--to now` truncated to the second would leave out what happened in
+  // the current second (a DLQ entry written just before the command, say).
+  return date.toISOString().replace(/\.000Z$/, 'Z');
 }
 
 /** A time flag as sent to the broker, or undefined when absent. */

@@ -26,7 +26,8 @@ test('time expressions', () => {
   assert.equal(at('1d'), '2026-06-14T12:00:00Z');
   assert.equal(at('1w ago'), '2026-06-08T12:00:00Z');
   assert.equal(at('1767225600'), '2026-01-01T00:00:00Z');
-  assert.equal(at('2026-01-02T03:04:05.678+02:00'), '2026-01-02T01:04:05Z');
+  assert.equal(at('2026-01-02T03:04:05.678+02:00'), '2026-01-02T01:04:05.678Z', 'milliseconds are kept');
+  assert.equal(rfc3339(parseTime('now', '--to', new Date('2026-06-15T12:00:00.250Z'))), '2026-06-15T12:00:00.250Z');
   assert.equal(at('2026-01-02T03:04:05'), '2026-01-02T03:04:05Z');
   assert.equal(at('2026-01-02 03:04:05'), '2026-01-02T03:04:05Z');
   assert.equal(at('2026-01-02'), '2026-01-02T00:00:00Z');
