@@ -30,21 +30,23 @@ export interface CliOptions {
 }
 
 /** The usage text; `defaultNames` are the scenarios run when none is named (default: all). */
-export function usage(scenarioNames: readonly string[], defaultNames: readonly string[] = scenarioNames): string {
+export function usage(scenarioNames: readonly string[], defaultNames: readonly string[] = scenarioNames,
+  families: readonly string[] = []): string {
   const defaults = defaultNames.length === scenarioNames.length ? 'all' : defaultNames.join(' ');
   return [
     'usage: node bench/dist/main.js [scenario ...] [options]',
     '',
     `scenarios: ${scenarioNames.join(' ')} (default: ${defaults}, in this order)`,
+    ...(families.length > 0 ? [`families: ${families.join(' ')} (each stands for every scenario named <family>-...)`] : []),
     '       or: node bench/dist/main.js chaos [--messages N] [--kill-every S] [--no-pg-restart] ... (chaos --help)',
     '',
     'options:',
     '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',
     '  --url2 URL            with --url: a second broker on the same database, for wake\'s two-process mode',
     '                        (without --url, wake starts a second broker on the first one\'s database)',
-    '  --duration S          seconds of load for push-*, e2e, fanout, partitions (default 10)',
+    '  --duration S          seconds of load for push-*, e2e, fanout, partitions, scale-*, ceiling-push-* (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
-    '  --messages N          messages pre-filled by drain (default 200000)',
+    '  --messages N          messages pre-filled by drain and ceiling-drain (default 200000)',
     '  --pop-partitions N    partitions claimed per wildcard pop (drain, e2e, fanout, partitions), 0 = no cap (default 0)',
     '  --group NAME          consume as consumer group NAME (default: queue mode)',
     '  --spread request|item rotate partitions per push request (default) or per item',
@@ -65,10 +67,10 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
 
 /**
  * Parses argv (without node and script); throws with a readable message on bad input. Without scenario
- * names, `defaultNames` run (default: every scenario).
+ * names, `defaultNames` run (default: every scenario); a name in `families` expands to its members.
  */
 export function parseCli(argv: readonly string[], scenarioNames: readonly string[],
-  defaultNames: readonly string[] = scenarioNames): CliOptions {
+  defaultNames: readonly string[] = scenarioNames, families: readonly string[] = []): CliOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -90,7 +92,10 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const unknown = positionals.filter((name) => !scenarioNames.includes(name));
+  // A family name (e.g. `scale`) stands for every scenario named `<family>-...`, in registry order.
+  const expanded = positionals.flatMap((name) => (families.includes(name)
+    ? scenarioNames.filter((known) => known.startsWith(`${name}-`)) : [name]));
+  const unknown = expanded.filter((name) => !scenarioNames.includes(name));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (known: ${scenarioNames.join(', ')})`);
   const duration = values.duration === undefined ? 10 : Number(values.duration);
   if (!Number.isFinite(duration) || duration <= 0) throw new Error(`--duration must be a positive number (got ${values.duration})`);
@@ -103,7 +108,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
     new URL(values.url2);
   }
   return {
-    scenarios: positionals.length > 0 ? positionals : [...defaultNames],
+    scenarios: expanded.length > 0 ? [...new Set(expanded)] : [...defaultNames],
     url: values.url,
     url2: values.url2,
     durationS: duration,

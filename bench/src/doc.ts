@@ -48,7 +48,40 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
   fanout: 'the e2e shape with 5 consumer groups of 3 consumers each: deliveries/s per group and in total; every group must get every message.',
   partitions: '10 000 partitions, single-item pushes paced at 2 000 msgs/s round-robin over them, 10 wildcard long-poll consumers (batch 100, no partition cap, explicit ack); dwell = receipt minus send time; max dwell is the fairness number.',
   wake: '50 parked long-polls, one push each at random moments, 4 rounds; push-to-delivery latency in one broker and across two brokers on one database.',
+  'scale-partitions': 'the partitions scenario at this many partitions (paced 2 000 msgs/s single-item pushes, 10 wildcard consumers); pushPctOfPace is pushed/s as a percentage of the pace.',
+  'scale-backlog': 'this many retained messages bulk-filled in SQL (100 partitions), then push-b10 for --duration s and 10 wildcard autoAck consumers (batch 100) for --duration s from the head of the backlog.',
+  'scale-groups': 'one stream paced at 500 msgs/s (10-item batches, 100 partitions) fanned out to this many consumer groups of one long-poll consumer each (explicit ack); every group must get every message.',
+  'scale-parked': 'this many idle long polls (one queue each), then 200 pushes into random ones: wake latency (push send to poll answer), broker database sessions and RSS.',
+  'ceiling-push-b10': 'the broker\'s push-b10, then queen.push_messages driven directly over pg with the coalescer\'s shape (4 sessions, 13 requests of 10 items per call): the broker as a percentage of the storage ceiling.',
+  'ceiling-push-b100': 'as ceiling-push-b10 with 100-item requests (1 300 items per direct call).',
+  'ceiling-drain': 'the broker\'s drain (10 consumers, batch 100, autoAck) of --messages bulk-filled messages, then queen.pop_messages from 10 sessions over the same shape: the broker as a percentage of the storage ceiling.',
 };
+
+/** The scale curves: one table per family, one row per member scenario, its key figures and resources. */
+const CURVES: readonly { title: string; prefix: string; figures: readonly string[] }[] = [
+  { title: 'Partitions', prefix: 'scale-partitions-', figures: ['partitions', 'pushPctOfPace', 'pushMsgsPerSec', 'dwellP50Ms', 'dwellP99Ms', 'dwellMaxMs', 'warmupPushS', 'warmupDrainS'] },
+  { title: 'Retained backlog', prefix: 'scale-backlog-', figures: ['retained', 'fillS', 'pushMsgsPerSec', 'pushP99Ms', 'popMsgsPerSec'] },
+  { title: 'Consumer groups', prefix: 'scale-groups-', figures: ['groups', 'deliveriesPerSec', 'demandPerSec', 'e2eP50Ms', 'e2eP99Ms', 'tailS'] },
+  { title: 'Parked long polls', prefix: 'scale-parked-', figures: ['parkedPolls', 'wakeP50Ms', 'wakeP99Ms', 'wakeMaxMs', 'dbSessionsMax'] },
+  { title: 'Storage ceiling', prefix: 'ceiling-', figures: ['brokerMsgsPerSec', 'ceilingMsgsPerSec', 'brokerPctOfCeiling'] },
+];
+
+const CURVE_RESOURCES = ['rssPeakMb', 'brokerCpuPct', 'pgCpuPct', 'benchCpuPct', 'otherCpuPct'];
+
+function curveSections(input: DocInput): string[] {
+  const lines: string[] = [];
+  for (const curve of CURVES) {
+    const members = input.scenarios.filter((name) => name.startsWith(curve.prefix));
+    if (members.length === 0) continue;
+    const columns = [...curve.figures, ...CURVE_RESOURCES];
+    const rows = members.map((name) => {
+      const results = resultsOf(input.records, name, undefined);
+      return [name, ...columns.map((figure) => num(median(results.map((r) => r.figures[figure] ?? NaN))))];
+    });
+    lines.push(`### ${curve.title}`, '', ...table(['scenario', ...columns], rows), '');
+  }
+  return lines.length === 0 ? [] : ['## Scale curves', '', 'Medians of the runs; resources as in "Broker resources" below.', '', ...lines];
+}
 
 function num(value: number | undefined): string {
   if (value === undefined || !Number.isFinite(value)) return '–';
@@ -215,6 +248,8 @@ export function renderPerformanceDoc(input: DocInput): string {
     ...table(['scenario', 'run', 'verdict', 'pushed', 'delivered', 'lost', 'duplicates', 'skipped', 'reordered', 'checks'],
       verdictRows(input)), '');
 
+  lines.push(...curveSections(input));
+
   lines.push('## Broker resources', '',
     'Peak RSS of the broker process (worst run) and CPU in percent of one core (median of the runs) during each scenario.', '',
     ...table(['scenario', 'broker RSS peak (MB)', 'broker CPU %', 'PostgreSQL CPU %', 'bench CPU %', 'other processes CPU %'],
@@ -224,7 +259,7 @@ export function renderPerformanceDoc(input: DocInput): string {
   for (const { scenario, mode } of scenarioKeys(input)) {
     const records = input.records.filter((r) => r.scenario === scenario && r.mode === mode);
     lines.push(`### ${label(scenario, mode)}`, '');
-    const note = SCENARIO_NOTES[scenario];
+    const note = SCENARIO_NOTES[scenario] ?? SCENARIO_NOTES[scenario.replace(/-[^-]+$/, '')];
     if (note !== undefined) lines.push(note, '');
     const failures = records.filter((r) => r.result === null);
     for (const failure of failures) lines.push(`Run ${failure.run} failed: ${failure.error ?? 'unknown error'}`, '');

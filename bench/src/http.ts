@@ -7,6 +7,7 @@
  * load loops can count them; only transport errors (refused, reset, timeout) throw.
  */
 import { Pool } from 'undici';
+import { matchAckResults, type AckResultItem } from './ack-match.js';
 
 /** One item of a push request. */
 export interface PushItem {
@@ -80,10 +81,10 @@ export interface AckItem {
   status: 'completed' | 'failed';
 }
 
-/** An /ack/batch answer: per-item success, in request order. */
+/** An /ack/batch answer: per-item success, in request order (matched by transactionId and partitionId). */
 export interface AckResponse {
   statusCode: number;
-  results: { index: number; transactionId: string; success: boolean; error: string | null }[];
+  results: (AckResultItem | undefined)[];
 }
 
 type Json = Record<string, unknown>;
@@ -180,14 +181,7 @@ export class QueenClient {
   async ack(acknowledgments: readonly AckItem[], consumerGroup?: string): Promise<AckResponse> {
     const payload = consumerGroup === undefined ? { acknowledgments } : { acknowledgments, consumerGroup };
     const { statusCode, body } = await this.call('POST', '/api/v1/ack/batch', payload);
-    const list = statusCode >= 200 && statusCode < 300 && Array.isArray(body) ? body : [];
-    const results = list.filter(isRecord).map((item, position) => ({
-      index: typeof item['index'] === 'number' ? item['index'] : position,
-      transactionId: str(item['transactionId']) ?? '',
-      success: item['success'] === true,
-      error: str(item['error']),
-    }));
-    return { statusCode, results };
+    return { statusCode, results: matchAckResults(acknowledgments, statusCode >= 200 && statusCode < 300 ? body : undefined) };
   }
 
   /** POST /api/v1/configure; throws unless 2xx. */

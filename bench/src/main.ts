@@ -27,7 +27,7 @@ import { Reporter, machineInfo } from './report.js';
 import { ResourceSampler, describeResources } from './resources.js';
 import type { RunRecord } from './targets.js';
 import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
-import { DEFAULT_SCENARIOS, SCENARIOS } from './scenarios/index.js';
+import { DEFAULT_SCENARIOS, FAMILIES, SCENARIOS } from './scenarios/index.js';
 
 /** The repository root: bench/dist/main.js -> ../.. */
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -72,15 +72,13 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
   let allOk = true;
   try {
     if (!(await client.health())) throw new Error(`GET ${url}/health did not answer 200`);
-    if (options.writeDoc) {
-      const target = broker?.embeddedPgPort !== undefined ? embeddedDatabase(broker.embeddedPgPort) : environmentDatabase();
-      output.database = target === undefined ? null : await readDatabaseInfo(target);
-    }
+    const target = broker?.embeddedPgPort !== undefined ? embeddedDatabase(broker.embeddedPgPort) : environmentDatabase();
+    if (options.writeDoc) output.database = target === undefined ? null : await readDatabaseInfo(target);
     const brokerPids = (): number[] => [broker?.pid ?? -1, secondBrokerHandle?.pid ?? -1].filter((pid) => pid > 0);
     const ctx: ScenarioContext = {
       client, durationS: options.durationS, messages: options.messages, group: options.group,
       popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
-      partitionsCount: options.partitionsCount, log,
+      partitionsCount: options.partitionsCount, database: target, log,
       secondBroker: () => (second ??= startSecond()),
     };
     for (const name of options.scenarios) {
@@ -145,13 +143,13 @@ async function main(): Promise<number> {
   const names = [...SCENARIOS.keys()];
   let options: CliOptions;
   try {
-    options = parseCli(process.argv.slice(2), names, DEFAULT_SCENARIOS);
+    options = parseCli(process.argv.slice(2), names, DEFAULT_SCENARIOS, FAMILIES);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage(names, DEFAULT_SCENARIOS)}\n`);
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${usage(names, DEFAULT_SCENARIOS, FAMILIES)}\n`);
     return 2;
   }
   if (options.help) {
-    process.stdout.write(`${usage(names, DEFAULT_SCENARIOS)}\n`);
+    process.stdout.write(`${usage(names, DEFAULT_SCENARIOS, FAMILIES)}\n`);
     return 0;
   }
   const log = options.jsonOnly ? (): void => undefined : (line: string): void => void process.stderr.write(`# ${line}\n`);

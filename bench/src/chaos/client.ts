@@ -8,6 +8,7 @@
  * connection. Nothing is retried here: the producers and consumers decide what a failure means.
  */
 import { Pool } from 'undici';
+import { matchAckResults, type AckKey } from '../ack-match.js';
 
 /** A raw answer. */
 export interface RawAnswer {
@@ -101,16 +102,12 @@ export function popMessages(body: unknown): ChaosMessage[] {
   }));
 }
 
-/** The per-item ack results of a 200 /ack/batch answer, by request index; null when the answer is unusable. */
-export function ackResults(body: unknown, count: number): ({ success: boolean; error: string | null } | undefined)[] | null {
-  if (!Array.isArray(body)) return null;
-  const results: ({ success: boolean; error: string | null } | undefined)[] = Array.from({ length: count }, () => undefined);
-  body.forEach((item: unknown, position) => {
-    if (!isRecord(item)) return;
-    const index = typeof item['index'] === 'number' ? item['index'] : position;
-    if (index >= 0 && index < count) results[index] = { success: item['success'] === true, error: str(item['error']) };
-  });
-  return results;
+/**
+ * The per-item ack results of a 200 /ack/batch answer, in request order, matched by transactionId and
+ * partitionId (ack-match.ts); null when the answer is not an array.
+ */
+export function ackResults(body: unknown, items: readonly AckKey[]): ({ success: boolean; error: string | null } | undefined)[] | null {
+  return Array.isArray(body) ? matchAckResults(items, body) : null;
 }
 
 /** A client for one broker slot. */

@@ -286,7 +286,7 @@ export async function runConsumer(ctx: WorkloadContext, index: number, shouldSto
       let results: ReturnType<typeof ackResults> = null;
       try {
         const ackAnswer = await ctx.clients[target]!.ack(items);
-        if (ackAnswer.statusCode === 200) results = ackResults(ackAnswer.body, items.length);
+        if (ackAnswer.statusCode === 200) results = ackResults(ackAnswer.body, items);
         if (results === null || results.some((r) => r === undefined)) {
           noteUnexpected5xx(ctx, 'ack', ackAnswer);
           lastFailure = `HTTP ${ackAnswer.statusCode} ${errorText(ackAnswer)}`;

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Verdict } from '../checker.js';
 import type { QueenClient } from '../http.js';
+import type { DatabaseTarget } from '../pg-info.js';
 
 /** Settings a scenario may use, from the command line. */
 export interface ScenarioContext {
@@ -26,6 +27,11 @@ export interface ScenarioContext {
   /** The partitions scenario's paced push rate (msgs/s in total) and partition count. */
   rate: number;
   partitionsCount: number;
+  /**
+   * The broker's database when the tool knows it (the embedded PostgreSQL of the broker it started, or
+   * PG_HOST/DATABASE_URL): scenarios that fill or read it directly skip without it.
+   */
+  database: DatabaseTarget | undefined;
   /** Progress lines (stderr); silent with --json-only. */
   log: (line: string) => void;
   /**

@@ -142,10 +142,11 @@ async function acknowledge(options: ConsumerOptions, messages: readonly PopMessa
       transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId ?? batchLeaseId, status: 'completed' as const,
     })), options.group);
     if (response.statusCode < 200 || response.statusCode >= 300) options.progress.lastError = `ack: HTTP ${response.statusCode}`;
-    for (const result of response.results) {
-      if (result.index >= 0 && result.index < succeeded.length) succeeded[result.index] = result.success;
+    response.results.forEach((result, position) => {
+      if (result === undefined) return;
+      succeeded[position] = result.success;
       if (!result.success && result.error !== null) options.progress.lastError = `ack: ${result.error}`;
-    }
+    });
   } catch (error) {
     options.progress.lastError = `ack: ${describeError(error)}`;
   }

@@ -28,7 +28,7 @@ import type { QueenClient } from '../http.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
   PartitionRotation, QUEUE_MODE_LABEL, countBudget, describeError, freshQueueName, now, partitionNames, runTag, sleep,
-  wallClockMs, withQueue, type ScenarioContext, type ScenarioResult,
+  wallClockMs, withQueue, type Scenario, type ScenarioContext, type ScenarioResult,
 } from './common.js';
 import { ConsumeProgress, runConsumers } from './consumer.js';
 import { sendTime } from './e2e.js';
@@ -45,7 +45,7 @@ const TAIL_IDLE_MS = 15_000;
 const MAX_DWELL_TARGET_MS = 5000;
 
 /** Hands out send times at a fixed pace until a deadline (monotonic ms). */
-class Pacer {
+export class Pacer {
   private index = 0;
 
   constructor(private readonly start: number, private readonly end: number, private readonly perSecond: number) {}
@@ -109,10 +109,19 @@ async function runPacedProducer(options: PacedOptions): Promise<void> {
   }
 }
 
-/** The partitions scenario. */
-export async function partitionsScenario(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const queue = freshQueueName('partitions');
-  const count = ctx.partitionsCount;
+/** The partitions scenario with --partitions-count partitions. */
+export const partitionsScenario: Scenario = pacedPartitions('partitions');
+
+/**
+ * The paced many-partitions measurement under the scenario name `name`, over `count` partitions
+ * (default: --partitions-count); the scale family runs it at 1 000, 10 000 and 100 000.
+ */
+export function pacedPartitions(name: string, fixedCount?: number): Scenario {
+  return (ctx) => measurePartitions(ctx, name, fixedCount ?? ctx.partitionsCount);
+}
+
+async function measurePartitions(ctx: ScenarioContext, name: string, count: number): Promise<ScenarioResult> {
+  const queue = freshQueueName(name);
   const names = partitionNames(count);
   return withQueue(ctx, queue, { leaseTime: 10 }, async () => {
     const checker = new Checker();
@@ -126,7 +135,7 @@ export async function partitionsScenario(ctx: ScenarioContext): Promise<Scenario
       rotation: new PartitionRotation(names), spread: 'item', latency: new Samples(), totals: warmupTotals, checker,
     });
     const warmupPushMs = now() - warmupStart;
-    ctx.log(`partitions: created ${fmt(count)} partitions (${fmt(warmupTotals.accepted)} warm-up messages) in ` +
+    ctx.log(`${name}: created ${fmt(count)} partitions (${fmt(warmupTotals.accepted)} warm-up messages) in ` +
       `${(warmupPushMs / 1000).toFixed(1)} s; draining them`);
 
     const label = ctx.group ?? QUEUE_MODE_LABEL;
@@ -159,7 +168,7 @@ export async function partitionsScenario(ctx: ScenarioContext): Promise<Scenario
       throw new Error(`warm-up drain stalled: ${progress.remaining} of ${checker.pushedCount} warm-up messages not ` +
         `consumed after ${WARMUP_STALL_MS / 1000} s without progress (last error: ${progress.lastError ?? 'none'})`);
     }
-    ctx.log(`partitions: warm-up drained in ${(warmupDrainMs / 1000).toFixed(1)} s; pushing ${fmt(ctx.rate)} msgs/s for ${ctx.durationS} s`);
+    ctx.log(`${name}: warm-up drained in ${(warmupDrainMs / 1000).toFixed(1)} s; pushing ${fmt(ctx.rate)} msgs/s for ${ctx.durationS} s`);
 
     // 2. Measurement: paced single-item pushes, round-robin over the partitions.
     const totals = producerTotals();
@@ -188,6 +197,7 @@ export async function partitionsScenario(ctx: ScenarioContext): Promise<Scenario
     const verdict = checker.verdict([label]);
     const figures = {
       pushMsgsPerSec: perSecond(totals.accepted, produceMs),
+      pushPctOfPace: round((perSecond(totals.accepted, produceMs) / ctx.rate) * 100, 1),
       consumeMsgsPerSec: perSecond(consumed, lastAt - started),
       dwellMaxMs: round(dwell.max()),
       dwellP99Ms: round(dwell.percentile(99)),
@@ -214,14 +224,14 @@ export async function partitionsScenario(ctx: ScenarioContext): Promise<Scenario
     };
     const lastError = progress.lastError ?? totals.lastError;
     const met = Number.isFinite(figures.dwellMaxMs) && figures.dwellMaxMs < MAX_DWELL_TARGET_MS;
-    const summary = `partitions: ${fmt(count)} partitions, paced ${fmt(ctx.rate)} msgs/s (single-item pushes): pushed ` +
-      `${fmt(figures.pushMsgsPerSec)} msgs/s, consumed ${fmt(figures.consumeMsgsPerSec)} msgs/s by ${CONSUMERS} consumers ` +
+    const summary = `${name}: ${fmt(count)} partitions, paced ${fmt(ctx.rate)} msgs/s (single-item pushes): pushed ` +
+      `${fmt(figures.pushMsgsPerSec)} msgs/s (${figures.pushPctOfPace} % of pace), consumed ${fmt(figures.consumeMsgsPerSec)} msgs/s by ${CONSUMERS} consumers ` +
       `(batch 100, partitions=${ctx.popPartitions}, avg batch ${figures.avgBatch}); dwell p50 ${figures.dwellP50Ms} ms, ` +
       `p99 ${figures.dwellP99Ms} ms, MAX ${figures.dwellMaxMs} ms (target < ${MAX_DWELL_TARGET_MS / 1000} s: ${met ? 'met' : 'MISSED'}; ` +
       `${fmt(over1s)} messages waited > 1 s); push p99 ${figures.pushP99Ms} ms, pace lag max ${figures.paceLagMaxMs} ms; ` +
       `warm-up ${figures.warmupPushS} s push + ${figures.warmupDrainS} s drain; checker ${verdict.ok ? 'OK' : 'FAILED'} ` +
       `(lost ${verdict.lost}, duplicates ${verdict.duplicates}, skipped ${verdict.skipped}, reordered ${verdict.reordered})` +
       `${lastError !== null ? `; last error: ${lastError}` : ''}`;
-    return { scenario: 'partitions', queue, figures, verdict, summary };
+    return { scenario: name, queue, figures, verdict, summary };
   });
 }

@@ -2,9 +2,10 @@
 -- defaults, namespace/task derived from the name) and partitions first.
 --   Parameters: pair i is (p_queue[i], p_partition[i]); pairs may repeat.
 --   Result: one row per distinct pair, in lock order, with the partition's id, tail and last_push_at.
---   Locks: queue rows are created in name order and partition rows locked in (queue name, partition name)
---     order. Every writer of a partition goes through here: that makes offsets dense and assigned in commit
---     order, and concurrent batches touching the same partitions in any item order deadlock-free.
+--   Locks: each queue's backlog lock (backlog_lock_key) shared, in name order; queue rows are created in
+--     name order and partition rows locked in (queue name, partition name) order. Every writer of a
+--     partition goes through here: that makes offsets dense and assigned in commit order, and concurrent
+--     batches touching the same partitions in any item order deadlock-free.
 CREATE OR REPLACE FUNCTION queen.partitions_lock(p_queue text[], p_partition text[])
 RETURNS TABLE (queue_name text, partition_name text, partition_id uuid, tail bigint, last_push_at timestamptz)
 LANGUAGE plpgsql
@@ -16,6 +17,12 @@ DECLARE
   v_queue_id uuid;
   v_partition queen.partitions;
 BEGIN
+  -- Each queue's backlog lock, shared, in name order, before anything is read: a pop registering a
+  -- (queue, group) with the wildcard pops' index holds it exclusively (backlog_prepare), so this write either
+  -- commits before that registration fills the index or sees the registration and writes its own entries.
+  PERFORM pg_advisory_xact_lock_shared(queen.backlog_lock_key(n.name))
+  FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name) ORDER BY 1) n;
+
   INSERT INTO queen.queues (id, name, namespace, task)
   SELECT queen.uuid_v7(), n.name, split_part(n.name, '.', 1), split_part(n.name, '.', 2)
   FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name)) n

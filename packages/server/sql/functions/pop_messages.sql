@@ -11,7 +11,8 @@
 --     or, when nothing was claimed, a single row whose empty_reason says why ('hold' with hold_ms when the
 --     probe found 0 < deliverable < p_hold_under on a queue with minPopWaitTime).
 --   Locks: cursor rows FOR UPDATE SKIP LOCKED: a (partition, group) that another pop or an ack is working
---     on is skipped, never waited for. Partition rows are only read: a reader sees committed tails only.
+--     on is skipped, never waited for. Partition rows are only read (a reader sees committed tails only),
+--     except FOR SHARE SKIP LOCKED when the wildcard walk removes a caught-up backlog entry (backlog_drop).
 CREATE OR REPLACE FUNCTION queen.pop_messages(
   p_scope text,
   p_queue text,
@@ -39,6 +40,8 @@ AS $$
 #variable_conflict use_column
 DECLARE
   c_queue_mode constant text := '__QUEUE_MODE__';
+  c_repair_every constant interval := '30 seconds';
+  v_indexed boolean := false;
   v_now timestamptz := now();
   v_queue queen.queues;
   v_rotate uuid := coalesce(p_rotate_after, '00000000-0000-0000-0000-000000000000'::uuid);
@@ -116,13 +119,44 @@ BEGIN
   END IF;
 
   -- Candidates. The queue-scoped walk starts after p_rotate_after and wraps around (round-robin), streaming
-  -- in partition-id order so that a claim that fills its budget early reads no further.
+  -- in partition-id order so that a claim that fills its budget early reads no further. It reads the backlog
+  -- index of (queue, group), not every partition: backlog_prepare registers the pair on its first wildcard
+  -- pop and rebuilds its entries every c_repair_every; a pair not registered (yet) walks every partition.
+  IF p_scope = 'queue' THEN
+    v_indexed := queen.backlog_prepare(v_queue.id, v_queue.name, p_group, v_now, c_repair_every);
+  END IF;
   IF p_scope = 'partition' THEN
     OPEN v_candidates FOR
       SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
              v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer, false AS has_cursor
       FROM queen.partitions p
       WHERE p.queue_id = v_queue.id AND p.name = p_partition;
+  ELSIF v_indexed THEN
+    -- Caught-up entries are walked too (no tail filter): the claim loop removes them (backlog_drop).
+    OPEN v_candidates FOR
+      SELECT * FROM (
+        (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
+                v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
+                c.partition_id IS NOT NULL AS has_cursor
+         FROM queen.backlog b
+         JOIN queen.partitions p ON p.id = b.partition_id
+         LEFT JOIN queen.cursors c ON c.partition_id = b.partition_id AND c.consumer_group = p_group
+         WHERE b.queue_id = v_queue.id AND b.consumer_group = p_group AND b.partition_id > v_rotate
+           AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+           AND (c.not_before IS NULL OR c.not_before <= v_now)
+         ORDER BY b.partition_id)
+        UNION ALL
+        (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id, v_queue.name,
+                v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
+                c.partition_id IS NOT NULL
+         FROM queen.backlog b
+         JOIN queen.partitions p ON p.id = b.partition_id
+         LEFT JOIN queen.cursors c ON c.partition_id = b.partition_id AND c.consumer_group = p_group
+         WHERE b.queue_id = v_queue.id AND b.consumer_group = p_group AND b.partition_id <= v_rotate
+           AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+           AND (c.not_before IS NULL OR c.not_before <= v_now)
+         ORDER BY b.partition_id)
+      ) walk;
   ELSIF p_scope = 'queue' THEN
     OPEN v_candidates FOR
       SELECT * FROM (
@@ -218,6 +252,9 @@ BEGIN
       CONTINUE;
     END IF;
     IF v_candidate.tail <= v_cursor.committed THEN
+      IF v_indexed THEN
+        PERFORM queen.backlog_drop(v_candidate.queue_id, p_group, v_candidate.id, v_cursor.committed);
+      END IF;
       CONTINUE;
     END IF;
 
@@ -246,6 +283,9 @@ BEGIN
     IF v_end IS NULL THEN
       IF v_candidate.delayed_processing > 0 THEN
         v_reason := 'delayed';
+      END IF;
+      IF v_indexed THEN  -- nothing retained above the cursor (cleared, evicted): drop the entry
+        PERFORM queen.backlog_drop(v_candidate.queue_id, p_group, v_candidate.id, v_cursor.committed);
       END IF;
       CONTINUE;
     END IF;

@@ -146,14 +146,26 @@ BEGIN
     ON g.partition_id = fresh.partition_id
   GROUP BY fresh.partition_id, g.tail, g.created_at, (fresh.n - 1) / c_chunk;
 
-  UPDATE queen.partitions p
-  SET tail = g.tail + written.count, last_push_at = g.created_at
-  FROM (SELECT t.partition_id, count(*) AS count
-        FROM unnest(v_state, v_partition_of) AS t (state, partition_id)
-        WHERE t.state = 'fresh' GROUP BY t.partition_id) written
-  JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
-    ON g.partition_id = written.partition_id
-  WHERE p.id = written.partition_id;
+  -- Bump the tails, and give each written partition its backlog entry for every (queue, group) registered
+  -- with the wildcard pops' index (backlog_prepare): a partition that already has its entry writes nothing,
+  -- so the cost is one write per partition that turns non-empty for a group, not one per message. Entries
+  -- are inserted in (queue, group, partition) order, as backlog_prepare inserts them.
+  WITH bumped AS (
+    UPDATE queen.partitions p
+    SET tail = g.tail + written.count, last_push_at = g.created_at
+    FROM (SELECT t.partition_id, count(*) AS count
+          FROM unnest(v_state, v_partition_of) AS t (state, partition_id)
+          WHERE t.state = 'fresh' GROUP BY t.partition_id) written
+    JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
+      ON g.partition_id = written.partition_id
+    WHERE p.id = written.partition_id
+    RETURNING p.queue_id, p.id
+  )
+  INSERT INTO queen.backlog (queue_id, consumer_group, partition_id)
+  SELECT bumped.queue_id, r.consumer_group, bumped.id
+  FROM bumped JOIN queen.backlog_groups r ON r.queue_id = bumped.queue_id
+  ORDER BY 1, 2, 3
+  ON CONFLICT DO NOTHING;
 
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.

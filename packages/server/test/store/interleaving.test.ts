@@ -10,31 +10,15 @@
  * lock order: no deadlock).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
-import { uuidv7 } from '../../src/ids.js';
-import { migrate } from '../../src/store/migrations.js';
-import { createDatabase, serverConnection, uniqueQueue, type TestDatabase } from '../support/harness.js';
+import { uniqueQueue } from '../support/harness.js';
+import { QM, ack, pop, push, settlesWithin, track, useSqlSessions, type PopOutcome, type PushRow } from '../support/hot-path.js';
 
-const QM = '__QUEUE_MODE__';
 /** Upper bound for "this statement does not block": generous, far above any honest execution time. */
 const PROMPT_MS = 5000;
 
-let db: TestDatabase;
-let pool: pg.Pool;
-const sessions: pg.Client[] = [];
-
-before(async () => {
-  db = await createDatabase();
-  pool = new pg.Pool({ ...serverConnection(db.name), max: 6, options: '-c TimeZone=UTC' } as pg.PoolConfig);
-  await migrate(pool);
-});
-
-after(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-  await pool?.end();
-  await db?.close();
-});
+const sql = useSqlSessions();
 
 /** A session: a dedicated connection. A statement timeout turns an unexpected hang into a failure. */
 interface Session {
@@ -44,125 +28,13 @@ interface Session {
 }
 
 async function session(): Promise<Session> {
-  const client = new pg.Client({ ...serverConnection(db.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig);
-  await client.connect();
-  client.on('error', () => undefined);
-  sessions.push(client);
-  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const { client, pid } = await sql.session();
   return { client, pid, query: client.query.bind(client) as pg.Client['query'] };
-}
-
-type Queryable = Pick<pg.ClientBase, 'query'> | pg.Pool;
-
-interface PushItem {
-  queue: string;
-  partition: string;
-  tx: string;
-  payload?: unknown;
-}
-
-interface PushRow {
-  item: number;
-  status: 'queued' | 'duplicate' | 'failed';
-  message_id: string | null;
-  partition_id: string;
-  error: string | null;
-}
-
-/** Calls queen.push_messages; rows in item order. */
-async function push(on: Queryable, items: PushItem[]): Promise<PushRow[]> {
-  const result = await on.query<PushRow>(
-    `SELECT item, status, message_id::text AS message_id, partition_id::text AS partition_id, error
-     FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`,
-    [
-      items.map((i) => i.queue),
-      items.map((i) => i.partition),
-      items.map(() => uuidv7()),
-      items.map((i) => i.tx),
-      items.map(() => null),
-      items.map((i) => JSON.stringify(i.payload ?? { tx: i.tx })),
-      items.map(() => null),
-    ],
-  );
-  return [...result.rows].sort((a, b) => a.item - b.item);
-}
-
-interface PopParams {
-  scope: 'partition' | 'queue' | 'discovery';
-  queue: string;
-  partition?: string | null;
-  group?: string;
-  batch?: number;
-  maxPartitions?: number;
-  leaseId?: string;
-  autoAck?: boolean;
-}
-
-interface PopOutcome {
-  /** The empty reason, or null when messages were delivered. */
-  reason: string | null;
-  /** Delivered transactionIds, in the order returned. */
-  txns: string[];
-  partitions: string[];
-  leaseId: string;
-}
-
-/** Calls queen.pop_messages (first attempt, no subscription intent, no hold). */
-async function pop(on: Queryable, p: PopParams): Promise<PopOutcome> {
-  const leaseId = p.leaseId ?? uuidv7();
-  const result = await on.query<{ transaction_id: string | null; partition_name: string | null; empty_reason: string | null }>(
-    `SELECT transaction_id, partition_name, empty_reason
-     FROM queen.pop_messages($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12, $13::timestamptz, $14, $15::uuid, $16)`,
-    [p.scope, p.queue, p.partition ?? null, null, null, p.group ?? QM, p.batch ?? 10, p.maxPartitions ?? 1, leaseId, 0,
-      p.autoAck ?? false, null, null, true, null, 0],
-  );
-  const first = result.rows[0];
-  if (first === undefined) return { reason: 'none', txns: [], partitions: [], leaseId };
-  if (first.empty_reason !== null) return { reason: first.empty_reason, txns: [], partitions: [], leaseId };
-  return {
-    reason: null,
-    txns: result.rows.map((r) => r.transaction_id!),
-    partitions: [...new Set(result.rows.map((r) => r.partition_name!))],
-    leaseId,
-  };
-}
-
-interface AckItem {
-  tx: string;
-  partitionId: string;
-  status?: string;
-  group?: string;
-  leaseId?: string | null;
-}
-
-interface AckRow {
-  item: number;
-  success: boolean;
-  error: string | null;
-  lease_released: boolean;
-  dlq: boolean;
-}
-
-/** Calls queen.ack_messages; rows in item order. */
-async function ack(on: Queryable, items: AckItem[]): Promise<AckRow[]> {
-  const result = await on.query<AckRow>(
-    `SELECT item, success, error, lease_released, dlq
-     FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-    [
-      items.map((i) => i.tx),
-      items.map((i) => i.partitionId),
-      items.map((i) => i.status ?? 'completed'),
-      items.map((i) => i.group ?? QM),
-      items.map((i) => i.leaseId ?? null),
-      items.map(() => null),
-    ],
-  );
-  return [...result.rows].sort((a, b) => a.item - b.item);
 }
 
 /** Offsets of the stored messages of a partition: transactionId -> offset. */
 async function offsets(queue: string, partition: string): Promise<Record<string, number>> {
-  const result = await pool.query<{ transaction_id: string; message_offset: string }>(
+  const result = await sql.pool.query<{ transaction_id: string; message_offset: string }>(
     `SELECT k.transaction_id, k.message_offset
      FROM queen.message_keys k JOIN queen.partitions p ON p.id = k.partition_id JOIN queen.queues q ON q.id = p.queue_id
      WHERE q.name = $1 AND p.name = $2 ORDER BY k.message_offset`,
@@ -172,7 +44,7 @@ async function offsets(queue: string, partition: string): Promise<Record<string,
 }
 
 async function tail(queue: string, partition: string): Promise<number> {
-  const result = await pool.query<{ tail: string }>(
+  const result = await sql.pool.query<{ tail: string }>(
     `SELECT p.tail FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2`,
     [queue, partition],
   );
@@ -180,45 +52,16 @@ async function tail(queue: string, partition: string): Promise<number> {
 }
 
 async function partitionId(queue: string, partition: string): Promise<string> {
-  const result = await pool.query<{ id: string }>(
+  const result = await sql.pool.query<{ id: string }>(
     `SELECT p.id::text AS id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2`,
     [queue, partition],
   );
   return result.rows[0]!.id;
 }
 
-/** Tracks whether a promise has settled, without swallowing its outcome. */
-function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
-  let settled = false;
-  promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  return { promise, settled: () => settled };
-}
-
 /** Resolves once `waiter` is waiting on a lock held by `holder` (pg_blocking_pids); fails after 10 s. */
-async function blockedBy(waiter: Session, holder: Session): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const result = await pool.query<{ blockers: number[] }>('SELECT pg_blocking_pids($1) AS blockers', [waiter.pid]);
-    if (result.rows[0]!.blockers.includes(holder.pid)) return;
-    if (Date.now() > deadline) assert.fail(`session ${waiter.pid} never waited on session ${holder.pid}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Resolves with the value if the promise settles within `ms`, else with the marker 'blocked'. */
-async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'blocked'> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'blocked'>((resolve) => {
-    timer = setTimeout(() => resolve('blocked'), ms);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
+function blockedBy(waiter: Session, holder: Session): Promise<void> {
+  return sql.blockedBy(waiter.pid, holder.pid);
 }
 
 /**
@@ -235,7 +78,7 @@ async function promptOrBlocked<T>(
   const deadline = Date.now() + PROMPT_MS;
   for (;;) {
     if (tracked.settled()) return { kind: 'settled', value: await promise };
-    const blockers = (await pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [waiter.pid])).rows[0]!.b;
+    const blockers = (await sql.pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [waiter.pid])).rows[0]!.b;
     if (tracked.settled()) return { kind: 'settled', value: await promise };
     if (blockers.includes(holder.pid) || Date.now() > deadline) return { kind: 'blocked', promise };
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -245,7 +88,7 @@ async function promptOrBlocked<T>(
 describe('(1) offsets are dense and assigned in commit order', () => {
   test('a push blocked behind an open push to the same partition gets the next offsets after that commit', async () => {
     const queue = uniqueQueue('order');
-    assert.deepEqual((await push(pool, [{ queue, partition: 'P', tx: 'seed' }])).map((r) => r.status), ['queued']);
+    assert.deepEqual((await push(sql.pool, [{ queue, partition: 'P', tx: 'seed' }])).map((r) => r.status), ['queued']);
     const a = await session();
     const b = await session();
 
@@ -263,7 +106,7 @@ describe('(1) offsets are dense and assigned in commit order', () => {
 
     assert.deepEqual(await offsets(queue, 'P'), { seed: 1, a1: 2, a2: 3, b1: 4 });
     assert.equal(await tail(queue, 'P'), 4);
-    const delivered = await pop(pool, { scope: 'partition', queue, partition: 'P', autoAck: true });
+    const delivered = await pop(sql.pool, { scope: 'partition', queue, partition: 'P', autoAck: true });
     assert.deepEqual(delivered.txns, ['seed', 'a1', 'a2', 'b1']);
   });
 
@@ -283,13 +126,13 @@ describe('(1) offsets are dense and assigned in commit order', () => {
 
     assert.deepEqual(await offsets(queue, 'fresh'), { a1: 1, b1: 2, b2: 3 });
     assert.equal(await tail(queue, 'fresh'), 3);
-    const partitions = await pool.query('SELECT 1 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1', [queue]);
+    const partitions = await sql.pool.query('SELECT 1 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1', [queue]);
     assert.equal(partitions.rowCount, 1);
   });
 
   test('a rolled-back push leaves no hole: the blocked push takes the offsets it would have had', async () => {
     const queue = uniqueQueue('rollback');
-    await push(pool, [{ queue, partition: 'P', tx: 'seed' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'seed' }]);
     const a = await session();
     const b = await session();
     await a.query('BEGIN');
@@ -304,7 +147,7 @@ describe('(1) offsets are dense and assigned in commit order', () => {
 
   test('three writers: offsets follow commit order, whatever order the statements started in', async () => {
     const queue = uniqueQueue('three');
-    await push(pool, [{ queue, partition: 'P', tx: 'seed' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'seed' }]);
     const a = await session();
     const b = await session();
     const c = await session();
@@ -328,7 +171,7 @@ describe('(1) offsets are dense and assigned in commit order', () => {
 describe('(2) a reader never sees an uncommitted segment', () => {
   test('while a push is open, pops from other sessions see only committed messages and do not wait', async () => {
     const queue = uniqueQueue('visible');
-    await push(pool, [{ queue, partition: 'P', tx: 'm1' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'm1' }]);
     const a = await session();
     const c = await session();
 
@@ -363,8 +206,8 @@ describe('(2) a reader never sees an uncommitted segment', () => {
 
   test('an open push to a brand-new partition is invisible: single-partition pop says no_partition, wildcard finds nothing', async () => {
     const queue = uniqueQueue('visible-new');
-    await push(pool, [{ queue, partition: 'other', tx: 'o1' }]);
-    await pop(pool, { scope: 'partition', queue, partition: 'other', autoAck: true });
+    await push(sql.pool, [{ queue, partition: 'other', tx: 'o1' }]);
+    await pop(sql.pool, { scope: 'partition', queue, partition: 'other', autoAck: true });
     const a = await session();
     const c = await session();
     await a.query('BEGIN');
@@ -383,7 +226,7 @@ describe('(2) a reader never sees an uncommitted segment', () => {
 
   test('with a later writer queued behind an open one, readers see neither until each commits, and never the later one first', async () => {
     const queue = uniqueQueue('visible-two');
-    await push(pool, [{ queue, partition: 'P', tx: 'm1' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'm1' }]);
     const a = await session();
     const b = await session();
     const c = await session();
@@ -407,7 +250,7 @@ describe('(2) a reader never sees an uncommitted segment', () => {
 describe('(3) batches touching the same partitions in opposite item order do not deadlock', () => {
   test('held transactions: {P1,P2} then {P2,P1}: the second waits, then completes', async () => {
     const queue = uniqueQueue('order-lock');
-    await push(pool, [{ queue, partition: 'P1', tx: 's1' }, { queue, partition: 'P2', tx: 's2' }]);
+    await push(sql.pool, [{ queue, partition: 'P1', tx: 's1' }, { queue, partition: 'P2', tx: 's2' }]);
     const a = await session();
     const b = await session();
     await a.query('BEGIN');
@@ -427,7 +270,7 @@ describe('(3) batches touching the same partitions in opposite item order do not
     // X holds P1; B ([P1, P2]) waits for P1 holding nothing; A ([P2, P1]) would take P2 and wait for P1;
     // X commits, B gets P1 and waits for P2 held by A, A waits for P1 held by B.
     const queue = uniqueQueue('deadlock');
-    await push(pool, [{ queue, partition: 'P1', tx: 's1' }, { queue, partition: 'P2', tx: 's2' }]);
+    await push(sql.pool, [{ queue, partition: 'P1', tx: 's1' }, { queue, partition: 'P2', tx: 's2' }]);
     const x = await session();
     const a = await session();
     const b = await session();
@@ -440,7 +283,7 @@ describe('(3) batches touching the same partitions in opposite item order do not
     // A waits too (on X or on B, depending on the lock it needs first).
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const blockers = (await pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [a.pid])).rows[0]!.b;
+      const blockers = (await sql.pool.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [a.pid])).rows[0]!.b;
       if (blockers.length > 0) break;
       assert.equal(aPush.settled(), false, 'A cannot finish while X holds P1');
       if (Date.now() > deadline) assert.fail('A never waited');
@@ -487,9 +330,9 @@ describe('(3) batches touching the same partitions in opposite item order do not
 describe('(4) concurrent pops of the same (partition, group)', () => {
   test('contacted pair: the second pop skips the partition at once and reports leased (single-partition route)', async () => {
     const queue = uniqueQueue('pop-pop');
-    await push(pool, [1, 2, 3].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
+    await push(sql.pool, [1, 2, 3].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
     // Contact the pair first (an autoAck pop of m1), so the cursor row exists.
-    assert.deepEqual((await pop(pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 1, autoAck: true })).txns, ['m1']);
+    assert.deepEqual((await pop(sql.pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 1, autoAck: true })).txns, ['m1']);
 
     const a = await session();
     const b = await session();
@@ -505,18 +348,18 @@ describe('(4) concurrent pops of the same (partition, group)', () => {
     await a.query('COMMIT');
     await b.query('COMMIT');
     // After the commit the lease is the first pop's, and the pair is still leased for everyone else.
-    const lease = await pool.query<{ lease_id: string; lease_span_end: string; committed: string }>(
+    const lease = await sql.pool.query<{ lease_id: string; lease_span_end: string; committed: string }>(
       `SELECT c.lease_id::text AS lease_id, c.lease_span_end, c.committed FROM queen.cursors c
        WHERE c.partition_id = $1 AND c.consumer_group = 'G'`,
       [await partitionId(queue, 'P')],
     );
     assert.deepEqual(lease.rows, [{ lease_id: first.leaseId, lease_span_end: '2', committed: '1' }]);
-    assert.equal((await pop(pool, { scope: 'partition', queue, partition: 'P', group: 'G' })).reason, 'leased');
+    assert.equal((await pop(sql.pool, { scope: 'partition', queue, partition: 'P', group: 'G' })).reason, 'leased');
   });
 
   test('never-contacted pair: the second pop skips the partition at once and reports leased (single-partition route)', async () => {
     const queue = uniqueQueue('pop-pop-new');
-    await push(pool, [1, 2, 3].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
+    await push(sql.pool, [1, 2, 3].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
     const a = await session();
     const b = await session();
     await a.query('BEGIN');
@@ -536,7 +379,7 @@ describe('(4) concurrent pops of the same (partition, group)', () => {
 
   test('never-contacted pairs, wildcard: the second pop takes the other partition without waiting', async () => {
     const queue = uniqueQueue('pop-pop-wild-new');
-    await push(pool, [
+    await push(sql.pool, [
       { queue, partition: 'P1', tx: 'p1-a' },
       { queue, partition: 'P2', tx: 'p2-a' },
     ]);
@@ -560,15 +403,15 @@ describe('(4) concurrent pops of the same (partition, group)', () => {
 
   test('wildcard: the second pop moves on to another partition without waiting', async () => {
     const queue = uniqueQueue('pop-pop-wild');
-    await push(pool, [
+    await push(sql.pool, [
       { queue, partition: 'P1', tx: 'p1-a' },
       { queue, partition: 'P1', tx: 'p1-b' },
       { queue, partition: 'P2', tx: 'p2-a' },
       { queue, partition: 'P2', tx: 'p2-b' },
     ]);
     // Contact both pairs for group W (autoAck pops of the first message of each partition).
-    await pop(pool, { scope: 'partition', queue, partition: 'P1', group: 'W', batch: 1, autoAck: true });
-    await pop(pool, { scope: 'partition', queue, partition: 'P2', group: 'W', batch: 1, autoAck: true });
+    await pop(sql.pool, { scope: 'partition', queue, partition: 'P1', group: 'W', batch: 1, autoAck: true });
+    await pop(sql.pool, { scope: 'partition', queue, partition: 'P2', group: 'W', batch: 1, autoAck: true });
 
     const a = await session();
     const b = await session();
@@ -607,13 +450,13 @@ describe('(5) concurrent identical pushes', () => {
     );
     assert.deepEqual(await offsets(queue, 'P'), { 'same-tx': 1 });
     assert.equal(await tail(queue, 'P'), 1);
-    const stored = await pool.query<{ payloads: string[] }>('SELECT payloads FROM queen.segments WHERE partition_id = $1', [aRows[0]!.partition_id]);
+    const stored = await sql.pool.query<{ payloads: string[] }>('SELECT payloads FROM queen.segments WHERE partition_id = $1', [aRows[0]!.partition_id]);
     assert.deepEqual(stored.rows, [{ payloads: ['{"from":"a"}'] }]);
   });
 
   test('same partition + transactionId on an existing partition, mixed with fresh items', async () => {
     const queue = uniqueQueue('dup-old');
-    await push(pool, [{ queue, partition: 'P', tx: 'seed' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'seed' }]);
     const a = await session();
     const b = await session();
     await a.query('BEGIN');
@@ -632,7 +475,7 @@ describe('(5) concurrent identical pushes', () => {
 
   test('when the first push rolls back, the waiting one is queued', async () => {
     const queue = uniqueQueue('dup-rollback');
-    await push(pool, [{ queue, partition: 'P', tx: 'seed' }]);
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'seed' }]);
     const a = await session();
     const b = await session();
     await a.query('BEGIN');
@@ -643,7 +486,7 @@ describe('(5) concurrent identical pushes', () => {
     const bRows = await bPush.promise;
     assert.equal(bRows[0]!.status, 'queued');
     assert.deepEqual(await offsets(queue, 'P'), { seed: 1, y: 2 });
-    const stored = await pool.query<{ ids: string[] }>(
+    const stored = await sql.pool.query<{ ids: string[] }>(
       'SELECT message_ids::text[] AS ids FROM queen.segments WHERE partition_id = $1 AND last_offset = 2',
       [bRows[0]!.partition_id],
     );
@@ -654,8 +497,8 @@ describe('(5) concurrent identical pushes', () => {
 describe('(6) ack and pop on the same (partition, group) do not deadlock', () => {
   test('an open ack: a pop in another session completes, and after the commit every message is delivered exactly once', async () => {
     const queue = uniqueQueue('ack-pop');
-    await push(pool, [1, 2, 3, 4].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
-    const leased = await pop(pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 2 });
+    await push(sql.pool, [1, 2, 3, 4].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
+    const leased = await pop(sql.pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 2 });
     assert.deepEqual(leased.txns, ['m1', 'm2']);
     const pid = await partitionId(queue, 'P');
 
@@ -674,13 +517,13 @@ describe('(6) ack and pop on the same (partition, group) do not deadlock', () =>
     await a.query('COMMIT');
     const duringResult = await during.promise;
     await b.query('COMMIT');
-    const afterResult = await pop(pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 10, autoAck: true });
+    const afterResult = await pop(sql.pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 10, autoAck: true });
     assert.deepEqual([...duringResult.txns, ...afterResult.txns], ['m3', 'm4']);
   });
 
   test('an open pop holding one pair while an ack waits for it: the pop\'s next claim in the same transaction does not wait, both commit', async () => {
     const queue = uniqueQueue('pop-ack');
-    await push(pool, [
+    await push(sql.pool, [
       ...[1, 2, 3].map((n) => ({ queue, partition: 'P1', tx: `p1-${n}` })),
       ...[1, 2, 3].map((n) => ({ queue, partition: 'P2', tx: `p2-${n}` })),
     ]);
@@ -691,9 +534,9 @@ describe('(6) ack and pop on the same (partition, group) do not deadlock', () =>
     const hiTx = (n: number) => `${hi.toLowerCase()}-${n}`;
 
     // lo: leased by an earlier pop (m1, m2). hi: contacted and free.
-    const loLease = await pop(pool, { scope: 'partition', queue, partition: lo, group: 'G', batch: 2 });
+    const loLease = await pop(sql.pool, { scope: 'partition', queue, partition: lo, group: 'G', batch: 2 });
     assert.deepEqual(loLease.txns, [loTx(1), loTx(2)]);
-    await pop(pool, { scope: 'partition', queue, partition: hi, group: 'G', batch: 1, autoAck: true });
+    await pop(sql.pool, { scope: 'partition', queue, partition: hi, group: 'G', batch: 1, autoAck: true });
 
     const a = await session(); // acker
     const b = await session(); // popper
@@ -720,7 +563,7 @@ describe('(6) ack and pop on the same (partition, group) do not deadlock', () =>
     await a.query('COMMIT');
     assert.deepEqual(acked.map((r) => [r.success, r.error]), [[true, null], [true, null], [true, null], [true, null]]);
     assert.deepEqual(acked.map((r) => r.lease_released), [false, true, false, true]);
-    const cursors = await pool.query<{ name: string; committed: string; lease_id: string | null }>(
+    const cursors = await sql.pool.query<{ name: string; committed: string; lease_id: string | null }>(
       `SELECT p.name, c.committed, c.lease_id::text AS lease_id FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
        WHERE c.partition_id = ANY ($1::uuid[]) AND c.consumer_group = 'G' ORDER BY p.name`,
       [[ids.P1, ids.P2]],
@@ -733,9 +576,9 @@ describe('(6) ack and pop on the same (partition, group) do not deadlock', () =>
 
   test('an ack waiting on a pop\'s open claim sees that claim\'s lease once it commits', async () => {
     const queue = uniqueQueue('ack-wait');
-    await push(pool, [1, 2].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
+    await push(sql.pool, [1, 2].map((n) => ({ queue, partition: 'P', tx: `m${n}` })));
     const pid = await partitionId(queue, 'P');
-    await pop(pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 1, autoAck: true });
+    await pop(sql.pool, { scope: 'partition', queue, partition: 'P', group: 'G', batch: 1, autoAck: true });
     const a = await session();
     const b = await session();
     await b.query('BEGIN');

@@ -1,0 +1,28 @@
+-- backlog_drop: remove the backlog entry of a (partition, group) that has nothing above its cursor. Called by
+-- pop_messages while it holds the cursor row lock (so the cursor cannot move meanwhile). The entry goes only
+-- when no writer holds the partition: under the share lock no push can commit into it until this transaction
+-- ends, and the push that comes next finds no entry and writes one. So a message is never left without an
+-- entry by this removal.
+--   Parameters: the entry (p_queue_id, p_group, p_partition_id) and the locked cursor's committed offset.
+--   Result: none.
+--   Locks: the partition row FOR SHARE SKIP LOCKED (a partition being written keeps its entry: the next pop
+--     sees it again).
+CREATE OR REPLACE FUNCTION queen.backlog_drop(p_queue_id uuid, p_group text, p_partition_id uuid, p_committed bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+  PERFORM 1 FROM queen.partitions p WHERE p.id = p_partition_id FOR SHARE SKIP LOCKED;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  -- A new statement, so a snapshot taken under the lock: it sees every push that committed before it.
+  IF EXISTS (SELECT 1 FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.last_offset > p_committed) THEN
+    RETURN;
+  END IF;
+  DELETE FROM queen.backlog b
+  WHERE b.queue_id = p_queue_id AND b.consumer_group = p_group AND b.partition_id = p_partition_id;
+END
+$$;

@@ -1,0 +1,184 @@
+/**
+ * The backlog index of wildcard pops (sql/migrations/0013_backlog.sql, functions backlog_prepare,
+ * backlog_drop, backlog_on_*): a wildcard pop reads only the partitions that may have something for its
+ * (queue, group), and no interleaving of pushes, pops, seeks and deletions leaves a message without an
+ * entry for longer than one rebuild interval. Two-session cases step explicit transactions and read lock
+ * waits from pg_blocking_pids, as interleaving.test.ts does.
+ *
+ * Spec: API.md 5.9 (the wildcard walk: every partition with deliverable messages is a candidate; a partition
+ * being claimed is skipped without waiting), 2.1 (a committed message is never lost).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { uniqueQueue } from '../support/harness.js';
+import { QM, pop, push, settlesWithin, track, useSqlSessions } from '../support/hot-path.js';
+
+const PROMPT_MS = 5000;
+const sql = useSqlSessions();
+const session = (): ReturnType<typeof sql.session> => sql.session();
+
+/** The partition names with an entry for (queue, group), sorted. */
+async function entries(queue: string, group = QM): Promise<string[]> {
+  const result = await sql.pool.query<{ name: string }>(
+    `SELECT p.name FROM queen.backlog b JOIN queen.queues q ON q.id = b.queue_id JOIN queen.partitions p ON p.id = b.partition_id
+     WHERE q.name = $1 AND b.consumer_group = $2 ORDER BY p.name`, [queue, group]);
+  return result.rows.map((r) => r.name);
+}
+
+async function registered(queue: string, group = QM): Promise<boolean> {
+  const result = await sql.pool.query(
+    `SELECT 1 FROM queen.backlog_groups g JOIN queen.queues q ON q.id = g.queue_id WHERE q.name = $1 AND g.consumer_group = $2`,
+    [queue, group]);
+  return result.rowCount === 1;
+}
+
+/** Makes the last rebuild of (queue, group) look older than the rebuild interval, as if time had passed. */
+async function ageRebuild(queue: string, group = QM): Promise<void> {
+  await sql.pool.query(
+    `UPDATE queen.backlog_groups g SET repaired_at = g.repaired_at - interval '1 minute'
+     FROM queen.queues q WHERE q.id = g.queue_id AND q.name = $1 AND g.consumer_group = $2`, [queue, group]);
+}
+
+const wildcard = (queue: string, group = QM, batch = 100) =>
+  ({ scope: 'queue' as const, queue, group, batch, maxPartitions: 0, autoAck: true });
+
+describe('(1) the index holds the partitions with backlog, and costs one write per partition turning non-empty', () => {
+  test('the first wildcard pop registers the pair and fills it; caught-up partitions leave it; a push brings one back', async () => {
+    const queue = uniqueQueue('backlog-fill');
+    await push(sql.pool, Array.from({ length: 20 }, (_, i) => ({ queue, partition: `p${String(i).padStart(2, '0')}`, tx: `m${i}` })));
+    assert.equal(await registered(queue), false, 'pushes alone register nothing');
+
+    const first = await pop(sql.pool, wildcard(queue));
+    assert.equal(first.txns.length, 20);
+    assert.equal(await registered(queue), true);
+    // Consumed, but the entries stay until a pop finds their partitions caught up.
+    assert.equal((await entries(queue)).length, 20);
+    assert.equal((await pop(sql.pool, wildcard(queue))).reason, 'none');
+    assert.deepEqual(await entries(queue), []);
+
+    await push(sql.pool, [{ queue, partition: 'p07', tx: 'late' }]);
+    assert.deepEqual(await entries(queue), ['p07']);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['late']);
+  });
+
+  test('a push into a partition that has its entry writes no index row; each registered group gets its own entry', async () => {
+    const queue = uniqueQueue('backlog-cost');
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'a0' }]);
+    for (const group of [QM, 'g1', 'g2']) await pop(sql.pool, { scope: 'queue', queue, group, batch: 1, maxPartitions: 0 });
+    const rows = async (): Promise<string[]> => (await sql.pool.query<{ v: string }>(
+      `SELECT b.consumer_group || '@' || b.xmin::text || b.ctid::text AS v FROM queen.backlog b JOIN queen.queues q ON q.id = b.queue_id
+       WHERE q.name = $1 ORDER BY b.consumer_group`, [queue])).rows.map((r) => r.v);
+    const before = await rows();
+    assert.equal(before.length, 3);
+    for (let i = 1; i <= 3; i++) await push(sql.pool, [{ queue, partition: 'P', tx: `a${i}` }]);
+    assert.deepEqual(await rows(), before, 'the same row versions: the pushes wrote nothing to the index');
+  });
+});
+
+describe('(2) a missing entry delays, never loses', () => {
+  test('deleted index rows: nothing is lost, the next rebuild brings every waiting message back', async () => {
+    const queue = uniqueQueue('backlog-lost');
+    await push(sql.pool, [
+      { queue, partition: 'A', tx: 'a1' }, { queue, partition: 'B', tx: 'b1' }, { queue, partition: 'C', tx: 'c1' },
+    ]);
+    const leased = await pop(sql.pool, { scope: 'queue', queue, group: 'G', batch: 1, maxPartitions: 1 });
+    assert.equal(leased.txns.length, 1);
+    // A fault (an operator, a restore from before the index): every entry of the pair is gone.
+    await sql.pool.query(`DELETE FROM queen.backlog b USING queen.queues q WHERE q.id = b.queue_id AND q.name = $1`, [queue]);
+    // The lease expires: its message must come back too.
+    await sql.pool.query(
+      `UPDATE queen.cursors c SET lease_expires_at = now() - interval '1 second'
+       FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE c.partition_id = p.id AND q.name = $1`, [queue]);
+    assert.equal((await pop(sql.pool, wildcard(queue, 'G'))).reason, 'none', 'delayed until the next rebuild');
+    await ageRebuild(queue, 'G');
+    assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns.sort(), ['a1', 'b1', 'c1']);
+  });
+
+  test('seek back and group deletion give the partitions their entries back at once', async () => {
+    const queue = uniqueQueue('backlog-seek');
+    await push(sql.pool, [{ queue, partition: 'A', tx: 'a1' }, { queue, partition: 'B', tx: 'b1' }]);
+    assert.equal((await pop(sql.pool, wildcard(queue, 'G'))).txns.length, 2);
+    assert.equal((await pop(sql.pool, wildcard(queue, 'G'))).reason, 'none');
+    assert.deepEqual(await entries(queue, 'G'), []);
+
+    await sql.pool.query(`SELECT * FROM queen.cursor_seek('G', $1, 'A', false, '1970-01-01T00:00:00Z')`, [queue]);
+    assert.deepEqual(await entries(queue, 'G'), ['A']);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns, ['a1']);
+
+    await sql.pool.query(`SELECT queen.consumer_group_delete('G', $1, true)`, [queue]);
+    assert.deepEqual(await entries(queue, 'G'), ['A', 'B']);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns.sort(), ['a1', 'b1']);
+  });
+
+  test('deleting the queue leaves no entries and no registrations behind', async () => {
+    const queue = uniqueQueue('backlog-drop');
+    await push(sql.pool, [{ queue, partition: 'A', tx: 'a1' }, { queue, partition: 'B', tx: 'b1' }]);
+    await pop(sql.pool, { scope: 'queue', queue, group: 'G', batch: 1, maxPartitions: 1 });
+    const id = (await sql.pool.query<{ id: string }>('SELECT id FROM queen.queues WHERE name = $1', [queue])).rows[0]!.id;
+    await sql.pool.query('SELECT queen.queue_delete($1)', [queue]);
+    const left = await sql.pool.query('SELECT 1 FROM queen.backlog WHERE queue_id = $1 UNION ALL SELECT 1 FROM queen.backlog_groups WHERE queue_id = $1', [id]);
+    assert.equal(left.rowCount, 0);
+  });
+});
+
+describe('(3) interleavings with pushes', () => {
+  test('a pair registered while a push to a new partition is open: the pop does not wait, and the message is found after the commit', async () => {
+    const queue = uniqueQueue('backlog-register');
+    await push(sql.pool, [{ queue, partition: 'old', tx: 'o1' }]);
+    const a = await session();
+    const c = await session();
+    await a.client.query('BEGIN');
+    await push(a.client, [{ queue, partition: 'new', tx: 'n1' }]);
+
+    const during = await settlesWithin(pop(c.client, wildcard(queue, 'G')), PROMPT_MS);
+    assert.notEqual(during, 'blocked', 'the registering pop waited on the open push');
+    assert.deepEqual(during !== 'blocked' && during.txns, ['o1']);
+    await a.client.query('COMMIT');
+    assert.deepEqual((await pop(c.client, wildcard(queue, 'G'))).txns, ['n1']);
+    assert.equal(await registered(queue, 'G'), true);
+  });
+
+  test('after registration, a push to a brand-new partition writes its own entry: no rebuild needed', async () => {
+    const queue = uniqueQueue('backlog-new');
+    await push(sql.pool, [{ queue, partition: 'old', tx: 'o1' }]);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns, ['o1']);
+    await push(sql.pool, [{ queue, partition: 'new', tx: 'n1' }]);
+    assert.ok((await entries(queue, 'G')).includes('new'));
+    assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns, ['n1']);
+  });
+
+  test('a pop that finds a partition caught up while a push into it is open keeps the entry and does not wait', async () => {
+    const queue = uniqueQueue('backlog-keep');
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'p1' }]);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p1']);
+    assert.deepEqual(await entries(queue), ['P'], 'caught up, not visited since');
+
+    const a = await session();
+    await a.client.query('BEGIN');
+    await push(a.client, [{ queue, partition: 'P', tx: 'p2' }]);
+    const during = await settlesWithin(pop(sql.pool, wildcard(queue)), PROMPT_MS);
+    assert.notEqual(during, 'blocked');
+    assert.equal(during !== 'blocked' && during.reason, 'none');
+    assert.deepEqual(await entries(queue), ['P'], 'a partition being written keeps its entry');
+    await a.client.query('COMMIT');
+    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p2']);
+  });
+
+  test('a push into a partition whose entry an open pop is removing waits for that pop, then writes the entry again', async () => {
+    const queue = uniqueQueue('backlog-race');
+    await push(sql.pool, [{ queue, partition: 'P', tx: 'p1' }]);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p1']);
+
+    const c = await session();
+    const a = await session();
+    await c.client.query('BEGIN');
+    assert.equal((await pop(c.client, wildcard(queue))).reason, 'none');  // removes P's entry, holds the share lock
+    const pushed = track(push(a.client, [{ queue, partition: 'P', tx: 'p2' }]));
+    await sql.blockedBy(a.pid, c.pid);
+    assert.equal(pushed.settled(), false);
+    await c.client.query('COMMIT');
+    assert.deepEqual((await pushed.promise).map((r) => r.status), ['queued']);
+    assert.deepEqual(await entries(queue), ['P']);
+    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p2']);
+  });
+});
