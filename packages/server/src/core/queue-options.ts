@@ -5,25 +5,8 @@
 import { HttpError, badRequest } from '../errors.js';
 import type { QueueRow } from '../store/queues.js';
 
-/** The sixteen options, as the wire names them. */
-export interface QueueOptions {
-  leaseTime: number;
-  retryLimit: number;
-  retryDelay: number;
-  maxSize: number;
-  ttl: number;
-  priority: number;
-  delayedProcessing: number;
-  windowBuffer: number;
-  minPopWaitTime: number;
-  retentionSeconds: number;
-  completedRetentionSeconds: number;
-  retentionEnabled: boolean;
-  encryptionEnabled: boolean;
-  maxWaitTimeSeconds: number;
-  deadLetterQueue: boolean;
-  dlqAfterMaxRetries: boolean;
-}
+/** The sixteen options, as the wire names them: the option fields of a stored queue row. */
+export type QueueOptions = Omit<QueueRow, 'id' | 'name' | 'namespace' | 'task' | 'createdAt'>;
 
 type IntegerOption = { [K in keyof QueueOptions]: QueueOptions[K] extends number ? K : never }[keyof QueueOptions];
 type BooleanOption = Exclude<keyof QueueOptions, IntegerOption>;

@@ -29,7 +29,7 @@ export interface QueueRow {
   createdAt: string;
 }
 
-/** The select list of a QueueRow read from `source` (a table alias or a parenthesised composite). */
+/** The select list of a QueueRow read from `q` (a table alias or a parenthesised composite such as `(c.queue)`). */
 const queueColumns = (q: string): string => `${q}.id, ${q}.name, ${q}.namespace, ${q}.task,
   ${q}.lease_time AS "leaseTime", ${q}.retry_limit AS "retryLimit", ${q}.retry_delay AS "retryDelay",
   ${q}.max_size AS "maxSize", ${q}.ttl, ${q}.priority, ${q}.delayed_processing AS "delayedProcessing",

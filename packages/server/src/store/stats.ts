@@ -122,23 +122,12 @@ export async function counterQueueSeries(db: pg.Pool | pg.PoolClient, params: { 
 }
 
 /** System samples of one process aggregated over one bucket: averages, except the worst event-loop lag. */
-export interface SystemPoint {
+export interface SystemPoint extends SystemSample {
   serverId: string;
   hostname: string;
   port: number;
   bucket: string;
   sampleCount: number;
-  cpuUserPercent: number;
-  cpuSystemPercent: number;
-  rss: number;
-  heapUsed: number;
-  poolSize: number;
-  poolIdle: number;
-  poolActive: number;
-  poolWaiting: number;
-  eventLoopLagMs: number;
-  parkedPops: number;
-  inflightRequests: number;
 }
 
 /** System samples per (process, bucket) over the range, optionally for one hostname or one server id. */
