@@ -85,20 +85,20 @@ export function statusAnalyticsBody(range: TimeRange, interval: string, points: 
 export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[]): Record<string, unknown> {
   const replicas = new Map<string, { hostname: string; port: number; workerId: string; timeSeries: unknown[] }>();
   for (const row of rows) {
-    let replica = replicas.get(row.server_id);
+    let replica = replicas.get(row.serverId);
     if (replica === undefined) {
-      replica = { hostname: row.hostname, port: row.port, workerId: row.server_id, timeSeries: [] };
-      replicas.set(row.server_id, replica);
+      replica = { hostname: row.hostname, port: row.port, workerId: row.serverId, timeSeries: [] };
+      replicas.set(row.serverId, replica);
     }
     replica.timeSeries.push({
       timestamp: row.bucket,
-      sampleCount: row.sample_count,
+      sampleCount: row.sampleCount,
       metrics: {
-        cpu: { userPercent: row.cpu_user_percent, systemPercent: row.cpu_system_percent },
-        memory: { rss: row.rss, heapUsed: row.heap_used },
-        database: { poolSize: row.pool_size, idle: row.pool_idle, active: row.pool_active, waiting: row.pool_waiting },
-        eventLoop: { lagMs: row.event_loop_lag_ms },
-        registries: { parkedPops: row.parked_pops, inflightRequests: row.inflight_requests },
+        cpu: { userPercent: row.cpuUserPercent, systemPercent: row.cpuSystemPercent },
+        memory: { rss: row.rss, heapUsed: row.heapUsed },
+        database: { poolSize: row.poolSize, idle: row.poolIdle, active: row.poolActive, waiting: row.poolWaiting },
+        eventLoop: { lagMs: row.eventLoopLagMs },
+        registries: { parkedPops: row.parkedPops, inflightRequests: row.inflightRequests },
       },
     });
   }

@@ -5,25 +5,8 @@
 import { HttpError, badRequest } from '../errors.js';
 import type { QueueRow } from '../store/queues.js';
 
-/** The sixteen options, as the wire names them. */
-export interface QueueOptions {
-  leaseTime: number;
-  retryLimit: number;
-  retryDelay: number;
-  maxSize: number;
-  ttl: number;
-  priority: number;
-  delayedProcessing: number;
-  windowBuffer: number;
-  minPopWaitTime: number;
-  retentionSeconds: number;
-  completedRetentionSeconds: number;
-  retentionEnabled: boolean;
-  encryptionEnabled: boolean;
-  maxWaitTimeSeconds: number;
-  deadLetterQueue: boolean;
-  dlqAfterMaxRetries: boolean;
-}
+/** The sixteen options, as the wire names them: the option fields of a stored queue row. */
+export type QueueOptions = Omit<QueueRow, 'id' | 'name' | 'namespace' | 'task' | 'createdAt'>;
 
 type IntegerOption = { [K in keyof QueueOptions]: QueueOptions[K] extends number ? K : never }[keyof QueueOptions];
 type BooleanOption = Exclude<keyof QueueOptions, IntegerOption>;
@@ -81,21 +64,21 @@ export function parseConfigureOptions(raw: unknown): QueueOptions {
 /** The stored options of a queue row, under their wire names. */
 export function optionsOf(row: QueueRow): QueueOptions {
   return {
-    leaseTime: row.lease_time,
-    retryLimit: row.retry_limit,
-    retryDelay: row.retry_delay,
-    maxSize: row.max_size,
+    leaseTime: row.leaseTime,
+    retryLimit: row.retryLimit,
+    retryDelay: row.retryDelay,
+    maxSize: row.maxSize,
     ttl: row.ttl,
     priority: row.priority,
-    delayedProcessing: row.delayed_processing,
-    windowBuffer: row.window_buffer,
-    minPopWaitTime: row.min_pop_wait_time,
-    retentionSeconds: row.retention_seconds,
-    completedRetentionSeconds: row.completed_retention_seconds,
-    retentionEnabled: row.retention_enabled,
-    encryptionEnabled: row.encryption_enabled,
-    maxWaitTimeSeconds: row.max_wait_time_seconds,
-    deadLetterQueue: row.dead_letter_queue,
-    dlqAfterMaxRetries: row.dlq_after_max_retries,
+    delayedProcessing: row.delayedProcessing,
+    windowBuffer: row.windowBuffer,
+    minPopWaitTime: row.minPopWaitTime,
+    retentionSeconds: row.retentionSeconds,
+    completedRetentionSeconds: row.completedRetentionSeconds,
+    retentionEnabled: row.retentionEnabled,
+    encryptionEnabled: row.encryptionEnabled,
+    maxWaitTimeSeconds: row.maxWaitTimeSeconds,
+    deadLetterQueue: row.deadLetterQueue,
+    dlqAfterMaxRetries: row.dlqAfterMaxRetries,
   };
 }

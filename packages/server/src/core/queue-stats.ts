@@ -30,7 +30,7 @@ export function referenceCursor(facts: Pick<PartitionFacts, 'cursors'>): number 
 export function partitionCounts(facts: PartitionFacts): MessageCounts {
   const total = Number(facts.total);
   const tail = Number(facts.tail);
-  const first = facts.first_retained === null ? tail + 1 : Number(facts.first_retained);
+  const first = facts.firstRetained === null ? tail + 1 : Number(facts.firstRetained);
   // Retained messages with offset in (low, high]: the range minus the holes deleted messages left.
   const retainedIn = (low: number, high: number): number => {
     let count = Math.max(0, Math.min(high, tail) - Math.max(low, first - 1));
@@ -42,8 +42,8 @@ export function partitionCounts(facts: PartitionFacts): MessageCounts {
 
   // Live lease spans (committed, spanEnd] of every group, merged so overlapping spans count once.
   const spans = facts.cursors
-    .filter((c) => c.live && c.span_end !== null)
-    .map((c) => [Number(c.committed), Number(c.span_end)] as const)
+    .filter((c) => c.live && c.spanEnd !== null)
+    .map((c) => [Number(c.committed), Number(c.spanEnd)] as const)
     .sort((a, b) => a[0] - b[0]);
   let processing = 0;
   let coveredTo = -Infinity;
@@ -58,8 +58,8 @@ export function partitionCounts(facts: PartitionFacts): MessageCounts {
     pending: Math.max(0, total - completed - processing),
     processing,
     completed,
-    failed: facts.cursors.filter((c) => c.retry_count > 0).length,
-    deadLetter: Number(facts.dead_letters),
+    failed: facts.cursors.filter((c) => c.retryCount > 0).length,
+    deadLetter: Number(facts.deadLetters),
   };
 }
 

@@ -13,9 +13,9 @@ import { partitionCounts, sumCounts, type MessageCounts } from './queue-stats.js
 export function countsByQueue(facts: LocatedPartitionFacts[]): Map<string, MessageCounts> {
   const perQueue = new Map<string, MessageCounts[]>();
   for (const f of facts) {
-    const list = perQueue.get(f.queue_id) ?? [];
+    const list = perQueue.get(f.queueId) ?? [];
     list.push(partitionCounts(f));
-    perQueue.set(f.queue_id, list);
+    perQueue.set(f.queueId, list);
   }
   return new Map([...perQueue].map(([queueId, counts]) => [queueId, sumCounts(counts)]));
 }

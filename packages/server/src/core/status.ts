@@ -8,7 +8,7 @@
  * Message counts are computed on demand, so `statsAge` is 0.
  */
 import { emptyCounters, addCounters, type OpCounters } from '../metrics/ops.js';
-import type { ServerRow } from '../store/heartbeats.js';
+import type { ServerHealth, ServerRow } from '../store/heartbeats.js';
 import type { PartitionFacts, QueueRow } from '../store/queues.js';
 import type { CounterPoint } from '../store/stats.js';
 import type { DeadLetterSummaryRow, LeaseSummaryRow, PartitionActivityRow, QueueSummaryRow } from '../store/status.js';
@@ -36,7 +36,18 @@ export function averageLagMs(point: OpCounters): number {
 
 /** A process as the status routes list it. */
 export function workerWire(row: ServerRow): { workerId: string; hostname: string; pid: number; lastSeen: string } {
-  return { workerId: row.server_id, hostname: row.hostname, pid: row.pid, lastSeen: row.last_heartbeat_at };
+  return { workerId: row.serverId, hostname: row.hostname, pid: row.pid, lastSeen: row.lastHeartbeatAt };
+}
+
+/** Cluster health under the snake_case keys of `shared_state.server_health` (API.md 4.1). */
+export function serverHealthWire(health: ServerHealth): Record<string, number> {
+  return {
+    servers_tracked: health.serversTracked,
+    servers_alive: health.serversAlive,
+    servers_dead: health.serversDead,
+    heartbeats_received: health.heartbeatsReceived,
+    restarts_detected: health.restartsDetected,
+  };
 }
 
 /** Everything `GET /api/v1/status` is made of. */
@@ -69,7 +80,7 @@ export function statusBody(facts: StatusFacts): Record<string, unknown> {
       maxLagMs: p.lagMaxMs,
     })),
     queues: facts.queues.map((q) => ({
-      id: q.id, name: q.name, namespace: q.namespace, task: q.task, partitions: q.partitions, totalConsumed: q.total_consumed,
+      id: q.id, name: q.name, namespace: q.namespace, task: q.task, partitions: q.partitions, totalConsumed: q.totalConsumed,
     })),
     messages: {
       ...facts.counts,
@@ -82,15 +93,15 @@ export function statusBody(facts: StatusFacts): Record<string, unknown> {
     },
     leases: {
       active: facts.leases.active,
-      partitionsWithLeases: facts.leases.partitions_with_leases,
-      totalBatchSize: facts.leases.total_batch_size,
+      partitionsWithLeases: facts.leases.partitionsWithLeases,
+      totalBatchSize: facts.leases.totalBatchSize,
       // Acks inside a live span move the cursor and leave no trace of the span's start: not tracked.
       totalAcked: null,
     },
     deadLetterQueue: {
-      totalMessages: facts.deadLetters.total_messages,
-      affectedPartitions: facts.deadLetters.affected_partitions,
-      topErrors: facts.deadLetters.top_errors,
+      totalMessages: facts.deadLetters.totalMessages,
+      affectedPartitions: facts.deadLetters.affectedPartitions,
+      topErrors: facts.deadLetters.topErrors,
     },
     workers: facts.workers.map(workerWire),
     errors: { dbErrors: total.dbErrors, ackFailed: total.ackFailed, dlqMessages: total.dlqMoved },
@@ -119,17 +130,17 @@ export function queueStatusBody(queue: QueueRow, facts: readonly PartitionFacts[
     return {
       id: f.id,
       name: f.name,
-      createdAt: f.created_at,
+      createdAt: f.createdAt,
       messages: partitionCounts(f),
       stats: {
-        pushedLastHour: a?.pushed_last_hour ?? 0,
-        consumedLastHour: consumedSince(f, a?.first_recent_offset ?? null),
-        avgLagSeconds: a?.avg_lag_seconds ?? 0,
+        pushedLastHour: a?.pushedLastHour ?? 0,
+        consumedLastHour: consumedSince(f, a?.firstRecentOffset ?? null),
+        avgLagSeconds: a?.avgLagSeconds ?? 0,
       },
-      cursor: { totalConsumed: a?.total_consumed ?? 0, batchesConsumed: a?.batches_consumed ?? 0 },
-      lastActivity: a?.last_activity ?? null,
-      oldestMessage: f.oldest_message,
-      newestMessage: f.newest_message,
+      cursor: { totalConsumed: a?.totalConsumed ?? 0, batchesConsumed: a?.batchesConsumed ?? 0 },
+      lastActivity: a?.lastActivity ?? null,
+      oldestMessage: f.oldestMessage,
+      newestMessage: f.newestMessage,
     };
   });
   return {
@@ -139,23 +150,23 @@ export function queueStatusBody(queue: QueueRow, facts: readonly PartitionFacts[
       namespace: queue.namespace,
       task: queue.task,
       priority: queue.priority,
-      createdAt: queue.created_at,
+      createdAt: queue.createdAt,
       config: {
-        leaseTime: queue.lease_time,
-        retryLimit: queue.retry_limit,
-        retryDelay: queue.retry_delay,
+        leaseTime: queue.leaseTime,
+        retryLimit: queue.retryLimit,
+        retryDelay: queue.retryDelay,
         ttl: queue.ttl,
-        maxQueueSize: queue.max_size,
-        deadLetterQueue: queue.dead_letter_queue,
-        dlqAfterMaxRetries: queue.dlq_after_max_retries,
-        delayedProcessing: queue.delayed_processing,
-        windowBuffer: queue.window_buffer,
-        minPopWaitTime: queue.min_pop_wait_time,
-        retentionSeconds: queue.retention_seconds,
-        completedRetentionSeconds: queue.completed_retention_seconds,
-        retentionEnabled: queue.retention_enabled,
-        encryptionEnabled: queue.encryption_enabled,
-        maxWaitTimeSeconds: queue.max_wait_time_seconds,
+        maxQueueSize: queue.maxSize,
+        deadLetterQueue: queue.deadLetterQueue,
+        dlqAfterMaxRetries: queue.dlqAfterMaxRetries,
+        delayedProcessing: queue.delayedProcessing,
+        windowBuffer: queue.windowBuffer,
+        minPopWaitTime: queue.minPopWaitTime,
+        retentionSeconds: queue.retentionSeconds,
+        completedRetentionSeconds: queue.completedRetentionSeconds,
+        retentionEnabled: queue.retentionEnabled,
+        encryptionEnabled: queue.encryptionEnabled,
+        maxWaitTimeSeconds: queue.maxWaitTimeSeconds,
       },
     },
     partitions,

@@ -22,7 +22,7 @@ const MISSED_BEATS_FOR_DEAD = 3;
 export class HeartbeatService extends PeriodicService<ServerHealth> {
   /** When this incarnation started (identifies it among restarts of the same server_id). */
   readonly startedAt = new Date().toISOString();
-  private latest: ServerHealth = { servers_tracked: 0, servers_alive: 0, servers_dead: 0, heartbeats_received: 0, restarts_detected: 0 };
+  private latest: ServerHealth = { serversTracked: 0, serversAlive: 0, serversDead: 0, heartbeatsReceived: 0, restartsDetected: 0 };
 
   constructor(
     settings: { intervalMs: number },

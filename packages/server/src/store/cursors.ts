@@ -52,18 +52,10 @@ export type ClaimOutcome =
   | { kind: 'empty'; reason: string }
   | { kind: 'hold'; holdMs: number };
 
-interface ClaimRow {
-  queue_name: string;
-  partition_id: string;
-  partition_name: string;
-  message_id: string;
-  transaction_id: string;
-  trace_id: string | null;
-  payload: string;
-  producer_sub: string | null;
-  created_at: string;
-  empty_reason: string | null;
-  hold_ms: number | null;
+/** A row of `queen.pop_messages`: a message, or (first row only) why there is none. */
+interface ClaimRow extends ClaimedMessage {
+  emptyReason: string | null;
+  holdMs: number | null;
 }
 
 /** The pop function's parameters (named notation: the call reads as the signature), each with its field. */
@@ -86,21 +78,10 @@ const CLAIM_ARGUMENTS: ReadonlyArray<readonly [parameter: string, field: keyof C
   ['p_hold_under', 'holdUnder', ''],
 ];
 
-const CLAIM_SQL = `SELECT queue_name, partition_id, partition_name, message_id, transaction_id, trace_id, payload,
-    producer_sub, created_at, empty_reason, hold_ms
+const CLAIM_SQL = `SELECT queue_name AS queue, partition_id AS "partitionId", partition_name AS "partitionName",
+    message_id AS "messageId", transaction_id AS "transactionId", trace_id AS "traceId", payload,
+    producer_sub AS "producerSub", created_at AS "createdAt", empty_reason AS "emptyReason", hold_ms AS "holdMs"
   FROM queen.pop_messages(${CLAIM_ARGUMENTS.map(([parameter, , cast], i) => `${parameter} => $${i + 1}${cast}`).join(', ')})`;
-
-const toClaimed = (row: ClaimRow): ClaimedMessage => ({
-  queue: row.queue_name,
-  partitionId: row.partition_id,
-  partitionName: row.partition_name,
-  messageId: row.message_id,
-  transactionId: row.transaction_id,
-  traceId: row.trace_id,
-  payload: row.payload,
-  producerSub: row.producer_sub,
-  createdAt: row.created_at,
-});
 
 /** Runs one pop attempt. */
 export async function cursorClaim(db: pg.Pool | pg.PoolClient, p: ClaimParams): Promise<ClaimOutcome> {
@@ -111,9 +92,10 @@ export async function cursorClaim(db: pg.Pool | pg.PoolClient, p: ClaimParams): 
   });
   const first = result.rows[0];
   if (first === undefined) return { kind: 'empty', reason: 'none' };
-  if (first.empty_reason === 'hold') return { kind: 'hold', holdMs: first.hold_ms ?? 0 };
-  if (first.empty_reason !== null) return { kind: 'empty', reason: first.empty_reason };
-  return { kind: 'messages', messages: result.rows.map(toClaimed) };
+  if (first.emptyReason === 'hold') return { kind: 'hold', holdMs: first.holdMs ?? 0 };
+  if (first.emptyReason !== null) return { kind: 'empty', reason: first.emptyReason };
+  // The rows are the messages (their two null outcome fields ride along unread): no per-row copy on the hot path.
+  return { kind: 'messages', messages: result.rows };
 }
 
 /** One ack to apply. `partitionId` is null when the client sent something that is not a UUID. */
@@ -136,35 +118,20 @@ export interface AckResult {
   dlq: boolean;
 }
 
-interface AckRow {
-  success: boolean;
-  error: string | null;
-  queue_name: string | null;
-  partition_name: string | null;
-  lease_released: boolean;
-  dlq: boolean;
-}
-
-const ACK_SQL = `SELECT success, error, queue_name, partition_name, lease_released, dlq
+const ACK_SQL = `SELECT success, error, queue_name AS "queueName", partition_name AS "partitionName",
+    lease_released AS "leaseReleased", dlq
   FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`;
 
 /** Applies a batch of acks in one transaction; results in item order. */
 export async function cursorAck(db: pg.Pool | pg.PoolClient, params: { items: AckItem[] }): Promise<AckResult[]> {
   const { items } = params;
-  const result = await db.query<AckRow>({
+  const result = await db.query<AckResult>({
     name: 'queen.ack_messages',
     text: ACK_SQL,
     values: [items.map((i) => i.transactionId), items.map((i) => i.partitionId), items.map((i) => i.status),
       items.map((i) => i.group), items.map((i) => i.leaseId), items.map((i) => i.error)],
   });
-  return result.rows.map((row) => ({
-    success: row.success,
-    error: row.error,
-    queueName: row.queue_name,
-    partitionName: row.partition_name,
-    leaseReleased: row.lease_released,
-    dlq: row.dlq,
-  }));
+  return result.rows;
 }
 
 /** The outcome of a lease extension. */
@@ -175,12 +142,11 @@ export interface LeaseExtendResult {
 
 /** Extends every live lease record carrying `leaseId` to at least now + seconds. */
 export async function leaseExtend(db: pg.Pool, params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
-  const result = await db.query<{ outcome: LeaseExtendResult['outcome']; expires_at: string | null }>(
-    'SELECT outcome, expires_at FROM queen.lease_extend($1::uuid, $2)',
+  const result = await db.query<LeaseExtendResult>(
+    'SELECT outcome, expires_at AS "expiresAt" FROM queen.lease_extend($1::uuid, $2)',
     [params.leaseId, params.seconds],
   );
-  const row = result.rows[0];
-  return { outcome: row?.outcome ?? 'not_found', expiresAt: row?.expires_at ?? null };
+  return result.rows[0] ?? { outcome: 'not_found', expiresAt: null };
 }
 
 /** Releases the leases a pop took when its response could not be delivered. */

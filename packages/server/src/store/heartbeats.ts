@@ -14,11 +14,11 @@ export interface ProcessIdentity {
 
 /** Cluster health as `GET /health` reports it (`shared_state.server_health`). */
 export interface ServerHealth {
-  servers_tracked: number;
-  servers_alive: number;
-  servers_dead: number;
-  heartbeats_received: number;
-  restarts_detected: number;
+  serversTracked: number;
+  serversAlive: number;
+  serversDead: number;
+  heartbeatsReceived: number;
+  restartsDetected: number;
 }
 
 /** Records one heartbeat of this process; returns the cluster's health as of this beat. */
@@ -26,19 +26,15 @@ export async function serverHeartbeat(
   db: pg.Pool,
   params: ProcessIdentity & { startedAt: string; parked: number; parkedByQueue: Record<string, number>; aliveSeconds: number },
 ): Promise<ServerHealth> {
-  const result = await db.query<Record<keyof ServerHealth, string>>(
-    'SELECT * FROM queen.server_heartbeat($1, $2, $3, $4, $5::timestamptz, $6, $7::jsonb, $8)',
+  const result = await db.query<ServerHealth>(
+    `SELECT h.servers_tracked::float8 AS "serversTracked", h.servers_alive::float8 AS "serversAlive",
+            h.servers_dead::float8 AS "serversDead", h.heartbeats_received::float8 AS "heartbeatsReceived",
+            h.restarts_detected::float8 AS "restartsDetected"
+     FROM queen.server_heartbeat($1, $2, $3, $4, $5::timestamptz, $6, $7::jsonb, $8) h`,
     [params.serverId, params.hostname, params.pid, params.port, params.startedAt, params.parked,
       JSON.stringify(params.parkedByQueue), params.aliveSeconds],
   );
-  const row = result.rows[0]!;
-  return {
-    servers_tracked: Number(row.servers_tracked),
-    servers_alive: Number(row.servers_alive),
-    servers_dead: Number(row.servers_dead),
-    heartbeats_received: Number(row.heartbeats_received),
-    restarts_detected: Number(row.restarts_detected),
-  };
+  return result.rows[0]!;
 }
 
 /** Marks this incarnation as stopped cleanly: it is then neither alive nor dead. */
@@ -52,14 +48,14 @@ export async function serverStop(db: pg.Pool, params: { serverId: string; starte
 
 /** One broker process as the status routes list it. */
 export interface ServerRow {
-  server_id: string;
+  serverId: string;
   hostname: string;
   pid: number;
   port: number;
-  started_at: string;
-  last_heartbeat_at: string;
-  stopped_at: string | null;
-  parked_pops: number;
+  startedAt: string;
+  lastHeartbeatAt: string;
+  stoppedAt: string | null;
+  parkedPops: number;
 }
 
 /**
@@ -71,9 +67,9 @@ export async function serverList(
   params: { from: Date; to: Date; hostname: string | null; serverId: string | null },
 ): Promise<ServerRow[]> {
   const result = await db.query<ServerRow>(
-    `SELECT h.server_id, h.hostname, h.pid, h.port, queen.format_millis(h.started_at) AS started_at,
-            queen.format_millis(h.last_heartbeat_at) AS last_heartbeat_at,
-            queen.format_millis(h.stopped_at) AS stopped_at, h.parked_pops
+    `SELECT h.server_id AS "serverId", h.hostname, h.pid, h.port, queen.format_millis(h.started_at) AS "startedAt",
+            queen.format_millis(h.last_heartbeat_at) AS "lastHeartbeatAt",
+            queen.format_millis(h.stopped_at) AS "stoppedAt", h.parked_pops AS "parkedPops"
      FROM queen.server_heartbeats h
      WHERE h.started_at <= $2 AND h.last_heartbeat_at >= $1
        AND ($3::text IS NULL OR h.hostname = $3) AND ($4::text IS NULL OR h.server_id = $4)

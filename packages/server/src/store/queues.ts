@@ -4,42 +4,53 @@
  */
 import type pg from 'pg';
 
-/** A queue row as stored. */
+/** A queue row as stored, under camelCase names (`createdAt`: milliseconds ISO-8601). */
 export interface QueueRow {
   id: string;
   name: string;
   namespace: string;
   task: string;
-  lease_time: number;
-  retry_limit: number;
-  retry_delay: number;
-  max_size: number;
+  leaseTime: number;
+  retryLimit: number;
+  retryDelay: number;
+  maxSize: number;
   ttl: number;
   priority: number;
-  delayed_processing: number;
-  window_buffer: number;
-  min_pop_wait_time: number;
-  retention_seconds: number;
-  completed_retention_seconds: number;
-  retention_enabled: boolean;
-  encryption_enabled: boolean;
-  max_wait_time_seconds: number;
-  dead_letter_queue: boolean;
-  dlq_after_max_retries: boolean;
-  created_at: string;
+  delayedProcessing: number;
+  windowBuffer: number;
+  minPopWaitTime: number;
+  retentionSeconds: number;
+  completedRetentionSeconds: number;
+  retentionEnabled: boolean;
+  encryptionEnabled: boolean;
+  maxWaitTimeSeconds: number;
+  deadLetterQueue: boolean;
+  dlqAfterMaxRetries: boolean;
+  createdAt: string;
 }
+
+/** The select list of a QueueRow read from `q` (a table alias or a parenthesised composite such as `(c.queue)`). */
+const queueColumns = (q: string): string => `${q}.id, ${q}.name, ${q}.namespace, ${q}.task,
+  ${q}.lease_time AS "leaseTime", ${q}.retry_limit AS "retryLimit", ${q}.retry_delay AS "retryDelay",
+  ${q}.max_size AS "maxSize", ${q}.ttl, ${q}.priority, ${q}.delayed_processing AS "delayedProcessing",
+  ${q}.window_buffer AS "windowBuffer", ${q}.min_pop_wait_time AS "minPopWaitTime",
+  ${q}.retention_seconds AS "retentionSeconds", ${q}.completed_retention_seconds AS "completedRetentionSeconds",
+  ${q}.retention_enabled AS "retentionEnabled", ${q}.encryption_enabled AS "encryptionEnabled",
+  ${q}.max_wait_time_seconds AS "maxWaitTimeSeconds", ${q}.dead_letter_queue AS "deadLetterQueue",
+  ${q}.dlq_after_max_retries AS "dlqAfterMaxRetries", queen.format_millis(${q}.created_at) AS "createdAt"`;
 
 /** Creates or fully replaces a queue's configuration; returns the row and the Default partition's id. */
 export async function queueConfigure(
   db: pg.Pool,
   params: { name: string; namespace: string; task: string; options: Record<string, number | boolean> },
 ): Promise<{ queue: QueueRow; defaultPartitionId: string }> {
-  const result = await db.query<QueueRow & { default_partition_id: string }>(
-    `SELECT (c.queue).*, c.default_partition_id FROM queen.queue_configure($1, $2, $3, $4::jsonb) c`,
+  const result = await db.query<QueueRow & { defaultPartitionId: string }>(
+    `SELECT ${queueColumns('(c.queue)')}, c.default_partition_id AS "defaultPartitionId"
+     FROM queen.queue_configure($1, $2, $3, $4::jsonb) c`,
     [params.name, params.namespace, params.task, JSON.stringify(params.options)],
   );
-  const row = result.rows[0]!;
-  return { queue: row, defaultPartitionId: row.default_partition_id };
+  const { defaultPartitionId, ...queue } = result.rows[0]!;
+  return { queue, defaultPartitionId };
 }
 
 /** What the encryption view of a queue holds: the option now, and whether it was ever on. */
@@ -65,25 +76,25 @@ export async function queueDelete(db: pg.Pool, params: { name: string }): Promis
   return result.rows[0]?.existed ?? false;
 }
 
-/** Per-partition facts from which the detail counts are derived. */
+/** Per-partition facts from which the detail counts are derived (timestamps milliseconds ISO-8601). */
 export interface PartitionFacts {
   id: string;
   name: string;
-  created_at: string;
+  createdAt: string;
   tail: string;
   /** Lowest retained offset, or null when nothing is retained. */
-  first_retained: string | null;
+  firstRetained: string | null;
   total: string;
-  oldest_message: string | null;
-  newest_message: string | null;
-  dead_letters: string;
+  oldestMessage: string | null;
+  newestMessage: string | null;
+  deadLetters: string;
   /** Offset ranges [from, to] between the first retained offset and the tail that hold no message (deleted). */
   gaps?: Array<[number, number]>;
-  cursors: Array<{ group: string; committed: number; span_end: number | null; live: boolean; retry_count: number }>;
+  cursors: Array<{ group: string; committed: number; spanEnd: number | null; live: boolean; retryCount: number }>;
 }
 
 /** Partition facts together with the id of the partition's queue. */
-export type LocatedPartitionFacts = PartitionFacts & { queue_id: string };
+export type LocatedPartitionFacts = PartitionFacts & { queueId: string };
 
 /**
  * Facts of every partition of `queueIds` and of each partition of `partitionIds`, oldest partition first:
@@ -94,10 +105,10 @@ export async function partitionFactsList(
   params: { queueIds: string[]; partitionIds: string[] },
 ): Promise<LocatedPartitionFacts[]> {
   const result = await db.query<LocatedPartitionFacts>(
-    `SELECT p.queue_id, p.id, p.name, queen.format_millis(p.created_at) AS created_at, p.tail,
-            seg.first_retained, coalesce(seg.total, 0) AS total,
-            queen.format_millis(seg.oldest) AS oldest_message, queen.format_millis(seg.newest) AS newest_message,
-            (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id) AS dead_letters,
+    `SELECT p.queue_id AS "queueId", p.id, p.name, queen.format_millis(p.created_at) AS "createdAt", p.tail,
+            seg.first_retained AS "firstRetained", coalesce(seg.total, 0) AS total,
+            queen.format_millis(seg.oldest) AS "oldestMessage", queen.format_millis(seg.newest) AS "newestMessage",
+            (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id) AS "deadLetters",
             coalesce((SELECT json_agg(json_build_array(g.from_offset, g.to_offset))
                       FROM (SELECT lag(s.last_offset) OVER (ORDER BY s.last_offset) + 1 AS from_offset,
                                    s.first_offset - 1 AS to_offset
@@ -106,8 +117,8 @@ export async function partitionFactsList(
                             SELECT max(s.last_offset) + 1, p.tail FROM queen.segments s WHERE s.partition_id = p.id) g
                       WHERE g.from_offset <= g.to_offset), '[]') AS gaps,
             coalesce((SELECT json_agg(json_build_object(
-                        'group', c.consumer_group, 'committed', c.committed, 'span_end', c.lease_span_end,
-                        'live', coalesce(c.lease_expires_at > now(), false), 'retry_count', c.retry_count))
+                        'group', c.consumer_group, 'committed', c.committed, 'spanEnd', c.lease_span_end,
+                        'live', coalesce(c.lease_expires_at > now(), false), 'retryCount', c.retry_count))
                       FROM queen.cursors c WHERE c.partition_id = p.id), '[]') AS cursors
      FROM queen.partitions p
      LEFT JOIN LATERAL (
@@ -125,7 +136,7 @@ export async function partitionFactsList(
 /** Loads a queue with its partition facts, or null when the queue does not exist. */
 export async function queueDescribe(db: pg.Pool, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
   const queue = await db.query<QueueRow>(
-    `SELECT q.*, queen.format_millis(q.created_at) AS created_at FROM queen.queues q WHERE q.name = $1`,
+    `SELECT ${queueColumns('q')} FROM queen.queues q WHERE q.name = $1`,
     [params.name],
   );
   const row = queue.rows[0];

@@ -29,17 +29,13 @@ export interface AppendResult {
   task: string;
 }
 
-const SQL = `SELECT item, status, message_id, partition_id, error, queue_namespace, queue_task
+const SQL = `SELECT item, status, message_id AS "messageId", partition_id AS "partitionId", error,
+    queue_namespace AS namespace, queue_task AS task
   FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`;
 
-interface Row {
+/** A result row of `queen.push_messages`: the result of item number `item` (1-based). */
+interface Row extends AppendResult {
   item: number;
-  status: AppendResult['status'];
-  message_id: string | null;
-  partition_id: string;
-  error: string | null;
-  queue_namespace: string;
-  queue_task: string;
 }
 
 /** How an append runs (the second argument of the push append function). */
@@ -66,16 +62,7 @@ function appendQuery(items: AppendItem[]): pg.QueryConfig {
 
 function inItemOrder(rows: Row[], count: number): AppendResult[] {
   const ordered = new Array<AppendResult>(count);
-  for (const row of rows) {
-    ordered[row.item - 1] = {
-      status: row.status,
-      messageId: row.message_id,
-      partitionId: row.partition_id,
-      error: row.error,
-      namespace: row.queue_namespace,
-      task: row.queue_task,
-    };
-  }
+  for (const row of rows) ordered[row.item - 1] = row;
   return ordered;
 }
 

@@ -122,42 +122,32 @@ export async function counterQueueSeries(db: pg.Pool | pg.PoolClient, params: { 
 }
 
 /** System samples of one process aggregated over one bucket: averages, except the worst event-loop lag. */
-export interface SystemPoint {
-  server_id: string;
+export interface SystemPoint extends SystemSample {
+  serverId: string;
   hostname: string;
   port: number;
   bucket: string;
-  sample_count: number;
-  cpu_user_percent: number;
-  cpu_system_percent: number;
-  rss: number;
-  heap_used: number;
-  pool_size: number;
-  pool_idle: number;
-  pool_active: number;
-  pool_waiting: number;
-  event_loop_lag_ms: number;
-  parked_pops: number;
-  inflight_requests: number;
+  sampleCount: number;
 }
 
-/** System samples per (process, bucket) over the range, optionally for one hostname or one server_id. */
+/** System samples per (process, bucket) over the range, optionally for one hostname or one server id. */
 export async function systemSeries(
   db: pg.Pool,
   params: { buckets: Buckets; hostname: string | null; serverId: string | null },
 ): Promise<SystemPoint[]> {
-  const result = await db.query<Record<keyof SystemPoint, string>>(
-    `SELECT m.server_id, m.hostname, max(m.port) AS port,
+  const result = await db.query<SystemPoint>(
+    `SELECT m.server_id AS "serverId", m.hostname, max(m.port) AS port,
             queen.format_millis(date_bin($3::interval, m.sampled_at, timestamptz 'epoch')) AS bucket,
-            count(*) AS sample_count,
-            round(avg(m.cpu_user_percent)::numeric, 2) AS cpu_user_percent,
-            round(avg(m.cpu_system_percent)::numeric, 2) AS cpu_system_percent,
-            round(avg(m.rss)) AS rss, round(avg(m.heap_used)) AS heap_used,
-            round(avg(m.pool_size)::numeric, 2) AS pool_size, round(avg(m.pool_idle)::numeric, 2) AS pool_idle,
-            round(avg(m.pool_active)::numeric, 2) AS pool_active, round(avg(m.pool_waiting)::numeric, 2) AS pool_waiting,
-            round(max(m.event_loop_lag_ms)::numeric, 2) AS event_loop_lag_ms,
-            round(avg(m.parked_pops)::numeric, 2) AS parked_pops,
-            round(avg(m.inflight_requests)::numeric, 2) AS inflight_requests
+            count(*)::float8 AS "sampleCount",
+            round(avg(m.cpu_user_percent)::numeric, 2)::float8 AS "cpuUserPercent",
+            round(avg(m.cpu_system_percent)::numeric, 2)::float8 AS "cpuSystemPercent",
+            round(avg(m.rss))::float8 AS rss, round(avg(m.heap_used))::float8 AS "heapUsed",
+            round(avg(m.pool_size)::numeric, 2)::float8 AS "poolSize", round(avg(m.pool_idle)::numeric, 2)::float8 AS "poolIdle",
+            round(avg(m.pool_active)::numeric, 2)::float8 AS "poolActive",
+            round(avg(m.pool_waiting)::numeric, 2)::float8 AS "poolWaiting",
+            round(max(m.event_loop_lag_ms)::numeric, 2)::float8 AS "eventLoopLagMs",
+            round(avg(m.parked_pops)::numeric, 2)::float8 AS "parkedPops",
+            round(avg(m.inflight_requests)::numeric, 2)::float8 AS "inflightRequests"
      FROM queen.system_metrics m
      WHERE m.sampled_at >= $1 AND m.sampled_at <= $2
        AND ($4::text IS NULL OR m.hostname = $4) AND ($5::text IS NULL OR m.server_id = $5)
@@ -165,9 +155,5 @@ export async function systemSeries(
      ORDER BY m.server_id, 4`,
     [params.buckets.start, params.buckets.to, `${params.buckets.bucketMinutes} minutes`, params.hostname, params.serverId],
   );
-  return result.rows.map((row) => {
-    const point: Record<string, string | number> = {};
-    for (const [key, value] of Object.entries(row)) point[key] = key === 'server_id' || key === 'hostname' || key === 'bucket' ? value : Number(value);
-    return point as unknown as SystemPoint;
-  });
+  return result.rows;
 }

@@ -19,9 +19,9 @@ export interface QueueSummaryRow {
   name: string;
   namespace: string;
   task: string;
-  created_at: string;
+  createdAt: string;
   partitions: number;
-  total_consumed: number;
+  totalConsumed: number;
 }
 
 /** Queues matching the filter, newest first, one page of them (`limit` null: all). */
@@ -31,10 +31,10 @@ export async function queueSummaryList(
 ): Promise<QueueSummaryRow[]> {
   const { filter } = params;
   const result = await db.query<QueueSummaryRow>(
-    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS created_at,
+    `SELECT q.id, q.name, q.namespace, q.task, queen.format_millis(q.created_at) AS "createdAt",
             (SELECT count(*)::integer FROM queen.partitions p WHERE p.queue_id = q.id) AS partitions,
             (SELECT coalesce(sum(c.total_consumed), 0)::float8 FROM queen.partitions p
-             JOIN queen.cursors c ON c.partition_id = p.id WHERE p.queue_id = q.id) AS total_consumed
+             JOIN queen.cursors c ON c.partition_id = p.id WHERE p.queue_id = q.id) AS "totalConsumed"
      FROM queen.queues q
      WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2) AND ($3::text IS NULL OR q.task = $3)
      ORDER BY q.created_at DESC, q.id DESC
@@ -44,19 +44,19 @@ export async function queueSummaryList(
   return result.rows;
 }
 
-/** Live leases of the queues matching the filter. `total_batch_size`: messages still unsettled in them. */
+/** Live leases of the queues matching the filter. `totalBatchSize`: messages still unsettled in them. */
 export interface LeaseSummaryRow {
   active: number;
-  partitions_with_leases: number;
-  total_batch_size: number;
+  partitionsWithLeases: number;
+  totalBatchSize: number;
 }
 
 /** Summarises the live leases over the queues matching the filter. */
 export async function leaseSummary(db: pg.Pool | pg.PoolClient, params: { filter: QueueFilter }): Promise<LeaseSummaryRow> {
   const { filter } = params;
   const result = await db.query<LeaseSummaryRow>(
-    `SELECT count(DISTINCT c.lease_id)::integer AS active, count(DISTINCT c.partition_id)::integer AS partitions_with_leases,
-            coalesce(sum(greatest(c.lease_span_end - c.committed, 0)), 0)::float8 AS total_batch_size
+    `SELECT count(DISTINCT c.lease_id)::integer AS active, count(DISTINCT c.partition_id)::integer AS "partitionsWithLeases",
+            coalesce(sum(greatest(c.lease_span_end - c.committed, 0)), 0)::float8 AS "totalBatchSize"
      FROM queen.cursors c
      JOIN queen.partitions p ON p.id = c.partition_id
      JOIN queen.queues q ON q.id = p.queue_id
@@ -69,9 +69,9 @@ export async function leaseSummary(db: pg.Pool | pg.PoolClient, params: { filter
 
 /** DLQ entries of the queues matching the filter: count, partitions, the five most frequent errors. */
 export interface DeadLetterSummaryRow {
-  total_messages: number;
-  affected_partitions: number;
-  top_errors: Array<{ error: string | null; count: number }>;
+  totalMessages: number;
+  affectedPartitions: number;
+  topErrors: Array<{ error: string | null; count: number }>;
 }
 
 /** Summarises the DLQ entries over the queues matching the filter. */
@@ -88,9 +88,9 @@ export async function deadLetterSummary(db: pg.Pool | pg.PoolClient, params: { f
        SELECT e.error_message AS error, count(*)::integer AS count FROM entries e
        GROUP BY e.error_message ORDER BY count(*) DESC, e.error_message LIMIT 5
      )
-     SELECT (SELECT count(*)::integer FROM entries) AS total_messages,
-            (SELECT count(DISTINCT partition_id)::integer FROM entries) AS affected_partitions,
-            coalesce((SELECT json_agg(json_build_object('error', error, 'count', count) ORDER BY count DESC, error) FROM errors), '[]') AS top_errors`,
+     SELECT (SELECT count(*)::integer FROM entries) AS "totalMessages",
+            (SELECT count(DISTINCT partition_id)::integer FROM entries) AS "affectedPartitions",
+            coalesce((SELECT json_agg(json_build_object('error', error, 'count', count) ORDER BY count DESC, error) FROM errors), '[]') AS "topErrors"`,
     [filter.queue, filter.namespace, filter.task],
   );
   return result.rows[0]!;
@@ -99,24 +99,24 @@ export async function deadLetterSummary(db: pg.Pool | pg.PoolClient, params: { f
 /** What the queue detail shows of a partition besides its message counts. */
 export interface PartitionActivityRow {
   id: string;
-  last_activity: string | null;
-  pushed_last_hour: number;
+  lastActivity: string | null;
+  pushedLastHour: number;
   /** Lowest offset among the messages pushed within the last hour, or null when there are none. */
-  first_recent_offset: number | null;
-  total_consumed: number;
-  batches_consumed: number;
+  firstRecentOffset: number | null;
+  totalConsumed: number;
+  batchesConsumed: number;
   /** Mean over the contacted groups of the head's age in seconds (0 when caught up); null when none. */
-  avg_lag_seconds: number | null;
+  avgLagSeconds: number | null;
 }
 
 /** Recent pushes, cursor counters and consumer lag of every partition of a queue. */
 export async function partitionActivityList(db: pg.Pool, params: { queueId: string }): Promise<PartitionActivityRow[]> {
   const result = await db.query<PartitionActivityRow>(
     `SELECT p.id,
-            queen.format_millis(greatest(p.last_push_at, cur.last_activity)) AS last_activity,
-            coalesce(recent.messages, 0)::float8 AS pushed_last_hour, recent.first_offset::float8 AS first_recent_offset,
-            coalesce(cur.total_consumed, 0)::float8 AS total_consumed, coalesce(cur.batches_consumed, 0)::float8 AS batches_consumed,
-            round(lag.seconds::numeric, 3)::float8 AS avg_lag_seconds
+            queen.format_millis(greatest(p.last_push_at, cur.last_activity)) AS "lastActivity",
+            coalesce(recent.messages, 0)::float8 AS "pushedLastHour", recent.first_offset::float8 AS "firstRecentOffset",
+            coalesce(cur.total_consumed, 0)::float8 AS "totalConsumed", coalesce(cur.batches_consumed, 0)::float8 AS "batchesConsumed",
+            round(lag.seconds::numeric, 3)::float8 AS "avgLagSeconds"
      FROM queen.partitions p
      LEFT JOIN LATERAL (
        SELECT sum(s.last_offset - s.first_offset + 1) AS messages, min(s.first_offset) AS first_offset

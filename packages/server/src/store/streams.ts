@@ -25,12 +25,11 @@ export async function queryRegister(
   db: pg.Pool,
   params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
 ): Promise<QueryRegistration> {
-  const result = await db.query<{ outcome: QueryRegistration['outcome']; query_id: string; stored_hash: string }>(
-    'SELECT outcome, query_id::text AS query_id, stored_hash FROM queen.streams_query_register($1, $2, $3, $4, $5)',
+  const result = await db.query<QueryRegistration>(
+    'SELECT outcome, query_id::text AS "queryId", stored_hash AS "storedHash" FROM queen.streams_query_register($1, $2, $3, $4, $5)',
     [params.name, params.sourceQueue, params.sinkQueue, params.configHash, params.reset],
   );
-  const row = result.rows[0]!;
-  return { outcome: row.outcome, queryId: row.query_id, storedHash: row.stored_hash };
+  return result.rows[0]!;
 }
 
 /** One state row as read back. */
@@ -38,7 +37,7 @@ export interface StateRow {
   key: string;
   value: unknown;
   /** Milliseconds with a Z. */
-  updated_at: string;
+  updatedAt: string;
 }
 
 /** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
@@ -48,7 +47,7 @@ export async function stateRead(
 ): Promise<StateRow[]> {
   const result = await db.query<StateRow>({
     name: 'queen.streams_state_get',
-    text: 'SELECT key, value, updated_at FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
+    text: 'SELECT key, value, updated_at AS "updatedAt" FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
     values: [params.queryId, params.partitionId, params.keys, params.keyPrefix, params.ripeAtOrBefore],
   });
   return result.rows;
@@ -91,16 +90,11 @@ export interface CycleStore extends TransactionStore {
   apply(params: CycleApplyParams): Promise<CycleApplyResult>;
 }
 
-interface ApplyRow {
-  queue_name: string | null;
-  queue_namespace: string | null;
-  queue_task: string | null;
-  state_ops_applied: number;
-  lease_released: boolean;
-  dlq: boolean;
-}
+/** A successful cycle's result row, under the names of CycleApplyResult. */
+type ApplyRow = Omit<Extract<CycleApplyResult, { error: null }>, 'error'>;
 
-const APPLY_SQL = `SELECT queue_name, queue_namespace, queue_task, state_ops_applied, lease_released, dlq
+const APPLY_SQL = `SELECT queue_name AS "queueName", queue_namespace AS "queueNamespace", queue_task AS "queueTask",
+    state_ops_applied AS "stateOpsApplied", lease_released AS "leaseReleased", dlq
   FROM queen.streams_cycle_apply($1::uuid, $2::uuid, $3, $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
     $9, $10, $11, $12, $13)`;
 
@@ -122,15 +116,7 @@ async function cycleApply(db: pg.Pool | pg.PoolClient, p: CycleApplyParams): Pro
     if (!(error instanceof pg.DatabaseError) || error.code !== CYCLE_FAILED) throw error;
     return { error: error.message, queueName: error.detail === undefined || error.detail === '' ? null : error.detail };
   }
-  return {
-    error: null,
-    queueName: row.queue_name,
-    queueNamespace: row.queue_namespace,
-    queueTask: row.queue_task,
-    stateOpsApplied: row.state_ops_applied,
-    leaseReleased: row.lease_released,
-    dlq: row.dlq,
-  };
+  return { error: null, ...row };
 }
 
 function cycleStoreOn(client: pg.PoolClient): CycleStore {

@@ -11,15 +11,15 @@
  */
 import type pg from 'pg';
 
-/** A trace event as recorded. */
+/** A trace event as recorded (`createdAt`: milliseconds ISO-8601). */
 export interface TraceEvent {
   id: string;
-  event_type: string;
+  eventType: string;
   data: unknown;
-  consumer_group: string;
-  worker_id: string;
-  created_at: string;
-  trace_names: string[];
+  consumerGroup: string;
+  workerId: string;
+  createdAt: string;
+  traceNames: string[];
 }
 
 /** Records an event for the retained message (partition, transactionId); false when there is none. */
@@ -40,8 +40,8 @@ export async function traceRecord(
 /** The events of one message, oldest first. */
 export async function traceListForMessage(db: pg.Pool, params: { partitionId: string; transactionId: string }): Promise<TraceEvent[]> {
   const result = await db.query<TraceEvent & { data: string }>(
-    `SELECT t.id, t.event_type, t.data, t.consumer_group, t.worker_id,
-            queen.format_millis(t.created_at) AS created_at, t.trace_names
+    `SELECT t.id, t.event_type AS "eventType", t.data, t.consumer_group AS "consumerGroup", t.worker_id AS "workerId",
+            queen.format_millis(t.created_at) AS "createdAt", t.trace_names AS "traceNames"
      FROM queen.message_find($1::uuid, $2) m
      JOIN queen.traces t ON t.partition_id = $1::uuid AND t.transaction_id = $2 AND t.message_id = m.message_id
      ORDER BY t.created_at, t.id`,
@@ -52,11 +52,11 @@ export async function traceListForMessage(db: pg.Pool, params: { partitionId: st
 
 /** An event found by name, with its message. */
 export interface NamedTraceEvent extends TraceEvent {
-  transaction_id: string;
-  partition_id: string;
-  queue_name: string;
-  partition_name: string;
-  message_payload: unknown;
+  transactionId: string;
+  partitionId: string;
+  queueName: string;
+  partitionName: string;
+  messagePayload: unknown;
 }
 
 /**
@@ -67,7 +67,7 @@ export async function traceListByName(
   db: pg.Pool,
   params: { name: string; limit: number; offset: number; readPayload: (stored: string) => unknown },
 ): Promise<{ total: number; traces: NamedTraceEvent[] }> {
-  type Row = Omit<NamedTraceEvent, 'data' | 'message_payload'> & { total: number; data: string; message_payload: string };
+  type Row = Omit<NamedTraceEvent, 'data' | 'messagePayload'> & { total: number; at: Date; data: string; messagePayload: string };
   const result = await db.query<Row>(
     `WITH named AS (
        SELECT t.*, m.payload
@@ -78,9 +78,10 @@ export async function traceListByName(
      SELECT (SELECT count(*) FROM named)::integer AS total, page.*
      FROM (SELECT 1) one
      LEFT JOIN LATERAL (
-       SELECT n.id, n.transaction_id, n.partition_id, n.event_type, n.data, n.consumer_group,
-              n.worker_id, queen.format_millis(n.created_at) AS created_at, q.name AS queue_name,
-              p.name AS partition_name, n.payload AS message_payload, n.trace_names, n.created_at AS at
+       SELECT n.id, n.transaction_id AS "transactionId", n.partition_id AS "partitionId", n.event_type AS "eventType",
+              n.data, n.consumer_group AS "consumerGroup", n.worker_id AS "workerId",
+              queen.format_millis(n.created_at) AS "createdAt", q.name AS "queueName", p.name AS "partitionName",
+              n.payload AS "messagePayload", n.trace_names AS "traceNames", n.created_at AS at
        FROM named n
        JOIN queen.partitions p ON p.id = n.partition_id
        JOIN queen.queues q ON q.id = p.queue_id
@@ -93,29 +94,20 @@ export async function traceListByName(
   const total = result.rows[0]?.total ?? 0;
   const traces = result.rows
     .filter((row) => row.id !== null)
-    .map((row) => ({
-      id: row.id,
-      transaction_id: row.transaction_id,
-      partition_id: row.partition_id,
-      event_type: row.event_type,
-      data: JSON.parse(row.data) as unknown,
-      consumer_group: row.consumer_group,
-      worker_id: row.worker_id,
-      created_at: row.created_at,
-      queue_name: row.queue_name,
-      partition_name: row.partition_name,
-      message_payload: params.readPayload(row.message_payload),
-      trace_names: row.trace_names,
+    .map(({ total: _total, at: _at, data, messagePayload, ...event }) => ({
+      ...event,
+      data: JSON.parse(data) as unknown,
+      messagePayload: params.readPayload(messagePayload),
     }));
   return { total, traces };
 }
 
 /** One trace name: events carrying it, distinct messages, newest event. */
 export interface TraceNameSummary {
-  trace_name: string;
-  trace_count: number;
-  message_count: number;
-  last_seen: string;
+  traceName: string;
+  traceCount: number;
+  messageCount: number;
+  lastSeen: string;
 }
 
 /** The trace names in use, most recently seen first, one page of them and how many there are. */
@@ -133,8 +125,8 @@ export async function traceNameList(db: pg.Pool, params: { limit: number; offset
        FROM live l CROSS JOIN LATERAL unnest(l.trace_names) AS n (trace_name)
        GROUP BY n.trace_name
      )
-     SELECT (SELECT count(*) FROM names)::integer AS total, page.trace_name, page.trace_count, page.message_count,
-            queen.format_millis(page.at) AS last_seen
+     SELECT (SELECT count(*) FROM names)::integer AS total, page.trace_name AS "traceName",
+            page.trace_count AS "traceCount", page.message_count AS "messageCount", queen.format_millis(page.at) AS "lastSeen"
      FROM (SELECT 1) one
      LEFT JOIN LATERAL (SELECT * FROM names ORDER BY at DESC, trace_name LIMIT $1 OFFSET $2) page ON true
      ORDER BY page.at DESC, page.trace_name`,
@@ -142,7 +134,7 @@ export async function traceNameList(db: pg.Pool, params: { limit: number; offset
   );
   const total = result.rows[0]?.total ?? 0;
   const names = result.rows
-    .filter((row) => row.trace_name !== null)
-    .map(({ trace_name, trace_count, message_count, last_seen }) => ({ trace_name, trace_count, message_count, last_seen }));
+    .filter((row) => row.traceName !== null)
+    .map(({ traceName, traceCount, messageCount, lastSeen }) => ({ traceName, traceCount, messageCount, lastSeen }));
   return { total, names };
 }

@@ -103,10 +103,10 @@ describe('PeriodicService', () => {
 
 describe('status helpers', () => {
   const facts = (tail: number, cursors: PartitionFacts['cursors']): PartitionFacts => ({
-    id: 'p', name: 'Default', created_at: '', tail: String(tail), first_retained: '1', total: String(tail),
-    oldest_message: null, newest_message: null, dead_letters: '0', cursors,
+    id: 'p', name: 'Default', createdAt: '', tail: String(tail), firstRetained: '1', total: String(tail),
+    oldestMessage: null, newestMessage: null, deadLetters: '0', cursors,
   });
-  const cursor = (group: string, committed: number) => ({ group, committed, span_end: null, live: false, retry_count: 0 });
+  const cursor = (group: string, committed: number) => ({ group, committed, spanEnd: null, live: false, retryCount: 0 });
 
   test('consumedSince: messages from the first recent offset up to the reference cursor', () => {
     assert.equal(consumedSince(facts(10, [cursor('__QUEUE_MODE__', 7)]), 5), 3); // 5, 6, 7

@@ -13,18 +13,18 @@ import type { QueueListing } from '../../src/store/resources.js';
 /** A partition with retained offsets 1..total and the given queue-mode cursor (null: not contacted). */
 function partition(queueId: string, total: number, queueModeCursor: number | null, live: [number, number] | null = null): LocatedPartitionFacts {
   return {
-    queue_id: queueId,
+    queueId,
     id: `${queueId}-${Math.random()}`,
     name: 'P',
-    created_at: '2026-08-02T09:00:00.000Z',
+    createdAt: '2026-08-02T09:00:00.000Z',
     tail: String(total),
-    first_retained: total > 0 ? '1' : null,
+    firstRetained: total > 0 ? '1' : null,
     total: String(total),
-    oldest_message: null,
-    newest_message: null,
-    dead_letters: '0',
+    oldestMessage: null,
+    newestMessage: null,
+    deadLetters: '0',
     cursors: queueModeCursor === null ? [] : [{
-      group: '__QUEUE_MODE__', committed: queueModeCursor, span_end: live?.[1] ?? null, live: live !== null, retry_count: 0,
+      group: '__QUEUE_MODE__', committed: queueModeCursor, spanEnd: live?.[1] ?? null, live: live !== null, retryCount: 0,
     }],
   };
 }

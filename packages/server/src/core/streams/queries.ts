@@ -63,6 +63,11 @@ export interface StateReadRequest {
   ripeAtOrBefore: number | null;
 }
 
+/** A state row under the wire names of STREAMS.md 3.4 (`updated_at` is snake_case there). */
+export function stateRowWire(row: StateRow): { key: string; value: unknown; updated_at: string } {
+  return { key: row.key, value: row.value, updated_at: row.updatedAt };
+}
+
 /** Reads one shard. Ids that are not UUIDs read nothing (never a 500); a key list without strings matches nothing. */
 export async function readState(
   request: StateReadRequest,

@@ -1,4 +1,5 @@
 /** `GET /health` (API.md 4.1). */
+import { serverHealthWire } from '../../core/status.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
@@ -32,7 +33,7 @@ export function healthRoutes(core: RouteContext): Route[] {
               server_id: core.identity.serverId,
               transport: 'pg-notify',
               queue_config_cache: cacheFigures(core.queueCache.stats()),
-              server_health: core.metrics.heartbeat.health(),
+              server_health: serverHealthWire(core.metrics.heartbeat.health()),
               maintenance_mode: core.maintenance.push,
               pop_maintenance_mode: core.maintenance.pop,
             },

@@ -60,7 +60,7 @@ export function queueRoutes(core: RouteContext): Route[] {
         if (found === null) throw adminNotFound({ error: 'Queue not found' });
         const partitions = found.partitions.map((p) => {
           const stats = partitionCounts(p);
-          return { id: p.id, name: p.name, createdAt: p.created_at, stats, oldestMessage: p.oldest_message, newestMessage: p.newest_message };
+          return { id: p.id, name: p.name, createdAt: p.createdAt, stats, oldestMessage: p.oldestMessage, newestMessage: p.newestMessage };
         });
         const { queue } = found;
         return {
@@ -70,7 +70,7 @@ export function queueRoutes(core: RouteContext): Route[] {
             name: queue.name,
             namespace: queue.namespace,
             task: queue.task,
-            createdAt: queue.created_at,
+            createdAt: queue.createdAt,
             config: optionsOf(queue),
             partitions,
             totals: sumCounts(partitions.map((p) => p.stats)),

@@ -12,6 +12,7 @@
 import { badRequest } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
+import { stateRowWire } from '../../core/streams/queries.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { parsePushItems, pushResultWire } from './push.js';
@@ -168,7 +169,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           keyPrefix,
           ripeAtOrBefore: typeof ripe === 'number' && Number.isFinite(ripe) ? ripe : null,
         });
-        return { status: 200, body: { success: true, rows } };
+        return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } };
       },
     },
   ];

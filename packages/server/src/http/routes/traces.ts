@@ -1,10 +1,11 @@
 /**
  * Traces (API.md 7.6): consumers record events against a message; operators read them per message, by
- * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape).
+ * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape, built by core/traces.ts).
  */
 import { adminNotFound, badRequest } from '../../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
 import { messageKey } from '../../core/messages.js';
+import { namedTraceEventWire, traceEventWire, traceNameWire } from '../../core/traces.js';
 import { uuidv7 } from '../../ids.js';
 import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
@@ -63,7 +64,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       async handle({ query }) {
         const page = pageOf(query, 50);
         const { total, names } = await catalog.traceNameList(page);
-        return { status: 200, body: { trace_names: names, total, pagination: page } };
+        return { status: 200, body: { trace_names: names.map(traceNameWire), total, pagination: page } };
       },
     },
     {
@@ -74,7 +75,7 @@ export function traceRoutes(core: RouteContext): Route[] {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
         const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
-        return { status: 200, body: { traces, total, pagination: page } };
+        return { status: 200, body: { traces: traces.map(namedTraceEventWire), total, pagination: page } };
       },
     },
     {
@@ -84,7 +85,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       async handle({ params }) {
         const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
         const traces = key === null ? [] : await catalog.traceListForMessage(key);
-        return { status: 200, body: { traces } };
+        return { status: 200, body: { traces: traces.map(traceEventWire) } };
       },
     },
   ];

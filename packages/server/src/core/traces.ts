@@ -1,0 +1,46 @@
+/**
+ * The trace objects of API.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
+ * from the camelCase rows of store/traces.ts, in upstream's key order.
+ */
+import type { NamedTraceEvent, TraceEvent, TraceNameSummary } from '../store/traces.js';
+
+/** One event of `GET /api/v1/traces/:partitionId/:transactionId`. */
+export function traceEventWire(event: TraceEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    event_type: event.eventType,
+    data: event.data,
+    consumer_group: event.consumerGroup,
+    worker_id: event.workerId,
+    created_at: event.createdAt,
+    trace_names: event.traceNames,
+  };
+}
+
+/** One event of `GET /api/v1/traces/by-name/:traceName`, with its message. */
+export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    transaction_id: event.transactionId,
+    partition_id: event.partitionId,
+    event_type: event.eventType,
+    data: event.data,
+    consumer_group: event.consumerGroup,
+    worker_id: event.workerId,
+    created_at: event.createdAt,
+    queue_name: event.queueName,
+    partition_name: event.partitionName,
+    message_payload: event.messagePayload,
+    trace_names: event.traceNames,
+  };
+}
+
+/** One name of `GET /api/v1/traces/names`. */
+export function traceNameWire(summary: TraceNameSummary): Record<string, unknown> {
+  return {
+    trace_name: summary.traceName,
+    trace_count: summary.traceCount,
+    message_count: summary.messageCount,
+    last_seen: summary.lastSeen,
+  };
+}
