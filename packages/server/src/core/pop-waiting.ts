@@ -27,8 +27,11 @@ export type WaitEnd =
 export interface ParkedPop {
   /** Which commits wake it (registered on the wake bus, so parked counts stay per request). */
   target: WakeTarget;
-  /** One claim attempt on its behalf (bounded by the caller's re-attempt semaphore). */
-  attempt: () => Promise<ClaimOutcome>;
+  /**
+   * One claim attempt on its behalf (bounded by the caller's re-attempt semaphore); `urgent` when it follows
+   * a wake or a delivery (something is likely there), not the periodic re-check, so it may go first.
+   */
+  attempt: (urgent: boolean) => Promise<ClaimOutcome>;
   /** When its long poll times out (ms since the epoch). */
   deadline: number;
   /** Aborts when its client goes away. */
@@ -59,6 +62,8 @@ interface KeyLoop {
   running: boolean;
   /** A wake arrived while an attempt was in flight: the attempt may have missed that commit. */
   woken: boolean;
+  /** The next attempt follows a wake or a delivery rather than the backoff timer. */
+  urgent: boolean;
   waits: number;
   interval: number;
   /** While sleeping: ends the sleep, when it would end, and its timer. */
@@ -115,7 +120,7 @@ export class WaitingRoom {
     let loop = this.loops.get(key);
     if (loop === undefined) {
       const interval = this.backoff.waitInitialIntervalMs;
-      loop = { key, waiters: new Set(), running: false, woken: false, waits: 0, interval, interrupt: null, sleepUntil: 0, timer: undefined };
+      loop = { key, waiters: new Set(), running: false, woken: false, urgent: false, waits: 0, interval, interrupt: null, sleepUntil: 0, timer: undefined };
       this.loops.set(key, loop);
     }
     return loop;
@@ -143,6 +148,7 @@ export class WaitingRoom {
   private wake(loop: KeyLoop): void {
     loop.waits = 0;
     loop.interval = this.backoff.waitInitialIntervalMs;
+    loop.urgent = true;
     if (loop.interrupt !== null) loop.interrupt();
     else if (loop.running) loop.woken = true;
     else void this.run(loop, false);
@@ -162,19 +168,22 @@ export class WaitingRoom {
         for (const waiter of [...loop.waiters]) waiter.finish({ kind: ended });
         break;
       }
-      const delivered = await this.attemptFor(head, loop);
+      const urgent = loop.urgent;
+      loop.urgent = false;
+      const delivered = await this.attemptFor(head, loop, urgent);
       sleep = !delivered && !loop.woken; // a delivery may leave more: the next waiter tries at once
+      if (delivered) loop.urgent = true;
     }
     loop.running = false;
     if (this.loops.get(loop.key) === loop) this.loops.delete(loop.key);
   }
 
   /** Runs one attempt on behalf of `head`; true when it delivered (messages, or a hold to wait out alone). */
-  private async attemptFor(head: Waiter, loop: KeyLoop): Promise<boolean> {
+  private async attemptFor(head: Waiter, loop: KeyLoop, urgent: boolean): Promise<boolean> {
     head.inFlight = true;
     let end: WaitEnd | null;
     try {
-      const outcome = await head.pop.attempt();
+      const outcome = await head.pop.attempt(urgent);
       end = outcome.kind === 'empty' ? null : { kind: 'outcome', outcome };
     } catch (error) {
       end = { kind: 'error', error };

@@ -160,7 +160,7 @@ export class PopService {
         holdUnder: holding ? request.batch : 0,
       });
     };
-    const reattempt = (): Promise<ClaimOutcome> => this.reattempts.run(() => attempt(false));
+    const reattempt = (urgent = true): Promise<ClaimOutcome> => this.reattempts.run(() => attempt(false), urgent);
     const target: WakeTarget =
       request.scope === 'discovery'
         ? { kind: 'discovery', namespace: request.namespace, task: request.task }
@@ -213,7 +213,7 @@ export class PopService {
           waits = 0;
           interval = this.settings.waitInitialIntervalMs;
         }
-        outcome = await reattempt();
+        outcome = await reattempt(woken);
       }
     } catch (error) {
       if (!this.isProcedureError(error)) throw error;
