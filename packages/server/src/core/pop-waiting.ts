@@ -30,8 +30,9 @@ export interface ParkedPop {
   /**
    * One claim attempt on its behalf (bounded by the caller's re-attempt semaphore); `urgent` when it follows
    * a wake or a delivery (something is likely there), not the periodic re-check, so it may go first.
+   * `onQueued` receives, while a non-urgent attempt waits for a slot, the function that promotes it.
    */
-  attempt: (urgent: boolean) => Promise<ClaimOutcome>;
+  attempt: (urgent: boolean, onQueued: (promote: () => boolean) => void) => Promise<ClaimOutcome>;
   /** When its long poll times out (ms since the epoch). */
   deadline: number;
   /** Aborts when its client goes away. */
@@ -64,6 +65,8 @@ interface KeyLoop {
   woken: boolean;
   /** The next attempt follows a wake or a delivery rather than the backoff timer. */
   urgent: boolean;
+  /** While a periodic re-check waits for a slot: moves it ahead (it has not started, so it will see the commit). */
+  promote: (() => boolean) | null;
   waits: number;
   interval: number;
   /** While sleeping: ends the sleep, when it would end, and its timer. */
@@ -120,7 +123,7 @@ export class WaitingRoom {
     let loop = this.loops.get(key);
     if (loop === undefined) {
       const interval = this.backoff.waitInitialIntervalMs;
-      loop = { key, waiters: new Set(), running: false, woken: false, urgent: false, waits: 0, interval, interrupt: null, sleepUntil: 0, timer: undefined };
+      loop = { key, waiters: new Set(), running: false, woken: false, urgent: false, promote: null, waits: 0, interval, interrupt: null, sleepUntil: 0, timer: undefined };
       this.loops.set(key, loop);
     }
     return loop;
@@ -150,6 +153,7 @@ export class WaitingRoom {
     loop.interval = this.backoff.waitInitialIntervalMs;
     loop.urgent = true;
     if (loop.interrupt !== null) loop.interrupt();
+    else if (loop.promote !== null && loop.promote()) loop.promote = null;
     else if (loop.running) loop.woken = true;
     else void this.run(loop, false);
   }
@@ -183,12 +187,13 @@ export class WaitingRoom {
     head.inFlight = true;
     let end: WaitEnd | null;
     try {
-      const outcome = await head.pop.attempt(urgent);
+      const outcome = await head.pop.attempt(urgent, (promote) => (loop.promote = promote));
       end = outcome.kind === 'empty' ? null : { kind: 'outcome', outcome };
     } catch (error) {
       end = { kind: 'error', error };
     }
     head.inFlight = false;
+    loop.promote = null;
     if (end !== null) {
       head.finish(end);
       if (end.kind === 'outcome') {

@@ -160,7 +160,8 @@ export class PopService {
         holdUnder: holding ? request.batch : 0,
       });
     };
-    const reattempt = (urgent = true): Promise<ClaimOutcome> => this.reattempts.run(() => attempt(false), urgent);
+    const reattempt = (urgent = true, onQueued?: (promote: () => boolean) => void): Promise<ClaimOutcome> =>
+      this.reattempts.run(() => attempt(false), urgent, onQueued);
     const target: WakeTarget =
       request.scope === 'discovery'
         ? { kind: 'discovery', namespace: request.namespace, task: request.task }
