@@ -114,8 +114,12 @@ export class WaitingRoom {
       const unregister = this.bus.register(pop.target, () => this.wake(loop));
       loop.waiters.add(waiter);
       pop.signal.addEventListener('abort', onAbort);
-      if (pop.signal.aborted) stop('aborted');
-      else this.joined(loop);
+      if (!pop.signal.aborted) {
+        this.joined(loop);
+        return;
+      }
+      stop('aborted');
+      if (!loop.running && loop.waiters.size === 0) this.loops.delete(key); // a loop that never ran
     });
   }
 
