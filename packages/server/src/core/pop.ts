@@ -2,15 +2,17 @@
  * Pop (API.md 5, the seed document): attempts, long polling and the minPopWaitTime hold.
  *
  * One attempt is one call of the pop function: a short transaction that claims and returns. Between attempts
- * a waiting pop holds no connection: it parks on the wake bus until a matching commit wakes it or its
- * backoff interval elapses (100, 100, 100, 200, 400, 800, 1000, ... ms with the defaults). Re-attempts run
- * with bounded concurrency so that a wake aimed at many parked pops cannot take the whole pool.
+ * a waiting pop holds no connection: it parks in the waiting room (pop-waiting.ts), where the pops of one
+ * wait key share one re-check loop, woken by a matching commit or its backoff interval (100, 100, 100, 200,
+ * 400, 800, 1000, ... ms with the defaults). A pop holding for a fuller batch (minPopWaitTime) waits on its
+ * own, within its hold. Re-attempts run with bounded concurrency so that wakes cannot take the whole pool.
  */
 import { uuidv7 } from '../ids.js';
 import type { ClaimOutcome, ClaimParams, ClaimedMessage, PopSelection } from '../store/cursors.js';
 import { QUEUE_MODE, effectiveGroup } from './names.js';
 import { openingClaim, type ClaimSteps } from './pop-payloads.js';
 import type { PayloadReader } from './payload-cipher.js';
+import { WaitingRoom } from './pop-waiting.js';
 import { Semaphore } from './semaphore.js';
 import { parseTimestamp } from './timestamps.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
@@ -68,12 +70,6 @@ export function subscriptionIntent(
 
 const ROTATION_LIMIT = 10_000;
 
-/** A re-attempt in flight: when it started (logical clock) and, once done, its outcome if it was empty. */
-interface Flight {
-  startedAt: number;
-  emptyOutcome: Promise<ClaimOutcome | null>;
-}
-
 /** What the pop service is built from. */
 export interface PopServiceOptions {
   /** The database steps of an attempt (claim, claim inside a transaction, lease release, sealed-queue test). */
@@ -97,10 +93,8 @@ export class PopService {
   /** Where the next wildcard/discovery walk starts, per (scope, group): the last partition claimed. */
   private readonly rotation = new Map<string, string>();
   private closing = false;
-  /** Re-attempts in flight, per group and target (see `reattempt`). */
-  private readonly flights = new Map<string, Flight>();
-  /** A logical clock ordering wakes and attempt starts within this process. */
-  private clock = 0;
+  /** The shared re-check loops of parked pops, one per wait key. */
+  private readonly waiting: WaitingRoom;
 
   private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>;
   private readonly release: (leaseId: string) => Promise<void>;
@@ -119,6 +113,7 @@ export class PopService {
     this.isProcedureError = options.isProcedureError;
     this.paused = options.paused ?? (() => false);
     this.reattempts = new Semaphore(options.maxConcurrentReattempts);
+    this.waiting = new WaitingRoom(this.bus, this.settings, () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
   }
 
   /** Answers parked pops with `shutdown` and refuses to park new ones. */
@@ -147,19 +142,14 @@ export class PopService {
     const leaseId = uuidv7();
     const deadline = request.arrivedAt + (request.wait ? request.timeoutMs : 0);
     const rotationKey = `${request.scope}\u0000${request.queue ?? ''}\u0000${request.namespace ?? ''}\u0000${request.task ?? ''}\u0000${group}`;
+    const waitKey = `${rotationKey}\u0000${request.partition ?? ''}`;
     const intent = subscriptionIntent(group, request.subscriptionMode, request.subscriptionFrom, this.settings.defaultSubscriptionMode);
     const holdEligible = request.scope === 'queue' && request.wait && request.batch > 1;
     let holdUntil: number | null = null;
-    let firstAttempt = true;
-    const attemptKey = `${rotationKey}\u0000${request.partition ?? ''}`;
-    let since = 0;
-    let waits = 0;
-    let interval = this.settings.waitInitialIntervalMs;
-
-    for (;;) {
+    // One attempt; the request is the selection (its long-poll fields ride along unread), the attempt adds the rest.
+    const attempt = (firstAttempt: boolean): Promise<ClaimOutcome> => {
       const holding = holdEligible && (holdUntil === null || Date.now() < holdUntil);
-      // The request is the selection (its long-poll fields ride along unread); the attempt adds the rest.
-      const params: ClaimParams = {
+      return this.claim({
         ...request,
         group,
         leaseId,
@@ -168,52 +158,68 @@ export class PopService {
         firstAttempt,
         rotateAfter: this.rotation.get(rotationKey) ?? null,
         holdUnder: holding ? request.batch : 0,
-      };
-      let outcome: ClaimOutcome;
-      try {
-        outcome = firstAttempt ? await this.claim(params) : await this.reattempt(attemptKey, since, () => this.claim(params));
-      } catch (error) {
-        if (!this.isProcedureError(error)) throw error;
-        this.onProcedureError(error);
-        return { kind: 'empty', reason: 'error' };
-      }
-      firstAttempt = false;
+      });
+    };
+    const reattempt = (urgent = true, onQueued?: (promote: () => boolean) => void): Promise<ClaimOutcome> =>
+      this.reattempts.run(() => attempt(false), urgent, onQueued);
+    const target: WakeTarget =
+      request.scope === 'discovery'
+        ? { kind: 'discovery', namespace: request.namespace, task: request.task }
+        : { kind: 'queue', queue: request.queue! };
+    let waits = 0;
+    let interval = this.settings.waitInitialIntervalMs;
 
-      if (outcome.kind === 'messages') {
-        this.remember(rotationKey, outcome.messages[outcome.messages.length - 1]!.partitionId);
-        return { kind: 'messages', leaseId: request.autoAck ? '' : leaseId, group, messages: outcome.messages };
-      }
-      if (outcome.kind === 'hold') {
-        holdUntil ??= Date.now() + outcome.holdMs;
-      } else if (!request.wait) {
-        return { kind: 'empty', reason: outcome.reason as EmptyReason };
-      }
-
-      const now = Date.now();
-      if (this.closing) return { kind: 'empty', reason: 'shutdown' };
-      if (this.paused()) return { kind: 'empty', reason: 'paused' };
-      if (now >= deadline) {
+    try {
+      let outcome = await attempt(true);
+      for (;;) {
+        if (outcome.kind === 'messages') {
+          this.remember(rotationKey, outcome.messages[outcome.messages.length - 1]!.partitionId);
+          return { kind: 'messages', leaseId: request.autoAck ? '' : leaseId, group, messages: outcome.messages };
+        }
         if (outcome.kind === 'hold') {
-          holdUntil = now; // the deadline ends the hold: claim what is there
+          holdUntil ??= Date.now() + outcome.holdMs;
+        } else if (!request.wait) {
+          return { kind: 'empty', reason: outcome.reason as EmptyReason };
+        }
+
+        const now = Date.now();
+        if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+        if (this.paused()) return { kind: 'empty', reason: 'paused' };
+        if (now >= deadline) {
+          if (outcome.kind === 'hold') {
+            holdUntil = now; // the deadline ends the hold: claim what is there
+            outcome = await reattempt();
+            continue;
+          }
+          return { kind: 'empty', reason: 'timeout' };
+        }
+        if (holdUntil === null) {
+          // Nothing there: park with the other pops of this key, which share one re-check loop.
+          const end = await this.waiting.wait(waitKey, { target, attempt: reattempt, deadline, signal });
+          if (end.kind === 'error') throw end.error;
+          if (end.kind !== 'outcome') return { kind: 'empty', reason: end.kind === 'aborted' ? 'none' : end.kind };
+          outcome = end.outcome;
           continue;
         }
-        return { kind: 'empty', reason: 'timeout' };
+        // Holding for a fuller batch (minPopWaitTime): a short wait of this request's own, bounded by the hold.
+        waits += 1;
+        if (waits > this.settings.waitBackoffThreshold) {
+          interval = Math.min(interval * this.settings.waitBackoffMultiplier, this.settings.waitMaxIntervalMs);
+        }
+        const woken = await this.park(target, Math.min(now + interval, deadline, holdUntil) - now, signal);
+        if (signal.aborted) return { kind: 'empty', reason: 'none' };
+        if (this.closing) return { kind: 'empty', reason: 'shutdown' };
+        if (this.paused()) return { kind: 'empty', reason: 'paused' };
+        if (woken) {
+          waits = 0;
+          interval = this.settings.waitInitialIntervalMs;
+        }
+        outcome = await reattempt(woken);
       }
-      waits += 1;
-      if (waits > this.settings.waitBackoffThreshold) {
-        interval = Math.min(interval * this.settings.waitBackoffMultiplier, this.settings.waitMaxIntervalMs);
-      }
-      let wakeAt = Math.min(now + interval, deadline);
-      if (outcome.kind === 'hold' && holdUntil !== null) wakeAt = Math.min(wakeAt, holdUntil);
-      const { woken, at } = await this.park(request, wakeAt - now, signal);
-      since = at;
-      if (signal.aborted) return { kind: 'empty', reason: 'none' };
-      if (this.closing) return { kind: 'empty', reason: 'shutdown' };
-      if (this.paused()) return { kind: 'empty', reason: 'paused' };
-      if (woken) {
-        waits = 0;
-        interval = this.settings.waitInitialIntervalMs;
-      }
+    } catch (error) {
+      if (!this.isProcedureError(error)) throw error;
+      this.onProcedureError(error);
+      return { kind: 'empty', reason: 'error' };
     }
   }
 
@@ -225,41 +231,8 @@ export class PopService {
     this.rotation.set(key, partitionId);
   }
 
-  /**
-   * A re-attempt, shared with the parked pops of the same group and target. A wake usually reaches several
-   * of them at once, and only the first few can find anything: so while a sibling's attempt that started
-   * after this pop's wake (`since`, on the logical clock) is in flight, this pop waits for it, and if it found
-   * nothing, takes that answer as its own instead of asking the database the same question again. After a
-   * successful sibling attempt it tries itself (there may be more), again one at a time.
-   */
-  private async reattempt(key: string, since: number, run: () => Promise<ClaimOutcome>): Promise<ClaimOutcome> {
-    for (;;) {
-      const flight = this.flights.get(key);
-      if (flight === undefined || flight.startedAt <= since) break;
-      const shared = await flight.emptyOutcome;
-      if (shared !== null) return shared;
-    }
-    let settle: (emptyOutcome: ClaimOutcome | null) => void = () => undefined;
-    const flight: Flight = { startedAt: ++this.clock, emptyOutcome: new Promise((resolve) => (settle = resolve)) };
-    this.flights.set(key, flight);
-    try {
-      const outcome = await this.reattempts.run(run);
-      settle(outcome.kind === 'empty' ? outcome : null);
-      return outcome;
-    } catch (error) {
-      settle(null);
-      throw error;
-    } finally {
-      if (this.flights.get(key) === flight) this.flights.delete(key);
-    }
-  }
-
-  /** Waits for a matching wake, the timer, or the client going away; `at` is when, on the logical clock. */
-  private park(request: PopRequest, ms: number, signal: AbortSignal): Promise<{ woken: boolean; at: number }> {
-    const target: WakeTarget =
-      request.scope === 'discovery'
-        ? { kind: 'discovery', namespace: request.namespace, task: request.task }
-        : { kind: 'queue', queue: request.queue! };
+  /** Waits for a matching wake (true), the timer, or the client going away. */
+  private park(target: WakeTarget, ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       let settled = false;
       const finish = (woken: boolean): void => {
@@ -268,7 +241,7 @@ export class PopService {
         clearTimeout(timer);
         unregister();
         signal.removeEventListener('abort', onAbort);
-        resolve({ woken, at: ++this.clock });
+        resolve(woken);
       };
       const onAbort = (): void => finish(false);
       const timer = setTimeout(() => finish(false), Math.max(0, ms));
