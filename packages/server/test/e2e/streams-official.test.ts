@@ -358,7 +358,9 @@ describe('sliding, session and cron windows', { concurrency: true }, () => {
       await push(src, 'Default', [{ i }]);
       await sleep(300);
     }
-    await eventually('>= 4 one-second windows', 6000, () => seen.seen.length >= 4);
+    // Ten pushes 300 ms apart span at least 2.7 s, so they touch at least three one-second windows (four only
+    // when the span happens to cross a fourth boundary: asking for four made the test depend on alignment).
+    await eventually('>= 3 one-second windows', 6000, () => seen.seen.length >= 3);
     await handle.stop();
     assert.ok(seen.seen.every((s) => typeof s.value.count === 'number'));
     assert.deepEqual(errors, []);
