@@ -5,30 +5,16 @@
  * flush failed (22P05) and was retried for up to 24 h, so no queue's counters were written.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
+import { test } from 'node:test';
 import { pino } from 'pino';
 import { PrometheusFamilies } from '../../src/metrics/prometheus.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { SystemSampler } from '../../src/metrics/system.js';
 import { NO_QUEUE, emptyCounters } from '../../src/metrics/ops.js';
 import { StatsService } from '../../src/services/stats.js';
-import { migrate } from '../../src/store/migrations.js';
-import { createDatabase, serverConnection, type TestDatabase } from '../support/harness.js';
+import { useSqlSessions } from '../support/hot-path.js';
 
-let db: TestDatabase;
-let pool: pg.Pool;
-
-before(async () => {
-  db = await createDatabase();
-  pool = new pg.Pool({ ...serverConnection(db.name), max: 4, options: '-c TimeZone=UTC' } as pg.PoolConfig);
-  await migrate(pool);
-});
-
-after(async () => {
-  await pool?.end();
-  await db?.close();
-});
+const sql = useSqlSessions();
 
 function families(): PrometheusFamilies {
   return new PrometheusFamilies({
@@ -40,12 +26,12 @@ function families(): PrometheusFamilies {
 function service(recorder: Recorder): StatsService {
   const sampler = new SystemSampler({ pool: () => ({ total: 1, idle: 1, waiting: 0 }), parkedPops: () => 0, inflightRequests: () => 0 });
   return new StatsService({ intervalMs: 3_600_000, metricsRetentionDays: 90 }, pino({ level: 'silent' }), {
-    db: pool, identity: { serverId: 'poison-test', hostname: 'h', pid: 1, port: 1 }, recorder, sampler,
+    db: sql.pool, identity: { serverId: 'poison-test', hostname: 'h', pid: 1, port: 1 }, recorder, sampler,
   });
 }
 
 async function pushCounted(queue: string): Promise<number> {
-  const r = await pool.query<{ n: string }>('SELECT coalesce(sum(push_messages), 0)::text AS n FROM queen.stats_counters WHERE queue_name = $1', [queue]);
+  const r = await sql.pool.query<{ n: string }>('SELECT coalesce(sum(push_messages), 0)::text AS n FROM queen.stats_counters WHERE queue_name = $1', [queue]);
   return Number(r.rows[0]!.n);
 }
 
