@@ -63,7 +63,11 @@ const CURVES: readonly { title: string; prefix: string; figures: readonly string
   { title: 'Retained backlog', prefix: 'scale-backlog-', figures: ['retained', 'fillS', 'pushMsgsPerSec', 'pushP99Ms', 'popMsgsPerSec'] },
   { title: 'Consumer groups', prefix: 'scale-groups-', figures: ['groups', 'deliveriesPerSec', 'demandPerSec', 'e2eP50Ms', 'e2eP99Ms', 'tailS'] },
   { title: 'Parked long polls', prefix: 'scale-parked-', figures: ['parkedPolls', 'wakeP50Ms', 'wakeP99Ms', 'wakeMaxMs', 'dbSessionsMax'] },
-  { title: 'Storage ceiling', prefix: 'ceiling-', figures: ['brokerMsgsPerSec', 'ceilingMsgsPerSec', 'brokerPctOfCeiling'] },
+  {
+    title: 'Storage ceiling', prefix: 'ceiling-',
+    figures: ['brokerMsgsPerSec', 'ceilingMsgsPerSec', 'brokerPctOfCeiling', 'brokerPhaseBusyPct', 'ceilingPhaseBusyPct',
+      'brokerPhasePgUsPerMsg', 'ceilingPhasePgUsPerMsg', 'brokerPhaseBrokerUsPerMsg', 'brokerPhaseBenchUsPerMsg', 'ceilingPhaseBenchUsPerMsg'],
+  },
 ];
 
 const CURVE_RESOURCES = ['rssPeakMb', 'brokerCpuPct', 'pgCpuPct', 'benchCpuPct', 'otherCpuPct'];

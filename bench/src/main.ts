@@ -80,6 +80,11 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
       partitionsCount: options.partitionsCount, database: target, log,
       secondBroker: () => (second ??= startSecond()),
+      phaseResources: () => {
+        const phase = new ResourceSampler(brokerPids);
+        phase.start();
+        return phase;
+      },
     };
     for (const name of options.scenarios) {
       const scenario = SCENARIOS.get(name);

@@ -12,11 +12,16 @@
  *   per pop (scope queue, batch 100, no partition cap, autoAck), rotating after the last partition claimed
  *   as the broker does. Both halves drain --messages messages bulk-filled into 100 partitions
  *   (database.ts), so both read the same segment shapes.
- * Skipped without a known database. The CPU split covers both halves (broker CPU is ~0 during the second).
+ * Skipped without a known database. The scenario's CPU split covers both halves; each half's own split is
+ * reported as CPU per message (µs of one core per message, for PostgreSQL, the broker and this load
+ * generator) with how busy the whole machine was (`...BusyPct`, 200 = both cores of a 2-core box): on a box
+ * whose cores are all busy in both halves, the broker's share of the ceiling is the ratio of the CPU the
+ * two halves spend per message, and these figures say where the difference goes.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Checker } from '../checker.js';
+import type { ResourceFigures } from '../resources.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
   PartitionRotation, QUEUE_MODE_LABEL, freshQueueName, now, partitionNames, runTag, timeBudget, wallClockMs,
@@ -36,6 +41,17 @@ const PARTITIONS = 100;
 const PUSH_SQL = `SELECT item, status FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`;
 const POP_SQL = `SELECT partition_id, message_id FROM queen.pop_messages($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12,
   $13::timestamptz, $14, $15::uuid, $16)`;
+
+/** One half's CPU per message (µs of one core per message) and how busy the machine was, as figures named `<prefix>...`. */
+function phaseCost(prefix: 'broker' | 'ceiling', figures: ResourceFigures, msgsPerSec: number): Record<string, number> {
+  const perMessage = (pct: number): number => round(((pct / 100) * 1e6) / msgsPerSec, 1);
+  return {
+    [`${prefix}PhasePgUsPerMsg`]: perMessage(figures.pgCpuPct),
+    [`${prefix}PhaseBrokerUsPerMsg`]: perMessage(figures.brokerCpuPct),
+    [`${prefix}PhaseBenchUsPerMsg`]: perMessage(figures.benchCpuPct),
+    [`${prefix}PhaseBusyPct`]: round(figures.brokerCpuPct + figures.pgCpuPct + figures.benchCpuPct + figures.otherCpuPct, 1),
+  };
+}
 
 function skipped(name: string): ScenarioResult {
   return { scenario: name, queue: '', figures: {}, skipped: 'the database is unknown (--url without PG_HOST/DATABASE_URL)', summary: `${name}: skipped` };
@@ -116,14 +132,18 @@ export function ceilingPushScenario(batch: number): Scenario {
       await ctx.client.configure(brokerQueue, {});
       await ctx.client.configure(directQueue, {});
       const totals = producerTotals();
+      const brokerPhase = ctx.phaseResources();
       const started = now();
       await runProducers(PUSH_CONCURRENCY, 'w', {
         client: ctx.client, queue: brokerQueue, tag: runTag(), batchSize: batch, budget: timeBudget(started + ctx.durationS * 1000),
         rotation: new PartitionRotation(partitionNames(PARTITIONS)), spread: 'request', latency: new Samples(), totals,
       });
       const brokerMsgsPerSec = perSecond(totals.accepted, now() - started);
+      const brokerCost = phaseCost('broker', brokerPhase.stop(), brokerMsgsPerSec);
       ctx.log(`${name}: broker ${fmt(brokerMsgsPerSec)} msgs/s; now push_messages directly for ${ctx.durationS} s`);
+      const ceilingPhase = ctx.phaseResources();
       const direct = await directPush(db, directQueue, batch, ctx.durationS);
+      const ceilingCost = phaseCost('ceiling', ceilingPhase.stop(), direct.msgsPerSec);
       const figures = {
         brokerMsgsPerSec,
         ceilingMsgsPerSec: direct.msgsPerSec,
@@ -132,6 +152,8 @@ export function ceilingPushScenario(batch: number): Scenario {
         ceilingItemsPerCall: REQUESTS_PER_CALL * batch,
         ceilingSessions: PUSH_SESSIONS,
         failedPushes: totals.failedRequests + totals.failedItems,
+        ...brokerCost,
+        ...ceilingCost,
       };
       const summary = `${name}: broker ${fmt(brokerMsgsPerSec)} msgs/s, ceiling (push_messages over pg, ${PUSH_SESSIONS} sessions x ` +
         `${REQUESTS_PER_CALL * batch} items) ${fmt(direct.msgsPerSec)} msgs/s: broker at ${figures.brokerPctOfCeiling} % of the ceiling`;
@@ -156,6 +178,7 @@ export const ceilingDrainScenario: Scenario = async (ctx) => {
       await bulkFill(db, await createPartitions(db, queue, PARTITIONS), ctx.messages, runTag());
     }
     const progress = new ConsumeProgress();
+    const brokerPhase = ctx.phaseResources();
     const started = now();
     await runConsumers(DRAIN_CONSUMERS, {
       client: ctx.client, queue: brokerQueue, group: undefined, groupLabel: QUEUE_MODE_LABEL, batch: 100, timeoutMs: 2000,
@@ -163,8 +186,11 @@ export const ceilingDrainScenario: Scenario = async (ctx) => {
       shouldStop: () => progress.deliveries >= ctx.messages || now() - progress.lastProgressAt > 30_000,
     });
     const brokerMsgsPerSec = perSecond(progress.deliveries, (Number.isNaN(progress.lastCompleteAt) ? now() : progress.lastCompleteAt) - started);
+    const brokerCost = phaseCost('broker', brokerPhase.stop(), brokerMsgsPerSec);
     ctx.log(`${name}: broker ${fmt(brokerMsgsPerSec)} msgs/s; now pop_messages directly`);
+    const ceilingPhase = ctx.phaseResources();
     const direct = await directDrain(db, directQueue, ctx.messages);
+    const ceilingCost = phaseCost('ceiling', ceilingPhase.stop(), direct.msgsPerSec);
     const figures = {
       brokerMsgsPerSec,
       ceilingMsgsPerSec: direct.msgsPerSec,
@@ -172,6 +198,8 @@ export const ceilingDrainScenario: Scenario = async (ctx) => {
       ceilingAvgBatch: direct.avgBatch,
       messages: ctx.messages,
       brokerReceived: progress.deliveries,
+      ...brokerCost,
+      ...ceilingCost,
     };
     const summary = `${name}: broker ${fmt(brokerMsgsPerSec)} msgs/s, ceiling (pop_messages over pg, ${DRAIN_CONSUMERS} sessions) ` +
       `${fmt(direct.msgsPerSec)} msgs/s: broker at ${figures.brokerPctOfCeiling} % of the ceiling`;

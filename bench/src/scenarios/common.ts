@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Verdict } from '../checker.js';
 import type { QueenClient } from '../http.js';
 import type { DatabaseTarget } from '../pg-info.js';
+import type { ResourceFigures } from '../resources.js';
 
 /** Settings a scenario may use, from the command line. */
 export interface ScenarioContext {
@@ -39,6 +40,11 @@ export interface ScenarioContext {
    * database on first use, then keeps until the end). Rejects when it could not be started.
    */
   secondBroker: () => Promise<SecondBroker>;
+  /**
+   * Starts sampling the CPU split and broker RSS of one phase of the scenario (stop() returns its figures),
+   * for scenarios that compare phases: the whole run is sampled anyway.
+   */
+  phaseResources: () => { stop: () => ResourceFigures };
 }
 
 /** The second broker of a two-process measurement, or why there is none. */

@@ -40,7 +40,6 @@ AS $$
 #variable_conflict use_column
 DECLARE
   c_queue_mode constant text := '__QUEUE_MODE__';
-  c_repair_every constant interval := '30 seconds';
   v_indexed boolean := false;
   v_now timestamptz := now();
   v_queue queen.queues;
@@ -121,9 +120,9 @@ BEGIN
   -- Candidates. The queue-scoped walk starts after p_rotate_after and wraps around (round-robin), streaming
   -- in partition-id order so that a claim that fills its budget early reads no further. It reads the backlog
   -- index of (queue, group), not every partition: backlog_prepare registers the pair on its first wildcard
-  -- pop and rebuilds its entries every c_repair_every; a pair not registered (yet) walks every partition.
+  -- pop and rebuilds its entries every backlog_rebuild_every(); a pair not registered (yet) walks every partition.
   IF p_scope = 'queue' THEN
-    v_indexed := queen.backlog_prepare(v_queue.id, v_queue.name, p_group, v_now, c_repair_every);
+    v_indexed := queen.backlog_prepare(v_queue.id, v_queue.name, p_group, v_now, queen.backlog_rebuild_every());
   END IF;
   IF p_scope = 'partition' THEN
     OPEN v_candidates FOR

@@ -9,7 +9,7 @@ import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
 import { cursorClaimChecked } from '../store/claims.js';
-import { cursorAck, cursorClaim, leaseRelease } from '../store/cursors.js';
+import { cursorAck, cursorClaim, cursorsReady, leaseRelease } from '../store/cursors.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 import { isProcedureError, type WritePath } from './write-path.js';
@@ -41,6 +41,7 @@ export function startReadPath({ config, log, database: { pool }, bus, metrics, w
     },
     payloads: write.payloads,
     bus,
+    readiness: (keys) => cursorsReady(pool, keys),
     settings: config.pop,
     maxConcurrentReattempts: Math.max(1, Math.floor(config.poolSize / 2)),
     onProcedureError: (error) => {

@@ -10,11 +10,17 @@
  * the next attempt forward. So N idle parked pops on one key cost one attempt per backoff interval, and a
  * push into them costs one attempt (plus one if it landed while an attempt was in flight), not N.
  *
+ * A tick of the backoff (no wake since the last empty answer) does not attempt at once: the key's readiness
+ * check joins the batch of every key due in the same window (readiness.ts, one statement for all of them),
+ * and only a key answered ready attempts. So many idle keys cost a few statements a second, not one attempt
+ * each. A wake during the check ends it: the attempt runs at once.
+ *
  * Each waiter keeps its own deadline and abort signal: it leaves the loop when either fires, except while an
  * attempt runs on its behalf, whose outcome it then receives (a batch for a client that left is released by
  * the caller, so no lease is held for a request that is gone).
  */
 import type { ClaimOutcome } from '../store/cursors.js';
+import type { ReadinessChecks, ReadyKey } from './readiness.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
 
 /** How a parked pop's wait ended: an attempt made on its behalf delivered (or asks to hold), or it stopped. */
@@ -27,6 +33,8 @@ export type WaitEnd =
 export interface ParkedPop {
   /** Which commits wake it (registered on the wake bus, so parked counts stay per request). */
   target: WakeTarget;
+  /** What its backoff ticks check before attempting; null: they attempt (discovery pops span many queues). */
+  readyKey: ReadyKey | null;
   /**
    * One claim attempt on its behalf (bounded by the caller's re-attempt semaphore); `urgent` when it follows
    * a wake or a delivery (something is likely there), not the periodic re-check, so it may go first.
@@ -86,6 +94,7 @@ export class WaitingRoom {
   constructor(
     private readonly bus: WakeBus,
     private readonly backoff: WaitBackoff,
+    private readonly readiness: ReadinessChecks,
     private readonly ended: () => 'shutdown' | 'paused' | null,
   ) {}
 
@@ -166,6 +175,7 @@ export class WaitingRoom {
   private async run(loop: KeyLoop, sleepFirst: boolean): Promise<void> {
     loop.running = true;
     let sleep = sleepFirst;
+    let checked = false;
     for (;;) {
       if (sleep) await this.sleep(loop);
       loop.woken = false;
@@ -178,6 +188,14 @@ export class WaitingRoom {
       }
       const urgent = loop.urgent;
       loop.urgent = false;
+      if (!urgent && !checked && head.pop.readyKey !== null) {
+        const ready = await this.checkReady(loop, head.pop.readyKey);
+        if (ready) checked = true; // attempt next round, for whoever is the oldest waiter by then
+        else this.backOff(loop);
+        sleep = !ready;
+        continue;
+      }
+      checked = false;
       const delivered = await this.attemptFor(head, loop, urgent);
       sleep = !delivered && !loop.woken; // a delivery may leave more: the next waiter tries at once
       if (delivered) loop.urgent = true;
@@ -208,11 +226,35 @@ export class WaitingRoom {
       return false;
     }
     if (head.stopped !== null) head.finish({ kind: head.stopped });
+    this.backOff(loop);
+    return false;
+  }
+
+  /** An empty answer: one more wait, and a longer interval past the threshold. */
+  private backOff(loop: KeyLoop): void {
     loop.waits += 1;
     if (loop.waits > this.backoff.waitBackoffThreshold) {
       loop.interval = Math.min(loop.interval * this.backoff.waitBackoffMultiplier, this.backoff.waitMaxIntervalMs);
     }
-    return false;
+  }
+
+  /**
+   * The key's readiness check (batched with every key due in the same window); a wake meanwhile ends it
+   * with `true` (and marks the loop urgent), so the attempt it calls for runs at once.
+   */
+  private checkReady(loop: KeyLoop, key: ReadyKey): Promise<boolean> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (ready: boolean): void => {
+        if (settled) return;
+        settled = true;
+        loop.interrupt = null;
+        resolve(ready);
+      };
+      loop.interrupt = (): void => finish(true);
+      loop.sleepUntil = 0; // a newcomer has nothing to bring forward: the check is running now
+      void this.readiness.ready(key).then(finish);
+    });
   }
 
   /** Sleeps the key's current backoff interval, or until a wake (or a newcomer) ends it. */

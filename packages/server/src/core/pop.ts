@@ -13,6 +13,7 @@ import { QUEUE_MODE, effectiveGroup } from './names.js';
 import { openingClaim, type ClaimSteps } from './pop-payloads.js';
 import type { PayloadReader } from './payload-cipher.js';
 import { WaitingRoom } from './pop-waiting.js';
+import { ReadinessChecks, type ReadinessQuery } from './readiness.js';
 import { Semaphore } from './semaphore.js';
 import { parseTimestamp } from './timestamps.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
@@ -77,6 +78,8 @@ export interface PopServiceOptions {
   /** Opens sealed payloads of a claimed batch before it is returned. */
   payloads: PayloadReader;
   bus: WakeBus;
+  /** Which parked pops' keys may have something to claim, in one statement (store `cursorsReady`). */
+  readiness: ReadinessQuery;
   settings: PollSettings;
   /** Re-attempts (after a wake or a tick) running at once, at most. */
   maxConcurrentReattempts: number;
@@ -113,7 +116,7 @@ export class PopService {
     this.isProcedureError = options.isProcedureError;
     this.paused = options.paused ?? (() => false);
     this.reattempts = new Semaphore(options.maxConcurrentReattempts);
-    this.waiting = new WaitingRoom(this.bus, this.settings, () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
+    this.waiting = new WaitingRoom(this.bus, this.settings, new ReadinessChecks(options.readiness), () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
   }
 
   /** Answers parked pops with `shutdown` and refuses to park new ones. */
@@ -166,6 +169,7 @@ export class PopService {
       request.scope === 'discovery'
         ? { kind: 'discovery', namespace: request.namespace, task: request.task }
         : { kind: 'queue', queue: request.queue! };
+    const readyKey = request.scope === 'discovery' ? null : { queue: request.queue!, partition: request.scope === 'partition' ? request.partition : null, group };
     let waits = 0;
     let interval = this.settings.waitInitialIntervalMs;
 
@@ -195,7 +199,7 @@ export class PopService {
         }
         if (holdUntil === null) {
           // Nothing there: park with the other pops of this key, which share one re-check loop.
-          const end = await this.waiting.wait(waitKey, { target, attempt: reattempt, deadline, signal });
+          const end = await this.waiting.wait(waitKey, { target, readyKey, attempt: reattempt, deadline, signal });
           if (end.kind === 'error') throw end.error;
           if (end.kind !== 'outcome') return { kind: 'empty', reason: end.kind === 'aborted' ? 'none' : end.kind };
           outcome = end.outcome;

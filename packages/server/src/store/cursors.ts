@@ -1,6 +1,7 @@
 /**
- * Consumer-group state: claims (`queen.pop_messages`), acks (`queen.ack_messages`) and lease extension
- * (`queen.lease_extend`). See sql/functions/pop_messages.sql and ack_messages.sql for the rules they implement.
+ * Consumer-group state: claims (`queen.pop_messages`), the readiness of parked pops (`queen.pop_ready`), acks
+ * (`queen.ack_messages`) and lease extension (`queen.lease_extend`). See sql/functions/pop_messages.sql and
+ * ack_messages.sql for the rules they implement.
  */
 import type pg from 'pg';
 
@@ -96,6 +97,28 @@ export async function cursorClaim(db: pg.Pool | pg.PoolClient, p: ClaimParams): 
   if (first.emptyReason !== null) return { kind: 'empty', reason: first.emptyReason };
   // The rows are the messages (their two null outcome fields ride along unread): no per-row copy on the hot path.
   return { kind: 'messages', messages: result.rows };
+}
+
+/** A parked pop's wait key, as `queen.pop_ready` reads it: `partition` null is the wildcard. */
+export interface ReadyKey {
+  queue: string;
+  partition: string | null;
+  group: string;
+}
+
+/**
+ * Which keys may have something to claim (a superset: see sql/functions/pop_ready.sql), as one boolean per
+ * key in the order given. One statement for any number of keys.
+ */
+export async function cursorsReady(db: pg.Pool | pg.PoolClient, keys: readonly ReadyKey[]): Promise<boolean[]> {
+  const result = await db.query<{ i: number }>({
+    name: 'queen.pop_ready',
+    text: 'SELECT i FROM queen.pop_ready($1::text[], $2::text[], $3::text[]) AS i',
+    values: [keys.map((k) => k.queue), keys.map((k) => k.partition), keys.map((k) => k.group)],
+  });
+  const ready = new Array<boolean>(keys.length).fill(false);
+  for (const row of result.rows) ready[row.i - 1] = true;
+  return ready;
 }
 
 /** One ack to apply. `partitionId` is null when the client sent something that is not a UUID. */

@@ -4,8 +4,13 @@
  * waiter (FIFO); a message that appears without a wake (an expired lease) is still found within the backoff
  * ceiling; shutdown answers every parked pop; a batch claimed for a client that left is released.
  *
- * The claim function is injected (a counting in-memory stand-in for the pop procedure): what is under test is
- * the scheduling of attempts, which the e2e long-poll tests exercise against the real database.
+ * Backoff ticks check readiness first, in batches (src/core/readiness.ts): idle keys of many queues cost a
+ * few readiness statements a second and no claims; a key answered ready, a wake during the check, or a check
+ * that fails all lead to an attempt.
+ *
+ * The claim and readiness functions are injected (a counting in-memory stand-in for the pop procedure and
+ * `queen.pop_ready`): what is under test is the scheduling of attempts, which the e2e long-poll tests
+ * exercise against the real database.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +18,7 @@ import { describe, test } from 'node:test';
 import { PayloadReader } from '../../src/core/payload-cipher.js';
 import { PopService, type PopRequest, type PopResult } from '../../src/core/pop.js';
 import { WakeBus } from '../../src/core/wake-bus.js';
-import type { ClaimOutcome, ClaimParams, ClaimedMessage } from '../../src/store/cursors.js';
+import type { ClaimOutcome, ClaimParams, ClaimedMessage, ReadyKey } from '../../src/store/cursors.js';
 
 /** A queue in memory: claims take the oldest available message; every claim and release is recorded. */
 class FakeQueue {
@@ -22,6 +27,20 @@ class FakeQueue {
   readonly released: string[] = [];
   /** Delays each claim (to let a test act while one is in flight). */
   delayMs = 0;
+  /** Readiness statements run, the keys they checked, and how each behaves. */
+  readyStatements = 0;
+  readyKeys = 0;
+  readyDelayMs = 0;
+  readyFails = false;
+
+  /** Every key is ready while a message is available (the queue is shared by every key). */
+  async ready(keys: readonly ReadyKey[]): Promise<boolean[]> {
+    this.readyStatements += 1;
+    this.readyKeys += keys.length;
+    if (this.readyDelayMs > 0) await sleep(this.readyDelayMs);
+    if (this.readyFails) throw new Error('database unreachable');
+    return keys.map(() => this.available.length > 0);
+  }
 
   async claim(params: ClaimParams): Promise<ClaimOutcome> {
     this.claims += 1;
@@ -48,6 +67,7 @@ function service(queue: FakeQueue, bus: WakeBus): PopService {
     },
     payloads: new PayloadReader(null),
     bus,
+    readiness: (keys) => queue.ready(keys),
     settings: { waitInitialIntervalMs: 100, waitBackoffThreshold: 3, waitBackoffMultiplier: 2, waitMaxIntervalMs: 1000, defaultSubscriptionMode: 'all' },
     maxConcurrentReattempts: 4,
     onProcedureError: () => undefined,
@@ -55,16 +75,16 @@ function service(queue: FakeQueue, bus: WakeBus): PopService {
   });
 }
 
-function request(timeoutMs: number): PopRequest {
+function request(timeoutMs: number, queue = 'q'): PopRequest {
   return {
-    scope: 'queue', queue: 'q', partition: null, namespace: null, task: null, consumerGroup: null, batch: 1,
+    scope: 'queue', queue, partition: null, namespace: null, task: null, consumerGroup: null, batch: 1,
     maxPartitions: 1, leaseSeconds: 60, autoAck: false, wait: true, timeoutMs, subscriptionMode: null,
     subscriptionFrom: null, arrivedAt: Date.now(),
   };
 }
 
 /** Parks `n` pops one after the other (each parked before the next arrives); results in arrival order. */
-async function park(pop: PopService, bus: WakeBus, n: number, timeoutMs = 30_000) {
+async function park(pop: PopService, bus: WakeBus, n: number, timeoutMs = 30_000, queueOf = (_i: number) => 'q') {
   const controllers: AbortController[] = [];
   const results: Array<PopResult | null> = [];
   const done: Array<Promise<void>> = [];
@@ -73,7 +93,7 @@ async function park(pop: PopService, bus: WakeBus, n: number, timeoutMs = 30_000
     controllers.push(controller);
     results.push(null);
     const before = bus.parked;
-    done.push(pop.pop(request(timeoutMs), controller.signal).then((result) => void (results[i] = result)));
+    done.push(pop.pop(request(timeoutMs, queueOf(i)), controller.signal).then((result) => void (results[i] = result)));
     while (bus.parked === before) await sleep(1);
   }
   return { results, done, abortAll: () => controllers.forEach((c) => c.abort()), abort: (i: number) => controllers[i]!.abort() };
@@ -182,6 +202,61 @@ describe('parked pops share their re-checks', () => {
     assert.deepEqual(parked.results[0], { kind: 'empty', reason: 'none' });
     assert.equal(queue.released.length, 1);
     assert.equal(payloadOf(parked.results[1]!), 'b');
+    parked.abortAll();
+    await Promise.all(parked.done);
+  });
+  test('idle parked pops of 300 queues cost a few readiness statements a second and no claims', async () => {
+    const queue = new FakeQueue();
+    const bus = new WakeBus();
+    const pop = service(queue, bus);
+    const parked = await park(pop, bus, 300, 30_000, (i) => `q${i}`);
+    await sleep(800); // every key's backoff reaches its 1 s ceiling
+    const claims = queue.claims;
+    const statements = queue.readyStatements;
+    const keys = queue.readyKeys;
+    await sleep(2000);
+    assert.equal(queue.claims - claims, 0, 'no key was ready: no claim');
+    const ran = queue.readyStatements - statements;
+    assert.ok(ran >= 2 && ran <= 110, `${ran} readiness statements in 2 s`);
+    assert.ok(queue.readyKeys - keys >= 500, `${queue.readyKeys - keys} key checks in 2 s (each key at least once a second)`);
+    parked.abortAll();
+    await Promise.all(parked.done);
+    assert.equal(bus.parked, 0);
+  });
+
+  test('a wake during a readiness check ends it: the attempt runs at once', async () => {
+    const queue = new FakeQueue();
+    const bus = new WakeBus();
+    const pop = service(queue, bus);
+    const parked = await park(pop, bus, 5);
+    queue.readyDelayMs = 2000;
+    const statements = queue.readyStatements;
+    const checkBy = Date.now() + 3000;
+    while (queue.readyStatements === statements && Date.now() < checkBy) await sleep(5);
+    assert.ok(queue.readyStatements > statements, 'a readiness check is in flight');
+    queue.available.push('woken');
+    const since = Date.now();
+    push(bus);
+    while (parked.results[0] === null && Date.now() - since < 3000) await sleep(5);
+    assert.equal(payloadOf(parked.results[0]!), 'woken');
+    assert.ok(Date.now() - since < 500, `delivered ${Date.now() - since} ms after the wake`);
+    parked.abortAll();
+    await Promise.all(parked.done);
+  });
+
+  test('a failed readiness check attempts instead, so a message is still found without a wake', async () => {
+    const queue = new FakeQueue();
+    const bus = new WakeBus();
+    const pop = service(queue, bus);
+    queue.readyFails = true;
+    const parked = await park(pop, bus, 3);
+    await sleep(300);
+    const claims = queue.claims;
+    queue.available.push('found');
+    const since = Date.now();
+    while (parked.results[0] === null && Date.now() - since < 3000) await sleep(10);
+    assert.equal(payloadOf(parked.results[0]!), 'found');
+    assert.ok(queue.claims > claims);
     parked.abortAll();
     await Promise.all(parked.done);
   });
