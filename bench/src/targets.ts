@@ -24,6 +24,8 @@ export interface RunRecord {
 export interface Target {
   /** The scenario, or '*' for every scenario. */
   scenario: string;
+  /** For '*' targets: scenarios named with this prefix are not judged by it (they have bounds of their own). */
+  except?: string;
   mode?: string;
   /** A key of ScenarioResult.figures, or `lost` for the checker verdict's lost count. */
   figure: string;
@@ -63,7 +65,8 @@ export const TARGETS: readonly Target[] = [
   { scenario: 'streams', mode: 'window', figure: 'msgsPerSec', op: '>=', value: 10_000, aggregate: 'median', label: 'streams tumbling aggregate over 100 partitions >= 10 000 msgs/s' },
   { scenario: 'streams', mode: 'map-sink', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (map -> sink)' },
   { scenario: 'streams', mode: 'window', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (window)' },
-  { scenario: '*', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario' },
+  // 10 000 open long polls are not a 200 MB load: scale-parked has its own bound above (run it last: RSS stays up).
+  { scenario: '*', except: 'scale-parked-', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario but scale-parked' },
 ];
 
 /** A target's outcome. */
@@ -115,7 +118,8 @@ export function evaluateTargets(records: readonly RunRecord[], targets: readonly
     let perRun: number[];
     let where: string | null = null;
     if (target.scenario === '*') {
-      const measured = records.filter((r) => r.result !== null && Number.isFinite(figureOf(r.result, target.figure)));
+      const measured = records.filter((r) => r.result !== null && Number.isFinite(figureOf(r.result, target.figure)) &&
+        (target.except === undefined || !r.scenario.startsWith(target.except)));
       perRun = measured.map((r) => figureOf(r.result as ScenarioResult, target.figure));
       const value = worst(target.op, perRun);
       const at = measured.find((r) => figureOf(r.result as ScenarioResult, target.figure) === value);
