@@ -11,6 +11,7 @@
  * no connection, so the count stays at most the pool size plus the LISTEN connection. The polls are then
  * aborted and the queues dropped. Broker RSS is the sampler's peak over the scenario.
  */
+import { setMaxListeners } from 'node:events';
 import { QueenClient } from '../http.js';
 import { Samples, round } from '../stats.js';
 import { describeError, freshQueueName, now, runTag, sleep, wallClockMs, type Scenario, type ScenarioContext, type ScenarioResult } from './common.js';
@@ -29,6 +30,7 @@ export function parkedScenario(name: string, count: number): Scenario {
     const client = new QueenClient(ctx.client.baseUrl, count + 16);
     const db = ctx.database === undefined ? undefined : openDatabase(ctx.database, 2);
     const abort = new AbortController();
+    setMaxListeners(count + 16, abort.signal); // every poll listens on it
     const sent = new Map<string, number>();
     const wake = new Samples();
     const pushLatency = new Samples();

@@ -1,7 +1,10 @@
 -- backlog_prepare: make the backlog index of a (queue, group) ready for a wildcard pop, and say whether the
--- pop may walk it. The first wildcard pop of a pair registers it and fills its entries from the partitions;
--- later pops rebuild the entries when the last rebuild is older than p_every (entries go missing only through
--- an operator, a restore or a fault: the rebuild bounds the delay that causes to p_every, nothing is lost).
+-- pop may walk it. The first wildcard pop of a pair registers it and fills its entries from every partition;
+-- once the last rebuild is older than p_every, each pop rebuilds the next slice of c_slice partitions (in id
+-- order, from sweep_after) until the sweep has covered them all. Entries go missing only through an
+-- operator, a restore or a fault: the rebuild bounds the delay that causes to p_every plus one sweep, and
+-- nothing is lost. A slice bounds what one pop adds: a rebuild of 100 000 partitions in one pop held every
+-- push whose entry it had just written (their inserts wait for its commit) for a second.
 --   Registration is exact: it takes the queue's backlog lock exclusively (pushes hold it shared from before
 --   they read the registrations until they commit, partitions_lock), so every push either committed before
 --   the fill reads the partitions or runs after the registration committed and writes its own entries. The
@@ -22,14 +25,16 @@ SET enable_seqscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-  v_repaired timestamptz;
+  c_slice constant integer := 1000;
+  v_pair queen.backlog_groups;
   v_registered boolean;
   v_lock_timeout text;
+  v_covered integer;
+  v_last uuid;
 BEGIN
-  SELECT g.repaired_at INTO v_repaired FROM queen.backlog_groups g
-  WHERE g.queue_id = p_queue_id AND g.consumer_group = p_group;
-  v_registered := v_repaired IS NOT NULL;
-  IF v_registered AND v_repaired > p_now - p_every THEN
+  SELECT * INTO v_pair FROM queen.backlog_groups g WHERE g.queue_id = p_queue_id AND g.consumer_group = p_group;
+  v_registered := FOUND;
+  IF v_registered AND v_pair.repaired_at > p_now - p_every AND v_pair.sweep_after IS NULL THEN
     RETURN true;
   END IF;
   IF NOT pg_try_advisory_xact_lock(hashtextextended('queen.backlog/' || p_queue_id::text || '/' || p_group, 0)) THEN
@@ -47,30 +52,47 @@ BEGIN
     END;
     PERFORM set_config('lock_timeout', v_lock_timeout, true);
   END IF;
-
-  INSERT INTO queen.backlog_groups AS g (queue_id, consumer_group, repaired_at)
-  VALUES (p_queue_id, p_group, p_now)
-  ON CONFLICT (queue_id, consumer_group) DO UPDATE SET repaired_at = EXCLUDED.repaired_at
-  WHERE g.repaired_at <= p_now - p_every;
-  IF NOT FOUND THEN
-    RETURN true;  -- registered or rebuilt meanwhile by a pop that committed before we took the lock
+  -- Under the pair's lock: what a pop that committed meanwhile left (it may have registered or rebuilt it).
+  SELECT * INTO v_pair FROM queen.backlog_groups g WHERE g.queue_id = p_queue_id AND g.consumer_group = p_group;
+  v_registered := FOUND;
+  IF v_registered AND v_pair.repaired_at > p_now - p_every AND v_pair.sweep_after IS NULL THEN
+    RETURN true;
   END IF;
-  -- One pass over the queue's partitions in id order (partitions_rotation_idx), each looked up by key in
-  -- cursors, segments and backlog through scalar subqueries: the plan cannot become a join over whole
-  -- tables, which a generic plan built while they were small chose (seconds for 10 000 partitions).
-  INSERT INTO queen.backlog (queue_id, consumer_group, partition_id)
-  SELECT p_queue_id, p_group, p.id
-  FROM queen.partitions p
-  CROSS JOIN LATERAL (
-    SELECT coalesce((SELECT c.committed FROM queen.cursors c
-                     WHERE c.partition_id = p.id AND c.consumer_group = p_group), 0) AS committed
-  ) base
-  WHERE p.queue_id = p_queue_id AND p.tail > base.committed
-    AND (SELECT max(s.last_offset) FROM queen.segments s WHERE s.partition_id = p.id) > base.committed
-    AND (SELECT true FROM queen.backlog b
-         WHERE b.queue_id = p_queue_id AND b.consumer_group = p_group AND b.partition_id = p.id) IS NULL
-  ORDER BY p.queue_id, p.id
-  ON CONFLICT DO NOTHING;
+
+  -- The partitions of this slice (all of them at registration), in id order (partitions_rotation_idx); the
+  -- cursor, the newest segment and the existing entry of each are looked up by key in scalar subqueries, so
+  -- the plan cannot become a join over whole tables, which a generic plan built while they were small chose
+  -- (seconds for 10 000 partitions).
+  WITH slice AS MATERIALIZED (
+    SELECT p.id, p.tail FROM queen.partitions p
+    WHERE p.queue_id = p_queue_id AND p.id > coalesce(v_pair.sweep_after, '00000000-0000-0000-0000-000000000000'::uuid)
+    ORDER BY p.queue_id, p.id
+    LIMIT CASE WHEN v_registered THEN c_slice END
+  ), filled AS (
+    INSERT INTO queen.backlog (queue_id, consumer_group, partition_id)
+    SELECT p_queue_id, p_group, slice.id
+    FROM slice
+    CROSS JOIN LATERAL (
+      SELECT coalesce((SELECT c.committed FROM queen.cursors c
+                       WHERE c.partition_id = slice.id AND c.consumer_group = p_group), 0) AS committed
+    ) base
+    WHERE slice.tail > base.committed
+      AND (SELECT max(s.last_offset) FROM queen.segments s WHERE s.partition_id = slice.id) > base.committed
+      AND (SELECT true FROM queen.backlog b
+           WHERE b.queue_id = p_queue_id AND b.consumer_group = p_group AND b.partition_id = slice.id) IS NULL
+    ORDER BY slice.id
+    ON CONFLICT DO NOTHING
+  )
+  SELECT count(*)::integer, (SELECT slice.id FROM slice ORDER BY slice.id DESC LIMIT 1) INTO v_covered, v_last FROM slice;
+
+  IF v_registered AND v_covered >= c_slice THEN
+    UPDATE queen.backlog_groups g SET sweep_after = v_last
+    WHERE g.queue_id = p_queue_id AND g.consumer_group = p_group;
+  ELSE  -- registered now, or the sweep is complete
+    INSERT INTO queen.backlog_groups AS g (queue_id, consumer_group, repaired_at, sweep_after)
+    VALUES (p_queue_id, p_group, p_now, NULL)
+    ON CONFLICT (queue_id, consumer_group) DO UPDATE SET repaired_at = EXCLUDED.repaired_at, sweep_after = NULL;
+  END IF;
   RETURN true;
 END
 $$;

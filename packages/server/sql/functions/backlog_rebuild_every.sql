@@ -1,6 +1,6 @@
 -- backlog_rebuild_every: how old the entries of a (queue, group) registered with the backlog index may get
--- before a wildcard pop rebuilds them from the partitions (backlog_prepare): the longest an entry missing
--- for any reason can delay a message.
+-- before wildcard pops rebuild them from the partitions, a slice per pop (backlog_prepare): with the sweep
+-- itself, the longest an entry missing for any reason can delay a message.
 --   Parameters: none.
 --   Result: the interval.
 --   Locks: none.

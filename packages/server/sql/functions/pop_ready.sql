@@ -4,10 +4,10 @@
 --   It answers a superset of what an attempt would claim (never a subset: a key it leaves out waits for
 --   a wake or the next tick): a key is ready when its partition (p_partitions[i] not null) or some partition
 --   of its queue (wildcard) is ready for the group (cursor_ready). A wildcard pair registered with the
---   backlog index reads its entries; one not registered, or due for its rebuild (backlog_rebuild_every), is
---   ready, so the attempt registers or rebuilds it: a missing entry delays a parked pop by at most one
---   rebuild interval, as it delays any pop. Every look-up is by key, in scalar subqueries, so no plan reads
---   a whole table whatever the statistics say.
+--   backlog index reads its entries; one not registered, or due for (or in the middle of) its rebuild, is
+--   ready, so the attempt registers it or rebuilds its next slice (backlog_prepare): a missing entry delays
+--   a parked pop no longer than it delays any pop. Every look-up is by key, in scalar subqueries, so no plan
+--   reads a whole table whatever the statistics say.
 --   Parameters: key i is (p_queues[i], p_partitions[i] or null for the wildcard, p_groups[i]), the group
 --     being the effective one ('__QUEUE_MODE__' for queue mode).
 --   Result: the 1-based positions of the ready keys, in no particular order. A queue that does not exist is
@@ -27,7 +27,8 @@ AS $$
     WHEN k.partition_name IS NOT NULL THEN coalesce((
       SELECT queen.cursor_ready(p.id, p.tail, k.consumer_group) FROM queen.partitions p
       WHERE p.queue_id = q.queue_id AND p.name = k.partition_name), false)
-    WHEN coalesce((SELECT g.repaired_at > now() - queen.backlog_rebuild_every() FROM queen.backlog_groups g
+    WHEN coalesce((SELECT g.repaired_at > now() - queen.backlog_rebuild_every() AND g.sweep_after IS NULL
+                   FROM queen.backlog_groups g
                    WHERE g.queue_id = q.queue_id AND g.consumer_group = k.consumer_group), false) THEN coalesce((
       SELECT true FROM queen.backlog b
       WHERE b.queue_id = q.queue_id AND b.consumer_group = k.consumer_group

@@ -44,12 +44,19 @@ export function takeOverRequests(server: http.Server): void {
   server.removeListener('request', starting);
 }
 
+/**
+ * Connections the kernel may queue before the broker accepts them (Linux caps it at net.core.somaxconn).
+ * Node's default, 511, is overrun when thousands of long-poll consumers connect at once (a broker restart
+ * or a deploy of a consumer fleet), and the kernel then resets the rest.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** Binds `port` on `host`; rejects with the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL ...). */
 export function bindHttpServer(port: number, host: string, timeouts: RequestTimeouts): Promise<http.Server> {
   const server = newHttpServer(timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve(server);
     });

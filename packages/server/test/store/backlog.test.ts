@@ -94,6 +94,35 @@ describe('(2) a missing entry delays, never loses', () => {
     assert.deepEqual((await pop(sql.pool, wildcard(queue, 'G'))).txns.sort(), ['a1', 'b1', 'c1']);
   });
 
+  test('a rebuild runs in slices of 1 000 partitions, one per pop, until it has covered them all', async () => {
+    const queue = uniqueQueue('backlog-slices');
+    const names = Array.from({ length: 2500 }, (_, i) => `p${String(i).padStart(4, '0')}`);
+    await push(sql.pool, names.map((partition) => ({ queue, partition, tx: `m-${partition}` })));
+    const one = { scope: 'queue' as const, queue, group: 'G', batch: 1, maxPartitions: 1, autoAck: true };
+    assert.equal((await pop(sql.pool, one)).txns.length, 1, 'registers the pair (every partition filled at once)');
+    assert.equal((await entries(queue, 'G')).length, 2500, 'the consumed partition keeps its entry until a pop finds it caught up');
+    const sweep = async (): Promise<string | null> => (await sql.pool.query<{ sweep_after: string | null }>(
+      `SELECT g.sweep_after FROM queen.backlog_groups g JOIN queen.queues q ON q.id = g.queue_id
+       WHERE q.name = $1 AND g.consumer_group = 'G'`, [queue])).rows[0]!.sweep_after;
+    assert.equal(await sweep(), null);
+
+    await sql.pool.query(`DELETE FROM queen.backlog b USING queen.queues q WHERE q.id = b.queue_id AND q.name = $1`, [queue]);
+    await ageRebuild(queue, 'G');
+    const counts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await pop(sql.pool, one)).txns.length, 1);
+      counts.push((await entries(queue, 'G')).length);
+      assert.equal(await sweep() === null, i === 2, `the sweep is ${i === 2 ? 'complete' : 'in progress'} after pop ${i + 1}`);
+    }
+    // Each pop restored one more slice of entries (the partitions it consumed from keep theirs until caught up).
+    assert.ok(counts[0]! >= 998 && counts[0]! <= 1000, `after one slice: ${counts[0]} entries`);
+    assert.ok(counts[1]! >= 1997 && counts[1]! <= 2000, `after two slices: ${counts[1]} entries`);
+    assert.ok(counts[2]! >= 2496 && counts[2]! <= 2500, `after the last slice: ${counts[2]} entries`);
+    // Nothing is lost: the rest drains.
+    const rest = await pop(sql.pool, { scope: 'queue', queue, group: 'G', batch: 5000, maxPartitions: 0, autoAck: true });
+    assert.equal(rest.txns.length, 2500 - 4);
+  });
+
   test('seek back and group deletion give the partitions their entries back at once', async () => {
     const queue = uniqueQueue('backlog-seek');
     await push(sql.pool, [{ queue, partition: 'A', tx: 'a1' }, { queue, partition: 'B', tx: 'b1' }]);
