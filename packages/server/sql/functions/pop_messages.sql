@@ -51,11 +51,6 @@ DECLARE
   v_remaining integer := p_batch;
   v_claimed integer := 0;
   v_seen integer := 0;
-  -- Candidates walked since the last claim, and how many a pop that holds claims may walk before it answers
-  -- with what it has: its claimed cursor rows stay locked until it commits, and an ack of them waits that
-  -- long (after a lap of a 100 000-partition queue, the walk meets every caught-up entry at once).
-  v_since_claim integer := 0;
-  c_walk_after_claim constant integer := 1000;
   v_reason text := 'none';
   v_take integer;
   v_start bigint;
@@ -205,8 +200,6 @@ BEGIN
     FETCH v_candidates INTO v_candidate;
     EXIT WHEN NOT FOUND;
     v_seen := v_seen + 1;
-    EXIT WHEN v_claimed > 0 AND v_since_claim >= c_walk_after_claim;
-    v_since_claim := v_since_claim + 1;
 
     -- Lock this (partition, group), or create it seeded on first contact. Busy rows are skipped.
     SELECT * INTO v_cursor FROM queen.cursors c
@@ -328,7 +321,6 @@ BEGIN
 
     v_remaining := v_remaining - v_delivered;
     v_claimed := v_claimed + 1;
-    v_since_claim := 0;
     EXIT WHEN v_remaining <= 0 OR (p_max_partitions > 0 AND v_claimed >= p_max_partitions);
   END LOOP;
   CLOSE v_candidates;
