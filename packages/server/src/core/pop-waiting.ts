@@ -18,9 +18,15 @@
  * Each waiter keeps its own deadline and abort signal: it leaves the loop when either fires, except while an
  * attempt runs on its behalf, whose outcome it then receives (a batch for a client that left is released by
  * the caller, so no lease is held for a request that is gone).
+ *
+ * Each key's loop is a small state machine (sleeping, checking, attempting) driven by callbacks, and every
+ * sleeping loop waits on one shared timer (the sleep wheel, SLEEP_TICK_MS granularity), not on a timer, a
+ * promise and closures of its own: 10 000 idle keys tick 10 000 times a second, and per-tick objects that
+ * live for a backoff interval survive the young generation, so the old one grew by hundreds of megabytes
+ * between major collections (issue 14, `scale-parked-10000`).
  */
 import type { ClaimOutcome } from '../store/cursors.js';
-import type { ReadinessChecks, ReadyKey } from './readiness.js';
+import { ReadinessChecks, type ReadinessQuery, type ReadyKey } from './readiness.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
 
 /** How a parked pop's wait ended: an attempt made on its behalf delivered (or asks to hold), or it stopped. */
@@ -63,40 +69,103 @@ interface Waiter {
   finish(end: WaitEnd): void;
 }
 
+/**
+ * Where a key's loop is: created (no step yet), sleeping (in the wheel until `dueSlot`), checking (its
+ * readiness check number `checkSeq` is queued or in flight), attempting (an attempt runs for the oldest
+ * waiter), or retired (no waiters left: removed from the room, a newcomer starts a new loop).
+ */
+type LoopState = 'created' | 'sleeping' | 'checking' | 'attempting' | 'retired';
+
 /** The re-check loop of one wait key. */
 interface KeyLoop {
   readonly key: string;
   /** In arrival order (a Set keeps insertion order and removes in O(1)). */
   readonly waiters: Set<Waiter>;
-  running: boolean;
+  state: LoopState;
   /** A wake arrived while an attempt was in flight: the attempt may have missed that commit. */
   woken: boolean;
   /** The next attempt follows a wake or a delivery rather than the backoff timer. */
   urgent: boolean;
+  /** The last readiness check answered ready: the next step attempts without checking again. */
+  checked: boolean;
+  /** Numbers the readiness checks, so the answer of one a wake overtook is ignored. */
+  checkSeq: number;
   /** While a periodic re-check waits for a slot: moves it ahead (it has not started, so it will see the commit). */
   promote: (() => boolean) | null;
   waits: number;
   interval: number;
-  /** While sleeping: ends the sleep, when it would end, and its timer. */
-  interrupt: (() => void) | null;
-  sleepUntil: number;
-  timer: NodeJS.Timeout | undefined;
+  /** While sleeping: the wheel slot it is due in (an entry in another slot is stale). */
+  dueSlot: number;
+}
+
+/** Granularity of the sleep wheel (ms): a backoff sleep ends up to this much late. */
+const SLEEP_TICK_MS = 10;
+
+/**
+ * One timer for every sleeping loop: loops are filed under the tick they are due in and stepped when it
+ * passes. Moving or ending a sleep leaves the old entry behind; it is skipped when its tick comes (the
+ * loop's `dueSlot` no longer names it). The timer runs only while some entry is filed.
+ */
+class SleepWheel {
+  private readonly slots = new Map<number, KeyLoop[]>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly due: (loop: KeyLoop) => void) {}
+
+  /** Files `loop` as sleeping until `at` (ms since the epoch). */
+  sleep(loop: KeyLoop, at: number): void {
+    const slot = Math.ceil(at / SLEEP_TICK_MS);
+    loop.state = 'sleeping';
+    loop.dueSlot = slot;
+    const filed = this.slots.get(slot);
+    if (filed === undefined) this.slots.set(slot, [loop]);
+    else filed.push(loop);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), SLEEP_TICK_MS);
+      this.timer.unref(); // parked pops belong to open requests, which keep the process alive themselves
+    }
+  }
+
+  /** When a sleeping loop is due (ms since the epoch). */
+  dueAt(loop: KeyLoop): number {
+    return loop.dueSlot * SLEEP_TICK_MS;
+  }
+
+  private tick(): void {
+    const now = Math.floor(Date.now() / SLEEP_TICK_MS);
+    for (const [slot, loops] of this.slots) {
+      if (slot > now) continue;
+      this.slots.delete(slot);
+      for (const loop of loops) {
+        if (loop.state === 'sleeping' && loop.dueSlot === slot) this.due(loop);
+      }
+    }
+    if (this.slots.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
 }
 
 /** The re-check loops of this process's parked pops, one per wait key. */
 export class WaitingRoom {
   private readonly loops = new Map<string, KeyLoop>();
+  private readonly wheel = new SleepWheel((loop) => this.step(loop));
+  private readonly readiness: ReadinessChecks<KeyLoop>;
 
   /**
+   * @param readiness answers the readiness checks of backoff ticks (one statement per batch of keys)
    * @param ended why every parked pop must answer now (`shutdown`, `paused`), or null; checked before each
    *   attempt (shutdown and maintenance changes wake every waiter, so the check runs at once).
    */
   constructor(
     private readonly bus: WakeBus,
     private readonly backoff: WaitBackoff,
-    private readonly readiness: ReadinessChecks,
+    readiness: ReadinessQuery,
     private readonly ended: () => 'shutdown' | 'paused' | null,
-  ) {}
+  ) {
+    this.readiness = new ReadinessChecks(readiness, (loop, seq, ready) => this.answered(loop, seq, ready));
+  }
 
   /** Parks a pop under its wait key until an attempt made for it delivers, or it stops. */
   wait(key: string, pop: ParkedPop): Promise<WaitEnd> {
@@ -128,15 +197,17 @@ export class WaitingRoom {
         return;
       }
       stop('aborted');
-      if (!loop.running && loop.waiters.size === 0) this.loops.delete(key); // a loop that never ran
+      if (loop.state === 'created' && loop.waiters.size === 0) this.retire(loop); // a loop that never ran
     });
   }
 
   private loopOf(key: string): KeyLoop {
     let loop = this.loops.get(key);
     if (loop === undefined) {
-      const interval = this.backoff.waitInitialIntervalMs;
-      loop = { key, waiters: new Set(), running: false, woken: false, urgent: false, promote: null, waits: 0, interval, interrupt: null, sleepUntil: 0, timer: undefined };
+      loop = {
+        key, waiters: new Set(), state: 'created', woken: false, urgent: false, checked: false, checkSeq: 0,
+        promote: null, waits: 0, interval: this.backoff.waitInitialIntervalMs, dueSlot: 0,
+      };
       this.loops.set(key, loop);
     }
     return loop;
@@ -148,16 +219,8 @@ export class WaitingRoom {
    * itself goes on: a steady stream of newcomers costs at most one attempt per initial interval.
    */
   private joined(loop: KeyLoop): void {
-    if (!loop.running) {
-      void this.run(loop, true);
-      return;
-    }
     const soon = Date.now() + this.backoff.waitInitialIntervalMs;
-    if (loop.interrupt !== null && loop.sleepUntil > soon) {
-      clearTimeout(loop.timer);
-      loop.sleepUntil = soon;
-      loop.timer = setTimeout(loop.interrupt, this.backoff.waitInitialIntervalMs);
-    }
+    if (loop.state === 'created' || (loop.state === 'sleeping' && this.wheel.dueAt(loop) > soon)) this.wheel.sleep(loop, soon);
   }
 
   /** A matching commit: the next attempt runs now, with the backoff restarted. */
@@ -165,42 +228,66 @@ export class WaitingRoom {
     loop.waits = 0;
     loop.interval = this.backoff.waitInitialIntervalMs;
     loop.urgent = true;
-    if (loop.interrupt !== null) loop.interrupt();
-    else if (loop.promote !== null && loop.promote()) loop.promote = null;
-    else if (loop.running) loop.woken = true;
-    else void this.run(loop, false);
+    switch (loop.state) {
+      case 'sleeping':
+      case 'checking': // the check's answer is ignored when it comes: the attempt runs now
+      case 'created':
+        this.step(loop);
+        break;
+      case 'attempting':
+        if (loop.promote !== null && loop.promote()) loop.promote = null;
+        else loop.woken = true;
+        break;
+      case 'retired':
+        break;
+    }
   }
 
-  /** The loop: sleep, attempt for the oldest waiter, repeat while anyone waits. */
-  private async run(loop: KeyLoop, sleepFirst: boolean): Promise<void> {
-    loop.running = true;
-    let sleep = sleepFirst;
-    let checked = false;
-    for (;;) {
-      if (sleep) await this.sleep(loop);
-      loop.woken = false;
-      const head: Waiter | undefined = loop.waiters.values().next().value;
-      if (head === undefined) break;
-      const ended = this.ended();
-      if (ended !== null) {
-        for (const waiter of [...loop.waiters]) waiter.finish({ kind: ended });
-        break;
-      }
-      const urgent = loop.urgent;
-      loop.urgent = false;
-      if (!urgent && !checked && head.pop.readyKey !== null) {
-        const ready = await this.checkReady(loop, head.pop.readyKey);
-        if (ready) checked = true; // attempt next round, for whoever is the oldest waiter by then
-        else this.backOff(loop);
-        sleep = !ready;
-        continue;
-      }
-      checked = false;
-      const delivered = await this.attemptFor(head, loop, urgent);
-      sleep = !delivered && !loop.woken; // a delivery may leave more: the next waiter tries at once
-      if (delivered) loop.urgent = true;
+  /** One step of the loop: check readiness, or attempt for the oldest waiter, or retire with no waiters left. */
+  private step(loop: KeyLoop): void {
+    loop.woken = false;
+    const head: Waiter | undefined = loop.waiters.values().next().value;
+    if (head === undefined) {
+      this.retire(loop);
+      return;
     }
-    loop.running = false;
+    const ended = this.ended();
+    if (ended !== null) {
+      for (const waiter of [...loop.waiters]) waiter.finish({ kind: ended });
+      this.retire(loop);
+      return;
+    }
+    const urgent = loop.urgent;
+    loop.urgent = false;
+    if (!urgent && !loop.checked && head.pop.readyKey !== null) {
+      loop.state = 'checking';
+      loop.checkSeq += 1;
+      this.readiness.check(head.pop.readyKey, loop, loop.checkSeq);
+      return;
+    }
+    loop.checked = false;
+    loop.state = 'attempting';
+    void this.attemptFor(head, loop, urgent).then((delivered) => {
+      if (delivered) loop.urgent = true; // a delivery may leave more: the next waiter tries at once
+      if (delivered || loop.woken) this.step(loop);
+      else this.wheel.sleep(loop, Date.now() + loop.interval);
+    });
+  }
+
+  /** The answer of a readiness check: attempt next (for whoever is the oldest waiter by then), or sleep. */
+  private answered(loop: KeyLoop, seq: number, ready: boolean): void {
+    if (loop.state !== 'checking' || loop.checkSeq !== seq) return; // a wake overtook it
+    if (ready) {
+      loop.checked = true;
+      this.step(loop);
+      return;
+    }
+    this.backOff(loop);
+    this.wheel.sleep(loop, Date.now() + loop.interval);
+  }
+
+  private retire(loop: KeyLoop): void {
+    loop.state = 'retired';
     if (this.loops.get(loop.key) === loop) this.loops.delete(loop.key);
   }
 
@@ -236,37 +323,5 @@ export class WaitingRoom {
     if (loop.waits > this.backoff.waitBackoffThreshold) {
       loop.interval = Math.min(loop.interval * this.backoff.waitBackoffMultiplier, this.backoff.waitMaxIntervalMs);
     }
-  }
-
-  /**
-   * The key's readiness check (batched with every key due in the same window); a wake meanwhile ends it
-   * with `true` (and marks the loop urgent), so the attempt it calls for runs at once.
-   */
-  private checkReady(loop: KeyLoop, key: ReadyKey): Promise<boolean> {
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (ready: boolean): void => {
-        if (settled) return;
-        settled = true;
-        loop.interrupt = null;
-        resolve(ready);
-      };
-      loop.interrupt = (): void => finish(true);
-      loop.sleepUntil = 0; // a newcomer has nothing to bring forward: the check is running now
-      void this.readiness.ready(key).then(finish);
-    });
-  }
-
-  /** Sleeps the key's current backoff interval, or until a wake (or a newcomer) ends it. */
-  private sleep(loop: KeyLoop): Promise<void> {
-    return new Promise((resolve) => {
-      loop.interrupt = (): void => {
-        clearTimeout(loop.timer);
-        loop.interrupt = null;
-        resolve();
-      };
-      loop.sleepUntil = Date.now() + loop.interval;
-      loop.timer = setTimeout(loop.interrupt, loop.interval);
-    });
   }
 }

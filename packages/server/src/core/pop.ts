@@ -13,7 +13,7 @@ import { QUEUE_MODE, effectiveGroup } from './names.js';
 import { openingClaim, type ClaimSteps } from './pop-payloads.js';
 import type { PayloadReader } from './payload-cipher.js';
 import { WaitingRoom } from './pop-waiting.js';
-import { ReadinessChecks, type ReadinessQuery } from './readiness.js';
+import type { ReadinessQuery } from './readiness.js';
 import { Semaphore } from './semaphore.js';
 import { parseTimestamp } from './timestamps.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
@@ -116,7 +116,7 @@ export class PopService {
     this.isProcedureError = options.isProcedureError;
     this.paused = options.paused ?? (() => false);
     this.reattempts = new Semaphore(options.maxConcurrentReattempts);
-    this.waiting = new WaitingRoom(this.bus, this.settings, new ReadinessChecks(options.readiness), () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
+    this.waiting = new WaitingRoom(this.bus, this.settings, options.readiness, () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
   }
 
   /** Answers parked pops with `shutdown` and refuses to park new ones. */

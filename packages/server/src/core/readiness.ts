@@ -10,6 +10,10 @@
  *
  * One batch is in flight at a time. A failed check answers every key of its batch ready: their attempts
  * then meet (and report) the failure as before.
+ *
+ * Checks are queued as (key, subject, token) in parallel arrays and answered through one function given at
+ * construction, not a promise and a closure each: with 10 000 idle keys this runs 10 000 times a second, and
+ * per-check objects that live for the gathering window survive the young generation and grow the old one.
  */
 import type { ReadyKey } from '../store/cursors.js';
 
@@ -18,30 +22,33 @@ export type { ReadyKey } from '../store/cursors.js';
 /** Answers, for each key in order, whether it may have something to claim. */
 export type ReadinessQuery = (keys: readonly ReadyKey[]) => Promise<boolean[]>;
 
+/** Receives the answer of one check: `token` is the one given to `check`. */
+export type ReadinessAnswer<S> = (subject: S, token: number, ready: boolean) => void;
+
 /** How long checks gather before their statement runs (ms): at most 1000 / GATHER_MS statements a second. */
 const GATHER_MS = 20;
 /** Keys per statement, at most. */
-const MAX_KEYS = 5000;
-
-interface PendingCheck {
-  key: ReadyKey;
-  resolve: (ready: boolean) => void;
-}
+const MAX_KEYS = 1000;
 
 /** Gathers readiness checks into one statement per window. */
-export class ReadinessChecks {
-  private pending: PendingCheck[] = [];
+export class ReadinessChecks<S> {
+  private keys: ReadyKey[] = [];
+  private subjects: S[] = [];
+  private tokens: number[] = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly query: ReadinessQuery) {}
+  constructor(
+    private readonly query: ReadinessQuery,
+    private readonly answer: ReadinessAnswer<S>,
+  ) {}
 
-  /** Resolves true when `key` may have something to claim (or the check could not tell). */
-  ready(key: ReadyKey): Promise<boolean> {
-    return new Promise((resolve) => {
-      this.pending.push({ key, resolve });
-      this.schedule();
-    });
+  /** Queues a check of `key`; `answer(subject, token, ready)` follows, ready also when the check failed. */
+  check(key: ReadyKey, subject: S, token: number): void {
+    this.keys.push(key);
+    this.subjects.push(subject);
+    this.tokens.push(token);
+    this.schedule();
   }
 
   private schedule(): void {
@@ -54,15 +61,17 @@ export class ReadinessChecks {
 
   private async flush(): Promise<void> {
     this.running = true;
-    const batch = this.pending.splice(0, MAX_KEYS);
+    const keys = this.keys.splice(0, MAX_KEYS);
+    const subjects = this.subjects.splice(0, MAX_KEYS);
+    const tokens = this.tokens.splice(0, MAX_KEYS);
     let answers: boolean[] | null;
     try {
-      answers = await this.query(batch.map((check) => check.key));
+      answers = await this.query(keys);
     } catch {
       answers = null;
     }
-    for (const [i, check] of batch.entries()) check.resolve(answers === null || answers[i] === true);
     this.running = false;
-    if (this.pending.length > 0) this.schedule();
+    for (let i = 0; i < subjects.length; i += 1) this.answer(subjects[i]!, tokens[i]!, answers === null || answers[i] === true);
+    if (this.keys.length > 0) this.schedule();
   }
 }
