@@ -35,6 +35,7 @@ export function tempHome(): { home: string; config: string; remove(): void } {
 }
 
 const shared = tempHome();
+process.on('exit', shared.remove); // the HOME every run of this test file shares goes with the file's process
 
 /** The environment of a run: nothing of the caller's QUEEN_* or colour settings leaks in. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
