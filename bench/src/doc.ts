@@ -49,7 +49,7 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
   partitions: '10 000 partitions, single-item pushes paced at 2 000 msgs/s round-robin over them, 10 wildcard long-poll consumers (batch 100, no partition cap, explicit ack); dwell = receipt minus send time; max dwell is the fairness number.',
   wake: '50 parked long-polls, one push each at random moments, 4 rounds; push-to-delivery latency in one broker and across two brokers on one database.',
   'scale-partitions': 'the partitions scenario at this many partitions (paced 2 000 msgs/s single-item pushes, 10 wildcard consumers); pushPctOfPace is pushed/s as a percentage of the pace.',
-  'scale-backlog': 'this many retained messages bulk-filled in SQL (100 partitions), then push-b10 for --duration s and 10 wildcard autoAck consumers (batch 100) for --duration s from the head of the backlog.',
+  'scale-backlog': 'this many retained messages bulk-filled in SQL (100 partitions), vacuumed and checkpointed (fill time includes both), then push-b10 for --duration s and 10 wildcard autoAck consumers (batch 100) for --duration s from the head of the backlog.',
   'scale-groups': 'one stream paced at 500 msgs/s (10-item batches, 100 partitions) fanned out to this many consumer groups of one long-poll consumer each (explicit ack); every group must get every message.',
   'scale-parked': 'this many idle long polls (one queue each), then 200 pushes into random ones: wake latency (push send to poll answer), broker database sessions and RSS.',
   'ceiling-push-b10': 'the broker\'s push-b10, then queen.push_messages driven directly over pg with the coalescer\'s shape (4 sessions, 13 requests of 10 items per call): the broker as a percentage of the storage ceiling.',

@@ -6,7 +6,8 @@
 --   Rules: every item is checked against the state of its (partition, group) as it was when the call started
 --     (C1-C6 of API.md 6.3); items that pass are applied per pair in ascending offset order. The cursor is
 --     cumulative, never moves back and never passes a message this call failed or retried.
---   Locks: cursor rows FOR UPDATE, in (partition id, group) order.
+--   Locks: cursor rows FOR UPDATE, in (partition id, group) order; when an ack reaches the partition's tail,
+--     its backlog entry is removed under the partition row FOR SHARE SKIP LOCKED (backlog_drop).
 --   Notifies: nothing; the broker wakes the queue's parked pops after the commit when a lease was released
 --     (lease_released in the result).
 CREATE OR REPLACE FUNCTION queen.ack_messages(
@@ -75,13 +76,13 @@ BEGIN
 
   FOR v_pair IN
     SELECT t.pid, t.grp, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.retry_limit, q.retry_delay,
-           p.name AS pname,
+           p.name AS pname, p.tail,
            array_agg(t.i::integer ORDER BY t.k, t.i) AS items
     FROM unnest(p_partition_id, p_group, v_offset) WITH ORDINALITY AS t (pid, grp, k, i)
     JOIN queen.partitions p ON p.id = t.pid
     JOIN queen.queues q ON q.id = p.queue_id
     WHERE t.k IS NOT NULL
-    GROUP BY t.pid, t.grp, q.id, q.name, q.namespace, q.task, q.retry_limit, q.retry_delay, p.name
+    GROUP BY t.pid, t.grp, q.id, q.name, q.namespace, q.task, q.retry_limit, q.retry_delay, p.name, p.tail
     ORDER BY t.pid, t.grp
   LOOP
     SELECT * INTO v_cursor FROM queen.cursors c
@@ -180,6 +181,11 @@ BEGIN
         last_activity_at = v_now
     WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp;
 
+    -- Caught up with the tail this call saw: the partition leaves the wildcard pops' index now, instead of
+    -- being walked and dropped by a later pop (backlog_drop checks again under the partition lock).
+    IF v_committed > v_cursor.committed AND v_committed >= v_pair.tail THEN
+      PERFORM queen.backlog_drop(v_pair.queue_id, v_pair.grp, v_pair.pid, v_committed);
+    END IF;
   END LOOP;
 
   RETURN QUERY

@@ -12,7 +12,8 @@
 --     probe found 0 < deliverable < p_hold_under on a queue with minPopWaitTime).
 --   Locks: cursor rows FOR UPDATE SKIP LOCKED: a (partition, group) that another pop or an ack is working
 --     on is skipped, never waited for. Partition rows are only read (a reader sees committed tails only),
---     except FOR SHARE SKIP LOCKED when the wildcard walk removes a caught-up backlog entry (backlog_drop).
+--     except FOR SHARE SKIP LOCKED when the wildcard walk removes a caught-up backlog entry (backlog_drop:
+--     a partition found caught up, or consumed to its tail by an autoAck claim).
 CREATE OR REPLACE FUNCTION queen.pop_messages(
   p_scope text,
   p_queue text,
@@ -307,6 +308,9 @@ BEGIN
           total_consumed = c.total_consumed + v_delivered, batches_consumed = c.batches_consumed + 1,
           last_consumed_at = v_now, last_activity_at = v_now
       WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group;
+      IF v_indexed AND v_end >= v_candidate.tail THEN  -- consumed to the tail: leaves the index now
+        PERFORM queen.backlog_drop(v_candidate.queue_id, p_group, v_candidate.id, v_end);
+      END IF;
     ELSE
       v_lease_seconds := CASE WHEN p_lease_seconds > 0 THEN p_lease_seconds
                               WHEN v_candidate.lease_time > 0 THEN v_candidate.lease_time
