@@ -9,7 +9,7 @@
  * out first, then the pop rate is taken up to the last delivery.
  * A flat curve over N is the goal: neither path may read more than the head of a partition or one key.
  * The queue is dropped over the direct connection afterwards (a 10 M-message delete outlasts the broker's
- * statement timeout). Skipped when the tool does not know the database (--url without PG_HOST/DATABASE_URL).
+ * statement timeout), and the tables vacuumed (dropQueue). Skipped when the tool does not know the database (--url without PG_HOST/DATABASE_URL).
  */
 import type pg from 'pg';
 import { Checker } from '../checker.js';
@@ -19,7 +19,7 @@ import {
   type Scenario, type ScenarioContext, type ScenarioResult,
 } from './common.js';
 import { ConsumeProgress, runConsumers } from './consumer.js';
-import { bulkFill, createPartitions, dropQueue, openDatabase } from './database.js';
+import { bulkFill, createPartitions, dropQueue, openDatabase, vacuumMessageTables } from './database.js';
 import { producerTotals, runProducers } from './producer.js';
 import { PUSH_CONCURRENCY, fmt } from './push.js';
 
@@ -34,7 +34,7 @@ const CONSUMERS = 10;
  * pg_checkpoint; without it the run goes on, and says so.
  */
 async function settleAfterFill(db: pg.Pool, log: (line: string) => void): Promise<void> {
-  await db.query('VACUUM (ANALYZE) queen.segments, queen.message_keys, queen.partitions, queen.cursors');
+  await vacuumMessageTables(db);
   await db.query('CHECKPOINT').catch((error: unknown) => log(`CHECKPOINT not run (${String(error)}): the timed part may pay for the fill's writes`));
 }
 
