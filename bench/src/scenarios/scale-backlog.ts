@@ -3,13 +3,15 @@
  *
  * Design: a fresh queue with 100 partitions is bulk-filled with N retained messages straight in the
  * database (database.ts: the tables as push_messages leaves them, no HTTP), then vacuumed and checkpointed
- * (settleAfterFill); the fill time, which includes that, is reported, it is not part of the measurement. Then, for --duration seconds each: (1) 50 producers push 10-item
- * batches over the same 100 partitions (the push-b10 shape), nothing consuming; (2) 10 wildcard consumers
- * pop batches of 100 with autoAck from the head of that backlog (the drain shape); a small backlog may run
- * out first, then the pop rate is taken up to the last delivery.
+ * (settleAfterFill); the fill time, which includes that, is reported, it is not part of the measurement.
+ * Then, for --duration seconds each: (1) 50 producers push 10-item batches over the same 100 partitions (the
+ * push-b10 shape), nothing consuming; (2) 10 wildcard consumers pop batches of 100 with autoAck from the head
+ * of that backlog (the drain shape); a small backlog may run out first, then the pop rate is taken up to the
+ * last delivery.
  * A flat curve over N is the goal: neither path may read more than the head of a partition or one key.
  * The queue is dropped over the direct connection afterwards (a 10 M-message delete outlasts the broker's
- * statement timeout), and the tables vacuumed (dropQueue). Skipped when the tool does not know the database (--url without PG_HOST/DATABASE_URL).
+ * statement timeout) and the tables vacuumed (dropQueue). Skipped when the tool does not know the database
+ * (--url without PG_HOST/DATABASE_URL).
  */
 import type pg from 'pg';
 import { Checker } from '../checker.js';
