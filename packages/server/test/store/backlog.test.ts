@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { uniqueQueue } from '../support/harness.js';
-import { QM, ack, pop, push, settlesWithin, track, useSqlSessions } from '../support/hot-path.js';
+import { QM, ack, pop, push, settlesWithin, track, useSqlSessions, type PopParams, type Queryable } from '../support/hot-path.js';
 
 const PROMPT_MS = 5000;
 const sql = useSqlSessions();
@@ -43,6 +43,24 @@ async function restoreEntries(queue: string, group = QM): Promise<void> {
      SELECT q.id, $2, p.id FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id WHERE q.name = $1
      ON CONFLICT DO NOTHING`, [queue, group]);
   assert.notDeepEqual(await entries(queue, group), []);
+}
+
+/**
+ * `remove` runs in an open transaction and removes partition P's entry (holding P's share lock): a push into
+ * P from another session must wait for it, then write the entry again, and `next` finds the pushed message.
+ */
+async function pushWaitsForRemoval(queue: string, remove: (client: Queryable) => Promise<void>, next: PopParams): Promise<void> {
+  const c = await session();
+  const a = await session();
+  await c.client.query('BEGIN');
+  await remove(c.client);
+  const pushed = track(push(a.client, [{ queue, partition: 'P', tx: 'p2' }]));
+  await sql.blockedBy(a.pid, c.pid);
+  assert.equal(pushed.settled(), false);
+  await c.client.query('COMMIT');
+  assert.deepEqual((await pushed.promise).map((r) => r.status), ['queued']);
+  assert.deepEqual(await entries(queue), ['P']);
+  assert.deepEqual((await pop(sql.pool, next)).txns, ['p2']);
 }
 
 /** Makes the last rebuild of (queue, group) look older than the rebuild interval, as if time had passed. */
@@ -139,17 +157,9 @@ describe('(1b) an ack that reaches the tail removes the entry, so no later walk 
     const [row] = await push(sql.pool, [{ queue, partition: 'P', tx: 'p1' }]);
     const popped = await pop(sql.pool, leased(queue, 1));
 
-    const c = await session();
-    const a = await session();
-    await c.client.query('BEGIN');
-    await ack(c.client, [{ tx: 'p1', partitionId: row!.partition_id, leaseId: popped.leaseId }]);
-    const pushed = track(push(a.client, [{ queue, partition: 'P', tx: 'p2' }]));
-    await sql.blockedBy(a.pid, c.pid);
-    assert.equal(pushed.settled(), false);
-    await c.client.query('COMMIT');
-    assert.deepEqual((await pushed.promise).map((r) => r.status), ['queued']);
-    assert.deepEqual(await entries(queue), ['P']);
-    assert.deepEqual((await pop(sql.pool, leased(queue, 1))).txns, ['p2']);
+    await pushWaitsForRemoval(queue, async (client) => {
+      await ack(client, [{ tx: 'p1', partitionId: row!.partition_id, leaseId: popped.leaseId }]);
+    }, leased(queue, 1));
   });
 });
 
@@ -277,16 +287,8 @@ describe('(3) interleavings with pushes', () => {
     assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p1']);
     await restoreEntries(queue);
 
-    const c = await session();
-    const a = await session();
-    await c.client.query('BEGIN');
-    assert.equal((await pop(c.client, wildcard(queue))).reason, 'none');  // removes P's entry, holds the share lock
-    const pushed = track(push(a.client, [{ queue, partition: 'P', tx: 'p2' }]));
-    await sql.blockedBy(a.pid, c.pid);
-    assert.equal(pushed.settled(), false);
-    await c.client.query('COMMIT');
-    assert.deepEqual((await pushed.promise).map((r) => r.status), ['queued']);
-    assert.deepEqual(await entries(queue), ['P']);
-    assert.deepEqual((await pop(sql.pool, wildcard(queue))).txns, ['p2']);
+    await pushWaitsForRemoval(queue, async (client) => {
+      assert.equal((await pop(client, wildcard(queue))).reason, 'none');
+    }, wildcard(queue));
   });
 });
