@@ -315,9 +315,11 @@ BEGIN
       v_lease_seconds := CASE WHEN p_lease_seconds > 0 THEN p_lease_seconds
                               WHEN v_candidate.lease_time > 0 THEN v_candidate.lease_time
                               ELSE 60 END;
+      -- The lease runs from the claim (clock_timestamp), not from the transaction's start (v_now): a pop
+      -- that walked for longer than the lease would otherwise hand out a lease that has already expired.
       UPDATE queen.cursors c
       SET lease_id = p_lease_id, lease_span_end = v_end,
-          lease_expires_at = v_now + make_interval(secs => v_lease_seconds),
+          lease_expires_at = clock_timestamp() + make_interval(secs => v_lease_seconds),
           claims_since_advance = c.claims_since_advance + 1, batches_consumed = c.batches_consumed + 1,
           last_activity_at = v_now
       WHERE c.partition_id = v_candidate.id AND c.consumer_group = p_group;

@@ -60,6 +60,8 @@ export interface PopParams {
   batch?: number;
   maxPartitions?: number;
   leaseId?: string;
+  /** Overrides the queue's lease when > 0 (default 0: the queue's). */
+  leaseSeconds?: number;
   autoAck?: boolean;
 }
 
@@ -79,7 +81,7 @@ export async function pop(on: Queryable, p: PopParams): Promise<PopOutcome> {
   const result = await on.query<{ transaction_id: string | null; partition_name: string | null; empty_reason: string | null }>(
     `SELECT transaction_id, partition_name, empty_reason
      FROM queen.pop_messages($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12, $13::timestamptz, $14, $15::uuid, $16)`,
-    [p.scope, p.queue, p.partition ?? null, null, null, p.group ?? QM, p.batch ?? 10, p.maxPartitions ?? 1, leaseId, 0,
+    [p.scope, p.queue, p.partition ?? null, null, null, p.group ?? QM, p.batch ?? 10, p.maxPartitions ?? 1, leaseId, p.leaseSeconds ?? 0,
       p.autoAck ?? false, null, null, true, null, 0],
   );
   const first = result.rows[0];
