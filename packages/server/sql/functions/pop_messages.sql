@@ -158,14 +158,19 @@ BEGIN
          ORDER BY b.partition_id)
       ) walk;
   ELSIF p_scope = 'queue' THEN
+    -- (queue_id, id) row comparisons, not `p.id > v_rotate`: only partitions_rotation_idx serves them, where
+    -- the id bound let the generic plan walk partitions_pkey over every queue's partitions (backlog_prepare).
+    -- The cursor is looked up per partition (LATERAL, kept a subquery by its LIMIT): joined, the generic plan
+    -- merge-joined the group's cursors of every queue.
     OPEN v_candidates FOR
       SELECT * FROM (
         (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
                 v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
                 c.partition_id IS NOT NULL AS has_cursor
          FROM queen.partitions p
-         LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
-         WHERE p.queue_id = v_queue.id AND p.id > v_rotate
+         LEFT JOIN LATERAL (SELECT * FROM queen.cursors c
+                            WHERE c.partition_id = p.id AND c.consumer_group = p_group LIMIT 1) c ON true
+         WHERE p.queue_id = v_queue.id AND (p.queue_id, p.id) > (v_queue.id, v_rotate)
            AND p.tail > coalesce(c.committed, 0)
            AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
            AND (c.not_before IS NULL OR c.not_before <= v_now)
@@ -175,8 +180,9 @@ BEGIN
                 v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
                 c.partition_id IS NOT NULL
          FROM queen.partitions p
-         LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
-         WHERE p.queue_id = v_queue.id AND p.id <= v_rotate
+         LEFT JOIN LATERAL (SELECT * FROM queen.cursors c
+                            WHERE c.partition_id = p.id AND c.consumer_group = p_group LIMIT 1) c ON true
+         WHERE p.queue_id = v_queue.id AND (p.queue_id, p.id) <= (v_queue.id, v_rotate)
            AND p.tail > coalesce(c.committed, 0)
            AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
            AND (c.not_before IS NULL OR c.not_before <= v_now)
