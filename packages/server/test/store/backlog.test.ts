@@ -296,11 +296,18 @@ describe('(3) interleavings with pushes', () => {
 describe('(4) a queue pays for its own partitions, not for a large neighbour', () => {
   const NEIGHBOUR = 3000;
 
-  /** Heap rows of queen.partitions this transaction read through an index (pg_stat_xact_user_tables). */
-  async function partitionRowsRead(client: Queryable): Promise<number> {
-    const result = await client.query<{ n: string }>(
+  /**
+   * Pops `queue`'s one message p1 as group G in a transaction of its own; the rows of queen.partitions it
+   * read through an index (pg_stat_xact_user_tables counts the open transaction's reads).
+   */
+  async function popCountingPartitionReads(queue: string): Promise<number> {
+    const s = await session();
+    await s.client.query('BEGIN');
+    assert.deepEqual((await pop(s.client, wildcard(queue, 'G'))).txns, ['p1']);
+    const read = await s.client.query<{ n: string }>(
       `SELECT idx_tup_fetch AS n FROM pg_stat_xact_user_tables WHERE relid = 'queen.partitions'::regclass`);
-    return Number(result.rows[0]!.n);
+    await s.client.query('COMMIT');
+    return Number(read.rows[0]!.n);
   }
 
   /** A queue of NEIGHBOUR partitions, one message each, analysed so the planner knows its size. */
@@ -314,11 +321,7 @@ describe('(4) a queue pays for its own partitions, not for a large neighbour', (
     await largeNeighbour();
     const queue = uniqueQueue('backlog-small');
     await push(sql.pool, [{ queue, partition: 'P', tx: 'p1' }]);
-    const s = await session();
-    await s.client.query('BEGIN');
-    assert.deepEqual((await pop(s.client, wildcard(queue, 'G'))).txns, ['p1']);
-    const read = await partitionRowsRead(s.client);
-    await s.client.query('COMMIT');
+    const read = await popCountingPartitionReads(queue);
     assert.equal(await registered(queue, 'G'), true);
     // The old fill walked partitions_pkey from the first id and filtered on the queue: NEIGHBOUR rows.
     assert.ok(read < 20, `partition rows read: ${read}`);
@@ -331,11 +334,7 @@ describe('(4) a queue pays for its own partitions, not for a large neighbour', (
     const pusher = await session();
     await pusher.client.query('BEGIN');
     await pusher.client.query('SELECT pg_advisory_xact_lock_shared(queen.backlog_lock_key($1))', [queue]);
-    const s = await session();
-    await s.client.query('BEGIN');
-    assert.deepEqual((await pop(s.client, wildcard(queue, 'G'))).txns, ['p1']);
-    const read = await partitionRowsRead(s.client);
-    await s.client.query('COMMIT');
+    const read = await popCountingPartitionReads(queue);
     await pusher.client.query('ROLLBACK');
     assert.equal(await registered(queue, 'G'), false, 'registration gave up after 50 ms and the pop walked the partitions');
     assert.ok(read < 20, `partition rows read: ${read}`);
