@@ -10,7 +10,8 @@
  * the plans they cached, lives through all rounds. Each workload's rate per round is reported with its lowest and
  * highest share of the first round's; the targets (targets.ts) ask that no round falls below 80 % of the
  * first. A broker whose cached plans go bad on such statistics falls 10-100x here (docs/performance-analysis.md,
- * "The collapse after ANALYZE"). Skipped without a known database (the maintenance needs a direct session).
+ * "The slow ceiling after the scale scenarios: plans built on tables analysed empty"). Skipped without a
+ * known database (the maintenance needs a direct session).
  */
 import { round } from '../stats.js';
 import { describeError, type Scenario, type ScenarioContext, type ScenarioResult } from './common.js';
