@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
-import { isDatabaseDown } from '../store/database.js';
+import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
 import { StartupError, type Defer } from './sequence.js';
@@ -68,6 +68,9 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
   await whileStarting(async () => {
     await pool.query('SELECT 1');
   }, log).catch((error: unknown) => {
+    if (isTlsFailure(error)) {
+      throw new StartupError(`TLS to PostgreSQL at ${describeHosts(connection.hosts)} failed: ${oneLine(error)}. Trust the server's certificate with PG_SSL_CA_FILE (or sslrootcert in DATABASE_URL), or turn verification off with PG_SSL_REJECT_UNAUTHORIZED=false`);
+    }
     if (!isDatabaseDown(error)) throw error;
     const where = describeHosts(connection.hosts);
     throw new StartupError(`PostgreSQL at ${where} is not reachable after ${STARTUP_CONNECT_WINDOW_MS / 1000} s: ${oneLine(error)}`);
@@ -88,7 +91,7 @@ async function whileStarting<T>(step: () => Promise<T>, log: Logger): Promise<T>
     try {
       return await step();
     } catch (error) {
-      if (!isDatabaseDown(error) || Date.now() + delayMs > giveUpAt) throw error;
+      if (!isDatabaseDown(error) || isTlsFailure(error) || Date.now() + delayMs > giveUpAt) throw error;
       log.warn({ err: error, retryInMs: delayMs }, 'database not reachable yet; retrying');
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
