@@ -76,6 +76,11 @@ export class PrimaryLocator {
     this.fixed = params.hosts.length === 1 && params.targetSessionAttrs === 'any' ? params.hosts[0]! : null;
   }
 
+  /** The server new connections go to right now, or null while none is known. */
+  get known(): HostAddress | null {
+    return this.current ?? this.fixed;
+  }
+
   /** True when a connection must check what its server reports (several hosts, or attributes to meet). */
   get checksServers(): boolean {
     return this.params.targetSessionAttrs !== 'any';

@@ -136,6 +136,7 @@ test('the primary is killed and the standby promoted: the broker follows without
   const message = popped.json.messages[0];
   const acked = await api.post('/api/v1/ack', { transactionId: message.transactionId, partitionId: popped.json.partitionId, leaseId: popped.json.leaseId, status: 'completed' });
   assert.equal(acked.status, 200, acked.text);
+  assert.equal((await api.get('/health')).json.database_server, `127.0.0.1:${pair.standbyPort}`, '/health names the new primary');
   await load.stop();
   await assertDelivered(queue, load.acknowledged);
   const sessions = await sql(pair.standbyPort, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`);
