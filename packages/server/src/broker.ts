@@ -33,7 +33,7 @@ import { WakeBus } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { bindHttpServer } from './http/listener.js';
 import type { RouteContext } from './http/context.js';
-import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
+import { createHttpServer, errorReply, internalError, type HttpServer } from './http/server.js';
 import { createStaticHandler, type StaticHandler } from './http/static.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
@@ -111,6 +111,7 @@ export class Broker {
         identity: { version: VERSION, serverId: config.serverId, encryptionConfigured: writePath.cipher !== null },
         log,
         popDefaults: config.pop,
+        bounds: config.bounds,
         push,
         pop,
         ack,
@@ -152,8 +153,7 @@ export class Broker {
           if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
           return errorReply(mapped);
         }
-        log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
-        return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
+        return internalError(log, mapped, `${route.method} ${route.path}`);
       };
       const httpServer = createHttpServer(routeTable(context), {
         maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),

@@ -37,6 +37,21 @@ export function messageKey(partitionId: string, transactionId: string): MessageK
   return { partitionId: partitionId.toLowerCase(), transactionId };
 }
 
+/** The path of the message route that serves one message in full (API.md 7.4). */
+export function messagePath(partitionId: string, transactionId: string): string {
+  return `/api/v1/messages/${partitionId}/${encodeURIComponent(transactionId)}`;
+}
+
+/**
+ * The flags of a value a listing left out because its page's byte budget (LISTING_MAX_BYTES) was spent:
+ * `<field>Omitted: true`, `<field>Bytes` (its stored size) and, when a route serves it in full, `<field>Url`.
+ * `snake` writes `<field>_omitted` ... (the trace routes' keys).
+ */
+export function omittedFlags(field: string, bytes: number | null, url: string | null, snake = false): Record<string, unknown> {
+  const key = (suffix: string): string => (snake ? `${field}_${suffix.toLowerCase()}` : `${field}${suffix}`);
+  return { [key('Omitted')]: true, [key('Bytes')]: bytes, ...(url === null ? {} : { [key('Url')]: url }) };
+}
+
 /** A listed message with its derived state. */
 export interface MessageSummary extends ListedMessage, StatusView {
   leaseExpiresAt: string | null;

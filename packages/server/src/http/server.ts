@@ -3,6 +3,7 @@
  * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -73,6 +74,16 @@ export function errorReply(error: HttpError): Reply {
   return { status: error.status, body: error.body, headers: error.headers };
 }
 
+/**
+ * The answer to an error of the broker's own code: a generic 500 with a request id, never the error's text
+ * (it can quote internals: "Invalid string length"). The log line carries the same id and the error itself.
+ */
+export function internalError(log: Logger, error: unknown, where: string): Reply {
+  const requestId = randomUUID();
+  log.error({ err: error, route: where, requestId }, 'unexpected error');
+  return { status: 500, body: { error: 'Internal server error', requestId }, headers: { 'X-Request-Id': requestId } };
+}
+
 /** The HTTP server and the one shutdown step node:http lacks. */
 export interface HttpServer {
   server: http.Server;
@@ -92,8 +103,8 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
   takeOverRequests(server);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void dispatch(req, res).catch((error: unknown) => {
-      options.log.error({ err: error }, 'request failed outside its handler');
-      if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });
+      const reply = internalError(options.log, error, 'outside its handler');
+      if (!res.headersSent) send(res, reply);
       else res.destroy();
     });
   });
