@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { Authenticator } from './auth/index.js';
+import { AdmissionGate, admittedPool } from './boot/admission.js';
 import { createCatalog } from './boot/catalog.js';
 import { applyMigrations, startDatabase } from './boot/database.js';
 import { createMessageAdmin } from './boot/message-admin.js';
@@ -107,6 +108,8 @@ export class Broker {
 
     await sequence.step('serve', (defer) => {
       const { payloads, encryptionView, sealAppend, channel, wake, maintenance, buffer, push } = writePath;
+      // Administrative routes hold at most their share of the pool, and stop when their client leaves.
+      const admitted = admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs });
       const context: RouteContext = {
         identity: { version: VERSION, serverId: config.serverId, encryptionConfigured: writePath.cipher !== null },
         log,
@@ -128,8 +131,8 @@ export class Broker {
           run: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
           signal: wake,
         },
-        catalog: createCatalog(pool),
-        messageAdmin: createMessageAdmin(pool, config.serverId, wake),
+        catalog: createCatalog(admitted),
+        messageAdmin: createMessageAdmin(admitted, config.serverId, wake),
         payloads,
         queueCache: {
           stats: () => encryptionView.stats(),

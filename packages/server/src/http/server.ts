@@ -8,6 +8,7 @@ import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
+import { withRequestSignal } from '../core/request-scope.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
@@ -144,7 +145,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
       const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body, options.maxJsonDepth);
       assertStorableBody(body);
-      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject });
+      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof InvalidInput
@@ -152,7 +153,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         : options.toReply(error, route);
       if (res.headersSent) return;
       send(res, reply, options.draining());
-      if (reply.status === 413) {
+      if (reply.status === 413 && !req.complete) {
         // Stop reading: let the client see the answer, then close whatever it is still sending.
         req.resume();
         setTimeout(() => req.socket.destroy(), 2000).unref();
