@@ -105,3 +105,49 @@ describe('the trace listings are bounded in bytes', () => {
     assert.ok(traces[2].data_bytes > 100_000);
   });
 });
+
+describe('listings have a largest page and the message listing a cursor', () => {
+  test('status/queues/:queue/messages?limit=2147483647 answers at most 1000 messages', async () => {
+    const queue = uniqueQueue('page-max');
+    const items = Array.from({ length: 1200 }, (_, i) => ({ queue, partition: 'p', transactionId: `m-${i}`, payload: { i } }));
+    assert.equal((await setup.api.push(items)).status, 201);
+    const res = await setup.api.get(`/api/v1/status/queues/${queue}/messages?limit=2147483647`);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.length, 1000);
+  });
+
+  test('paging the message listing by nextCursor visits every message once, in the order of one big page', async () => {
+    const queue = uniqueQueue('cursor');
+    for (const partition of ['a', 'b', 'c']) {
+      const items = Array.from({ length: 10 }, (_, i) => ({ queue, partition, transactionId: `${partition}-${i}`, payload: { i } }));
+      assert.equal((await setup.api.push(items)).status, 201);
+    }
+    const whole = await setup.api.get(`/api/v1/messages?queue=${queue}&limit=1000`);
+    assert.equal(whole.json.messages.length, 30);
+    assert.equal(whole.json.nextCursor, null);
+    for (const filter of ['', '&status=pending']) {
+      const seen: string[] = [];
+      let cursor = '';
+      for (let i = 0; i < 10; i++) {
+        const res = await setup.api.get(`/api/v1/messages?queue=${queue}&limit=7${filter}&cursor=${encodeURIComponent(cursor)}`);
+        assert.equal(res.status, 200, res.text);
+        seen.push(...res.json.messages.map((m: any) => m.transactionId));
+        if (res.json.nextCursor === null) break;
+        cursor = res.json.nextCursor;
+      }
+      assert.deepEqual(seen, whole.json.messages.map((m: any) => m.transactionId), `filter ${filter || 'none'}`);
+    }
+    const bad = await setup.api.get(`/api/v1/messages?queue=${queue}&cursor=not-a-cursor`);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.json, { error: 'Invalid cursor' });
+  });
+
+  test('a status filter with offset=2147483647 answers at once, empty, with no statement left running', async () => {
+    const queue = uniqueQueue('deep');
+    const started = Date.now();
+    const res = await setup.api.get(`/api/v1/messages?queue=${queue}&status=pending&offset=2147483647`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.messages, []);
+    assert.ok(Date.now() - started < 5000);
+  });
+});
