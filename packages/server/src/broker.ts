@@ -159,7 +159,7 @@ export class Broker {
         return internalError(log, mapped, `${route.method} ${route.path}`);
       };
       const httpServer = createHttpServer(routeTable(context), {
-        maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+        maxPayloadBytes: config.maxPayloadBytes, bodyBytesInFlight: config.bounds.bodyBytesInFlight, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
         server,
         ...(auth !== undefined ? { auth } : {}),
         ...dashboardFallback(config, log),

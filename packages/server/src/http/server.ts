@@ -11,7 +11,7 @@ import type { Authenticator } from '../auth/index.js';
 import { withRequestSignal } from '../core/request-scope.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { parseJsonObject, readBody } from './body.js';
+import { BodyBudget, parseJsonObject, readBody } from './body.js';
 import { newHttpServer, takeOverRequests } from './listener.js';
 import { Query, decodeSegment } from './query.js';
 import { assertStorableBody, assertStorableParam } from './text.js';
@@ -30,6 +30,8 @@ const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 /** What the server needs besides its routes. */
 export interface ServerOptions {
   maxPayloadBytes: number;
+  /** Bytes of request bodies held at once (MAX_BODY_BYTES_IN_FLIGHT); past it a new body gets 503 + Retry-After. */
+  bodyBytesInFlight: number;
   /** Deepest nesting of arrays and objects a JSON body may have (checked before it is parsed). */
   maxJsonDepth: number;
   /**
@@ -99,6 +101,7 @@ export interface HttpServer {
 /** Creates the server for a route table. */
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
+  const bodies = new BodyBudget(options.bodyBytesInFlight);
   const auth = options.auth;
   const server = options.server ?? newHttpServer(options);
   takeOverRequests(server);
@@ -129,7 +132,9 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     }
     const { route } = match;
     const controller = new AbortController();
+    const ticket = bodies.ticket(); // the body's bytes count until the response is done
     res.on('close', () => {
+      ticket.release();
       if (!res.writableFinished) controller.abort();
     });
     try {
@@ -143,7 +148,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         assertStorableParam(name, params[name]);
       }
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
-      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body, options.maxJsonDepth);
+      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes, ticket.take), route.body, options.maxJsonDepth);
       assertStorableBody(body);
       const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
@@ -153,7 +158,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         : options.toReply(error, route);
       if (res.headersSent) return;
       send(res, reply, options.draining());
-      if (reply.status === 413 && !req.complete) {
+      if ((reply.status === 413 || reply.status === 503) && !req.complete) {
         // Stop reading: let the client see the answer, then close whatever it is still sending.
         req.resume();
         setTimeout(() => req.socket.destroy(), 2000).unref();
