@@ -41,6 +41,7 @@ import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import { toWireError } from './store/database.js';
+import { guardDriverExceptions } from './store/driver-guard.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { queryRegister, stateRead, streamsCycleApply, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
@@ -69,6 +70,7 @@ export class Broker {
    * thrown. `signal` (SIGTERM during start-up) stops the sequence at the next step.
    */
   static async start(config: Config, signal?: AbortSignal): Promise<Broker> {
+    guardDriverExceptions(); // an exception in the database driver fails its connection, never the process
     const log = createLogger(config.logLevel, config.serverId, config.logFormat);
     for (const warning of config.warnings) log.warn(warning);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');

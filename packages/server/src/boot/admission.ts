@@ -121,15 +121,23 @@ export function admittedPool(pool: pg.Pool, params: { gate: AdmissionGate; waitM
 
 /**
  * Wraps the pool's release of `client` (pg-pool assigns it anew at every checkout): it runs `finish` (whose
- * error, if any, makes the pool discard the connection), then frees the slot. Idempotent.
+ * error, if any, makes the pool discard the connection), then frees the slot. Idempotent. While checked out
+ * the client has an error listener (pg-pool removes its own at checkout: a connection lost during a query
+ * would otherwise emit an uncaught 'error'); a client that failed keeps a silent one, as it is discarded.
  */
 function withRelease(client: pg.PoolClient, leave: () => void, finish: () => Error | undefined): pg.PoolClient {
   const release = client.release.bind(client);
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   let released = false;
   client.release = (error?: Error | boolean) => {
     if (released) return;
     released = true;
-    const discard = finish();
+    const discard = finish() ?? broken;
+    if (discard === undefined) client.off('error', onError);
     release(discard ?? error);
     leave();
   };
