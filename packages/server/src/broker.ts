@@ -133,7 +133,7 @@ export class Broker {
           run: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
           signal: wake,
         },
-        catalog: createCatalog(admitted),
+        catalog: createCatalog(admitted, pool),
         messageAdmin: createMessageAdmin(admitted, config.serverId, wake),
         payloads,
         queueCache: {
