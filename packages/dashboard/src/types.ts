@@ -87,7 +87,13 @@ export interface SystemPoint {
 }
 
 /** GET /api/v1/analytics/system-metrics */
-export interface SystemMetrics { replicas: { hostname: string; port: number; workerId: string; timeSeries: SystemPoint[] }[]; replicaCount: number; bucketMinutes: number }
+export interface SystemMetrics {
+  replicas: { hostname: string; port: number; workerId: string; alive: boolean; timeSeries: SystemPoint[] }[];
+  replicaCount: number;
+  /** Replicas running now (`alive`): a restarted broker's old samples stay in the window as a stopped replica. */
+  aliveCount: number;
+  bucketMinutes: number;
+}
 
 /** One row of GET /api/v1/analytics/queue-ops */
 export interface QueueOpsRow { timestamp: string; queue: string; pushMessages: number; popMessages: number; ackMessages: number; ackFailed: number; transactions: number; dlqMoved: number }

@@ -8,14 +8,15 @@ import { call, get, seg, withQuery } from '../api.js';
 import { optionsOf, queueList } from '../cache.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
 import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, Select } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtTime } from '../format.js';
+import { fmtCount, fmtDuration, fmtTime, severity } from '../format.js';
+import { THRESHOLDS as T } from '../thresholds.js';
 import { refreshAll, useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import type { GroupDetail, GroupRow, LaggingRow } from '../types.js';
 
 const QM = '__QUEUE_MODE__';
 const display = (g: GroupRow): string => (g.name === QM ? g.queueName : g.name);
-const tone = (g: GroupRow): string => (g.state === 'Dead' ? 'muted' : g.state === 'Lagging' && g.maxTimeLag >= 300 ? 'bad' : g.maxTimeLag >= 60 || g.partitionsWithLag > 0 ? 'warn' : 'ok');
+const tone = (g: GroupRow): string => (g.state === 'Dead' ? 'muted' : severity(g.maxTimeLag, T.lagSeconds.warn, T.lagSeconds.bad));
 const RANK: Record<string, number> = { bad: 0, warn: 1, ok: 2, muted: 3 };
 const hourAgo = (): string => {
   const d = new Date(Date.now() - 3_600_000);
@@ -146,7 +147,7 @@ export function ConsumersView() {
           <table class="list"><thead><tr><th>Group</th><th>Queue</th><th>Partition</th><th>Worker</th><th class="num">Offset lag</th><th class="num">Time lag</th><th>Oldest unconsumed</th><th /></tr></thead><tbody>
             {lagRows.map((r) => (
               <tr key={`${r.consumer_group}/${r.partition_id}`} data-testid="lagging-row"><td>{r.consumer_group === QM ? 'queue mode' : r.consumer_group}</td><td>{r.queue_name}</td><td>{r.partition_name}</td><td class="mono">{r.worker_id?.slice(0, 8) ?? '–'}</td>
-                <td class="num">{fmtCount(r.offset_lag)}</td><td class={`num ${r.time_lag_seconds > 600 ? 'bad' : r.time_lag_seconds > 60 ? 'warn' : ''}`}>{fmtDuration(r.time_lag_seconds)}</td><td>{fmtTime(r.oldest_unconsumed_at)}</td>
+                <td class="num">{fmtCount(r.offset_lag)}</td><td class={`num ${severity(r.time_lag_seconds, T.lagSeconds.warn, T.lagSeconds.bad).replace('ok', '')}`}>{fmtDuration(r.time_lag_seconds)}</td><td>{fmtTime(r.oldest_unconsumed_at)}</td>
                 <td><Action needs="READ_WRITE" testid="skip-to-end" onClick={() => setPending({ kind: 'skip', row: r })}>Skip to end</Action></td></tr>
             ))}
           </tbody></table>
