@@ -111,6 +111,8 @@ export interface Retention { history: { timestamp: string; queue: string; partit
 export interface MessageRow {
   id: string; transactionId: string; partitionId: string; queue: string; partition: string; status: string;
   busStatus: { consumedBy: number; totalGroups: number } | null; traceId: string | null; createdAt: string;
+  /** With `preview=N`: the payload's JSON text cut to N characters (null: sealed and not openable). */
+  payloadPreview?: string | null; payloadTruncated?: boolean; payloadBytes?: number | null;
 }
 
 /** GET /api/v1/messages */

@@ -105,3 +105,20 @@ test('item 7: figures on one screen agree (throughput now vs peak, net flow vs p
   await waitText(ui.page.getByTestId('dlq-badge'), count(dlqQueue.totals.deadLetter));
   assert.match((await ui.page.locator('.banner.bad').first().textContent()) ?? '', new RegExp(`^${count(dlqQueue.totals.deadLetter)} message\\(s\\) in the dead-letter queue now`));
 });
+
+test('item 9: the message list previews each payload, capped at 160 characters with the full size', async () => {
+  const listed = await get(`/api/v1/messages?queue=${QUEUES.audit}&limit=100&preview=1000`);
+  await open(ui.page, url(), `/messages?queue=${QUEUES.audit}`);
+  const cells = ui.page.getByTestId('payload-preview');
+  await waitCount(cells, listed.messages.length);
+  const texts = await cells.allTextContents();
+  const large = texts.filter((t) => t.includes('svc-export'));
+  assert.equal(large.length, 1);
+  const cut = /^(.*)… \((.+)\)$/.exec(large[0]!);
+  assert.ok(cut !== null, large[0]);
+  assert.equal(cut[1]!.length, 160);
+  assert.match(cut[2]!, /^5\.\d KB$/);
+  const small = listed.messages.find((m: any) => !m.payloadTruncated);
+  assert.ok(texts.includes(small.payloadPreview), 'a short payload is shown whole, as sent');
+  assert.equal(texts.filter((t) => t.includes('…')).length, 1);
+});

@@ -58,6 +58,13 @@ export interface ListedMessage {
   offset: number;
   /** Groups with a DLQ entry for this message. */
   deadLetterGroups: string[];
+  /**
+   * With a preview asked for: the stored text's first `previewChars` characters (a sealed payload whole, so
+   * that it can be opened), else null.
+   */
+  payloadHead: string | null;
+  /** With a preview asked for: the stored text's size in bytes, else null. */
+  payloadBytes: number | null;
 }
 
 /** Everything the message detail shows. */
@@ -78,7 +85,10 @@ const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text 
     q.name AS queue, q.namespace, q.task, q.priority, m.trace::text AS "traceId", m.sub AS "producerSub",
     queen.format_millis(s.created_at) AS "createdAt", (s.first_offset + m.n - 1)::float8 AS "offset",
     ARRAY(SELECT DISTINCT d.consumer_group FROM queen.dead_letters d
-          WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups"
+          WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups",
+    CASE WHEN $9 > 0 THEN CASE WHEN starts_with(s.payloads[m.n], $10) THEN s.payloads[m.n] ELSE left(s.payloads[m.n], $9) END END
+      AS "payloadHead",
+    CASE WHEN $9 > 0 THEN octet_length(s.payloads[m.n]) END AS "payloadBytes"
   FROM queen.queues q
   JOIN queen.partitions p ON p.queue_id = q.id
   JOIN queen.segments s ON s.partition_id = p.id
@@ -91,11 +101,18 @@ const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text 
   ORDER BY s.created_at DESC, p.id DESC, s.first_offset + m.n - 1 DESC
   LIMIT $7 OFFSET $8`;
 
-/** A page of messages matching the filter, newest first (segment time, then partition, then offset). */
-export async function messageList(db: Db, params: { filter: MessageFilter; limit: number; offset: number }): Promise<ListedMessage[]> {
+/**
+ * A page of messages matching the filter, newest first (segment time, then partition, then offset).
+ * `preview` (optional): the characters of each payload to return and the prefix of sealed payloads, which
+ * come back whole.
+ */
+export async function messageList(
+  db: Db,
+  params: { filter: MessageFilter; limit: number; offset: number; preview?: { chars: number; sealedPrefix: string } },
+): Promise<ListedMessage[]> {
   const { filter } = params;
   const result = await db.query<ListedMessage>(LIST_SQL, [filter.queue, filter.partition, filter.namespace, filter.task,
-    filter.from, filter.to, params.limit, params.offset]);
+    filter.from, filter.to, params.limit, params.offset, params.preview?.chars ?? 0, params.preview?.sealedPrefix ?? '']);
   return result.rows;
 }
 
