@@ -91,7 +91,34 @@ export interface Config {
   /** JWT authentication (API.md 9.7); read by `auth/`. */
   auth: AuthConfig;
   /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
-  dashboard: { enabled: boolean; dir: string };
+  dashboard: { enabled: boolean; dir: string; oidc: DashboardOidc | null };
+}
+
+/**
+ * The dashboard's OpenID Connect sign-in (DASHBOARD_OIDC_*): the provider's issuer (its discovery document is
+ * `<issuer>/.well-known/openid-configuration`), the public client registered for the dashboard, the scopes
+ * asked for, and an optional `audience` parameter (providers that issue JWT access tokens only for one).
+ * Served to the browser as `/dashboard-config.json`; null when DASHBOARD_OIDC_ISSUER is unset.
+ */
+export interface DashboardOidc {
+  issuer: string;
+  clientId: string;
+  scopes: string;
+  audience: string | null;
+}
+
+function dashboardOidc(env: Env): DashboardOidc | null {
+  const issuer = text(env, 'DASHBOARD_OIDC_ISSUER')?.trim() ?? '';
+  if (issuer === '') return null;
+  if (!/^https?:\/\/[^\s]+$/.test(issuer)) throw new ConfigError(`DASHBOARD_OIDC_ISSUER must be an http(s) URL (got ${issuer})`);
+  const clientId = text(env, 'DASHBOARD_OIDC_CLIENT_ID')?.trim() ?? '';
+  if (clientId === '') throw new ConfigError('DASHBOARD_OIDC_ISSUER is set but DASHBOARD_OIDC_CLIENT_ID is not: name the client registered for the dashboard');
+  return {
+    issuer: issuer.replace(/\/+$/, ''),
+    clientId,
+    scopes: text(env, 'DASHBOARD_OIDC_SCOPES')?.trim() || 'openid profile email',
+    audience: text(env, 'DASHBOARD_OIDC_AUDIENCE')?.trim() || null,
+  };
 }
 
 /** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
@@ -353,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboard: {
       enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),
       dir: path.resolve(text(env, 'DASHBOARD_DIR') ?? DEFAULT_DASHBOARD_DIR),
+      oidc: dashboardOidc(env),
     },
   };
 }
