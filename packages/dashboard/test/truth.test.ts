@@ -122,3 +122,60 @@ test('item 9: the message list previews each payload, capped at 160 characters w
   assert.ok(texts.includes(small.payloadPreview), 'a short payload is shown whole, as sent');
   assert.equal(texts.filter((t) => t.includes('…')).length, 1);
 });
+
+/** Every view, with what to wait for before the screenshot. */
+const VIEWS: { name: string; path: string; ready: string }[] = [
+  { name: 'dashboard', path: '/', ready: '[data-testid=metric-table]' },
+  { name: 'operations', path: '/operations', ready: '[data-testid=ops-throughput] canvas' },
+  { name: 'queues', path: '/queues', ready: '[data-testid=queue-table] [data-testid=row]' },
+  { name: 'queue-detail', path: `/queues/${QUEUES.orders}`, ready: '[data-testid=partition-row]' },
+  { name: 'consumers', path: '/consumers', ready: '[data-testid=view-group]' },
+  { name: 'messages', path: `/messages?queue=${QUEUES.orders}`, ready: '[data-testid=payload-preview]' },
+  { name: 'traces', path: '/traces?name=order-flow', ready: '[data-testid=trace-total]' },
+  { name: 'analytics', path: '/analytics', ready: '[data-testid=an-workers] dd' },
+  { name: 'dlq', path: '/dlq', ready: '[data-testid=dlq-total]' },
+  { name: 'system', path: '/system', ready: '[data-testid=process-row]' },
+  { name: 'postgres', path: '/system?tab=postgres', ready: '[data-testid=pg-hit-ratio]' },
+];
+
+/** What sticks out: sideways page scrolling, and cards or table bodies whose content is wider than they are. */
+async function overflow(page: import('playwright-core').Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth + 1) out.push(`page scrolls sideways (${doc.scrollWidth} > ${window.innerWidth})`);
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('.card, .vbody, .vtable'))) {
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.className} "${el.querySelector('.card-head')?.textContent?.slice(0, 40) ?? el.textContent?.slice(0, 40)}" clips ${el.scrollWidth - el.clientWidth}px`);
+    }
+    return out;
+  });
+}
+
+for (const size of [{ width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {
+  test(`items 8 and 10: every view at ${size.width}x${size.height}: nothing scrolls sideways or clips; screenshots in docs/images`, async () => {
+    const context = await ui.browser.newContext({ viewport: size });
+    const page = await context.newPage();
+    try {
+      for (const view of VIEWS) {
+        await page.goto(`${url()}${view.path}`);
+        await page.locator(view.ready).first().waitFor({ timeout: 15_000 });
+        await page.waitForTimeout(400); // charts size themselves to their card
+        assert.deepEqual(await overflow(page), [], `${view.name} at ${size.width}x${size.height}`);
+        if (view.name === 'queues') {
+          // Every row's Delete button is whole and inside the table.
+          const table = await page.getByTestId('queue-table').boundingBox();
+          const button = await page.getByTestId('delete-queue').first().boundingBox();
+          assert.ok(table !== null && button !== null && button.x + button.width <= table.x + table.width && button.width >= 40, JSON.stringify({ table, button }));
+        }
+        if (view.name === 'consumers') {
+          // The groups table is as tall as its rows (up to its cap), not a short box with its own scrollbars.
+          const box = await page.getByTestId('group-table').evaluate((el) => { const body = el.querySelector<HTMLElement>('.vbody')!; return { client: body.clientHeight, scroll: body.scrollHeight }; });
+          assert.ok(box.scroll <= box.client + 1, JSON.stringify(box));
+        }
+        await page.screenshot({ path: new URL(`../../../docs/images/${view.name}${size.width === 1440 ? '' : '-1920'}.png`, import.meta.url).pathname, fullPage: true });
+      }
+    } finally {
+      await context.close();
+    }
+  });
+}

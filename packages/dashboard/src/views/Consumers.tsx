@@ -105,14 +105,14 @@ export function ConsumersView() {
   rows.sort(by[sort] ?? by.worst!);
   const queueOptions = [...new Set((d?.groups ?? []).map((g) => g.queueName))].filter((n) => { const q = scope.get(n); return (namespace === '' || q?.namespace === namespace) && (task === '' || q?.task === task); }).sort();
   const columns: Column<GroupRow>[] = [
-    { key: 'name', header: 'Group', width: 'minmax(200px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
-    { key: 'queue', header: 'Queue', width: 'minmax(130px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
-    { key: 'partitions', header: 'Partitions', width: '90px', align: 'right', cell: (g) => fmtCount(g.members) },
-    { key: 'lagging', header: 'Lagging', width: '90px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
-    { key: 'offset', header: 'Offset lag', width: '90px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
-    { key: 'lag', header: 'Time lag', width: '90px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
-    { key: 'state', header: 'State', width: '80px', cell: (g) => g.state },
-    { key: 'actions', header: '', width: '400px', cell: (g) => (
+    { key: 'name', header: 'Group', width: 'minmax(160px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
+    { key: 'queue', header: 'Queue', width: 'minmax(120px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
+    { key: 'partitions', header: 'Partitions', width: '80px', align: 'right', cell: (g) => fmtCount(g.members) },
+    { key: 'lagging', header: 'Lagging', width: '80px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
+    { key: 'offset', header: 'Offset lag', width: '80px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
+    { key: 'lag', header: 'Time lag', width: '80px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
+    { key: 'state', header: 'State', width: '76px', cell: (g) => g.state },
+    { key: 'actions', header: '', width: '370px', cell: (g) => (
       <span class="row-actions" onClick={(e) => e.stopPropagation()}>
         <button type="button" class="btn plain small" data-testid="view-group" onClick={() => setPending({ kind: 'view', g })}>View</button>
         <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>

@@ -93,7 +93,7 @@ export function QueuesView() {
     { key: 'throughput', header: 'Pop/s', width: '1fr', align: 'right', cell: (l) => <>{fmtRate(l.pop)} <span class="muted" title="pops against pushes in the last 15 minutes">{l.ratio >= 1 ? '↑' : l.ratio >= FALLING_RATIO.warn ? '→' : '↓'}</span></> },
     { key: 'lag', header: 'Lag p99', width: '1fr', align: 'right', cell: (l) => fmtMs(l.lagMs) },
     { key: 'partitions', header: 'Partitions', width: '1fr', align: 'right', cell: (l) => fmtCount(l.q.partitions) },
-    { key: 'actions', header: '', width: '70px', cell: (l) => <span onClick={(e) => e.stopPropagation()}><Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setDeleting(l.q)}>Delete</Action></span> },
+    { key: 'actions', header: '', width: '96px', cell: (l) => <span onClick={(e) => e.stopPropagation()}><Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setDeleting(l.q)}>Delete</Action></span> },
   ];
   const all = d?.queues ?? [];
   const nsOptions = [{ value: '', label: 'All namespaces' }, ...optionsOf(all, 'namespace').map((v) => ({ value: v, label: v })), { value: '(empty)', label: '(empty)' }];
