@@ -13,7 +13,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { mint } from '../../server/test/support/auth.js';
 import { createDatabase, freePort, startBroker, type BrokerProcess, type TestDatabase } from '../../server/test/support/harness.js';
-import { screenshot, useBrowser } from './support/browser.js';
+import { useBrowser } from './support/browser.js';
 import { count, waitText } from './support/dashboard.js';
 
 const CLIENT_ID = 'queen-dashboard';
@@ -95,7 +95,7 @@ test('the served settings name the provider; the prompt offers it and keeps toke
   await waitText(ui.page.getByTestId('oidc-signin'), `Sign in with ${new URL(issuer).host}`);
   await ui.page.getByTestId('paste-token').locator('summary').click();
   await ui.page.getByTestId('token-input').waitFor();
-  await screenshot(ui.page, 'sign-in');
+  await ui.page.screenshot({ path: new URL('../../../docs/images/sign-in.png', import.meta.url).pathname });
 });
 
 test('sign-in with authorization code + PKCE: back on the page it started from, who and the role, API calls pass; renewed before expiry', async () => {

@@ -92,11 +92,12 @@ test('item 7: figures on one screen agree (throughput now vs peak, net flow vs p
   assert.match(flow, new RegExp(`${count(overview.messages.pending)} pending now`));
   const pushed = status.throughput.reduce((a: number, p: any) => a + p.ingested, 0);
   const done = status.throughput.reduce((a: number, p: any) => a + p.processed, 0);
-  assert.match(flow, new RegExp(`pushed ${count(pushed)} − completed ${count(done)}`));
+  assert.match(flow, new RegExp(`pushed ${count(pushed)} − acked ${count(done)}`));
+  assert.equal(await text('now-pending-delta'), `${pushed - done > 0 ? '+' : ''}${count(pushed - done)}`, 'the figure is the difference its context states');
   const errors = await text('metric-errors');
   assert.match(errors, new RegExp(`${count(status.deadLetterQueue.totalMessages)} in the DLQ now`));
   assert.match(errors, new RegExp(`failed acks ${count(status.errors.ackFailed)}`));
-  assert.match(await text('now-db-pool'), /^\d+ \/ \d+$/, 'whole connections, not "0.00 / 2.83"');
+  assert.match(await text('now-db-pool'), /^(\d+ \/ \d+|–)$/, 'whole connections (or – before a complete minute), not "0.00 / 2.83"');
   assert.match(await text('metric-db-pool'), /in use \/ open/);
   // The queue page: the banner's DLQ count is the DLQ count beside it.
   const dlqQueue = await get(`/api/v1/resources/queues/${QUEUES.payments}`);
@@ -130,7 +131,7 @@ const VIEWS: { name: string; path: string; ready: string }[] = [
   { name: 'queues', path: '/queues', ready: '[data-testid=queue-table] [data-testid=row]' },
   { name: 'queue-detail', path: `/queues/${QUEUES.orders}`, ready: '[data-testid=partition-row]' },
   { name: 'consumers', path: '/consumers', ready: '[data-testid=view-group]' },
-  { name: 'messages', path: `/messages?queue=${QUEUES.orders}`, ready: '[data-testid=payload-preview]' },
+  { name: 'messages', path: `/messages?queue=${QUEUES.orders}&limit=50`, ready: '[data-testid=payload-preview]' },
   { name: 'traces', path: '/traces?name=order-flow', ready: '[data-testid=trace-total]' },
   { name: 'analytics', path: '/analytics', ready: '[data-testid=an-workers] dd' },
   { name: 'dlq', path: '/dlq', ready: '[data-testid=dlq-total]' },

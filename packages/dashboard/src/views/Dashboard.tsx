@@ -74,10 +74,9 @@ export function DashboardView() {
     const peak = max(tp.series[0]!.values);
     rows.push({ key: 'throughput', label: 'Push rate (msg/s)', now: fmtRate(pushNow ?? 0), tone: 'ok', context: peak !== null && peak > 0 ? `peak ${fmtRate(peak)} /s in ${range} · pop ${fmtRate(latest(tp.series[1]!.values) ?? 0)} · ack ${fmtRate(latest(tp.series[2]!.values) ?? 0)} /s now` : 'idle', frame: tp, unit: ' /s' });
     const pd = pendingDeltaFrame(s.status);
-    const net = latest(pd.series[0]!.values) ?? 0;
     const pushed = s.status.throughput.reduce((a, p) => a + p.ingested, 0);
     const done = s.status.throughput.reduce((a, p) => a + p.processed, 0);
-    rows.push({ key: 'pending-delta', label: `Net flow (${range})`, now: signed(net), tone: 'ok', context: `pushed ${fmtCount(pushed)} − completed ${fmtCount(done)} in ${range}; ${fmtCount(ov.messages.pending)} pending now`, frame: pd });
+    rows.push({ key: 'pending-delta', label: `Net flow (${range})`, now: signed(pushed - done), tone: 'ok', context: `pushed ${fmtCount(pushed)} − acked ${fmtCount(done)} in ${range} (one ack per group); ${fmtCount(ov.messages.pending)} pending now`, frame: pd });
     // A stopped broker's samples stay in the window: "now" figures are of the running brokers only.
     const sys = runningOnly(s.system);
     const brokers = brokerCountText(s.system);
@@ -100,12 +99,15 @@ export function DashboardView() {
     const elNow = latest(elMax.series[0]!.values);
     rows.push({ key: 'event-loop', label: 'Event loop (ms)', now: fmtMs(elNow), tone: severity(elNow, T.eventLoopMs.warn, T.eventLoopMs.bad), context: `worst broker; avg ${fmtMs(latest(el.series[0]!.values))} · brokers: ${brokers}`, frame: el, unit: ' ms' });
     const cpu = systemFrame(sys, ['user %', 'system %'], (p) => [p.metrics.cpu.userPercent, p.metrics.cpu.systemPercent], 'max');
-    const cpuNow = (latest(cpu.series[0]!.values) ?? 0) + (latest(cpu.series[1]!.values) ?? 0);
-    rows.push({ key: 'cpu', label: 'Queen CPU %', now: `${cpuNow.toFixed(1)}%`, tone: severity(cpuNow, T.cpuPercent.warn, T.cpuPercent.bad), context: 'user + system of the busiest running broker (% of one core)', frame: cpu, unit: '%' });
+    const cpuUser = latest(cpu.series[0]!.values);
+    const cpuNow = cpuUser === null ? null : cpuUser + (latest(cpu.series[1]!.values) ?? 0);
+    rows.push({ key: 'cpu', label: 'Queen CPU %', now: cpuNow === null ? '–' : `${cpuNow.toFixed(1)}%`, tone: severity(cpuNow, T.cpuPercent.warn, T.cpuPercent.bad), context: 'user + system of the busiest running broker (% of one core)', frame: cpu, unit: '%' });
     const pool = systemFrame(sys, ['in use', 'idle', 'size', 'waiting'], (p) => [p.metrics.database.active, p.metrics.database.idle, p.metrics.database.poolSize, p.metrics.database.waiting]);
-    const active = Math.round(latest(pool.series[0]!.values) ?? 0);
+    const activeNow = latest(pool.series[0]!.values);
+    const active = Math.round(activeNow ?? 0);
     const size = Math.round(latest(pool.series[2]!.values) ?? 0);
-    rows.push({ key: 'db-pool', label: 'DB pool (in use / open)', now: `${fmtCount(active)} / ${fmtCount(size)}`, tone: size > 0 ? severity(active / size, T.poolUse.warn, T.poolUse.bad) : 'ok', context: `connections in use of those open, running brokers summed (minute averages, rounded) · idle ${fmtCount(Math.round(latest(pool.series[1]!.values) ?? 0))} · callers waiting ${fmtCount(Math.round(latest(pool.series[3]!.values) ?? 0))}`, frame: pool });
+    // No complete minute of samples yet (a broker just started): "–", not "0 / 0".
+    rows.push({ key: 'db-pool', label: 'DB pool (in use / open)', now: activeNow === null ? '–' : `${fmtCount(active)} / ${fmtCount(size)}`, tone: size > 0 ? severity(active / size, T.poolUse.warn, T.poolUse.bad) : 'ok', context: `connections in use of those open, running brokers summed (minute averages, rounded) · idle ${fmtCount(Math.round(latest(pool.series[1]!.values) ?? 0))} · callers waiting ${fmtCount(Math.round(latest(pool.series[3]!.values) ?? 0))}`, frame: pool });
     rows.push({ key: 'partitions', label: 'Partitions', now: fmtCount(ov.partitions), tone: 'ok', context: 'current count (created/deleted per bucket not recorded)', frame: { x: [], series: [] } });
     const ret = retentionFrame(s.retention, bucketSeconds(s.status.bucketMinutes) * 1000);
     const deleted = s.retention.history.reduce((a, h) => a + h.deleted, 0);
