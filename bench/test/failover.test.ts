@@ -23,7 +23,7 @@ test('a SIGKILLed primary: the brokers follow the promoted standby, nothing ackn
   findPgAutoctl(); // throws "pg_autoctl not found: install the Debian packages ..." when missing
   const lines: string[] = [];
   const log = (line: string): void => void lines.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
-  const options = parseFailoverOptions(['--faults', 'kill', '--no-rejoin', '--before', '4', '--after', '5', '--producers', '4', '--consumers', '2']);
+  const options = parseFailoverOptions(['--faults', 'kill', '--no-rejoin', '--before', '4', '--after', '5', '--producers', '4', '--consumers', '2', '--rate', '200']);
   const run = await runFailover(options, REPO_ROOT, log).catch((error: unknown) => {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${lines.join('\n')}`);
   });

@@ -1,6 +1,6 @@
 /**
  * The failover command line: `node bench/dist/main.js failover [--faults kill,switchover,stall]
- * [--stall-seconds S] [--before S] [--after S] [--producers N] [--consumers N] [--no-rejoin] [--json-only]`.
+ * [--stall-seconds S] [--before S] [--after S] [--producers N] [--consumers N] [--rate N] [--no-rejoin] [--json-only]`.
  */
 import { parseArgs } from 'node:util';
 
@@ -21,6 +21,8 @@ export interface FailoverOptions {
   afterS: number;
   producers: number;
   consumers: number;
+  /** Messages per second over all producers (0: as fast as they can). */
+  rate: number;
   /** Bring a killed primary back as the new standby (needed before another fault). */
   rejoin: boolean;
   jsonOnly: boolean;
@@ -51,6 +53,8 @@ export function failoverUsage(): string {
     '  --before S          seconds of load before each fault (default 10)',
     '  --after S           seconds of load after the promotion (default 15)',
     '  --producers N       producers, batch 10 (default 8)',
+    '  --rate N            messages per second over all producers, 0 = unpaced (default 500): during an outage the',
+    '                      brokers buffer pushes faster than they replay them, so an unpaced run ends with a long drain',
     '  --consumers N       consumers, batch 50 (default 4)',
     '  --no-rejoin         do not bring a failed primary back as the standby (only for a single fault)',
     '  --json-only         print only the JSON lines on stdout',
@@ -78,6 +82,7 @@ export function parseFailoverOptions(argv: readonly string[]): FailoverOptions {
       after: { type: 'string' },
       producers: { type: 'string' },
       consumers: { type: 'string' },
+      rate: { type: 'string' },
       'no-rejoin': { type: 'boolean', default: false },
       'json-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -98,6 +103,7 @@ export function parseFailoverOptions(argv: readonly string[]): FailoverOptions {
     afterS: number('after', values.after, 15, 1),
     producers: number('producers', values.producers, 8, 1),
     consumers: number('consumers', values.consumers, 4, 1),
+    rate: number('rate', values.rate, 500, 0),
     rejoin,
     jsonOnly: values['json-only'] === true,
     help: values.help === true,

@@ -88,7 +88,7 @@ export function printReport(results: readonly FaultResult[], options: FailoverOp
   out(markdownTable(results));
   out('```');
   out();
-  out(`database URL: ${uri}; ${options.producers} producers x batch 10, ${options.consumers} consumers x batch 50, lease 5 s; ` +
+  out(`database URL: ${uri}; ${options.rate > 0 ? `${options.rate} msgs/s from ` : ''}${options.producers} producers x batch 10, ${options.consumers} consumers x batch 50, lease 5 s; ` +
     `${options.beforeS} s of load before each fault, ${options.afterS} s after the promotion` +
     `${options.faults.includes('stall') ? `; stall ${options.stallS} s` : ''}`);
   for (const r of results) {

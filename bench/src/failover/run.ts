@@ -130,7 +130,7 @@ async function runFault(fault: Fault, options: FailoverOptions, cluster: AutoFai
   const exitsBefore = exits.length;
   const workload = new FailoverWorkload({
     urls: slots.map((slot) => slot.url), queue: freshQueueName(`failover-${fault}`), tag: runTag(),
-    producers: options.producers, consumers: options.consumers,
+    producers: options.producers, consumers: options.consumers, rate: options.rate,
   });
   const { record } = workload;
   const ticker = setInterval(() => {

@@ -3,12 +3,13 @@
  * would write them, over both brokers, recording everything the no-loss checker and the recovery figures need.
  *
  * Producers: one `Queen` client (affinity: a partition's pushes go to one broker while it answers). Producer
- * k pushes batches of 10 to partitions rotating over the run's 20, each item with its own transactionId
- * <tag>.p<k>.<seq> and payload {seq}. A push that rejects, or answers an item `failed`, is a client-visible
- * error; the producer then sends the same items again (same transactionIds: the broker deduplicates) until
- * every item is stored. Items answered queued, duplicate or buffered are recorded in the checker, so "lost"
- * means a message the broker acknowledged and never delivered. A push whose items were all queued or
- * duplicate was committed in PostgreSQL: its completion time is a "committed push" (buffered is not).
+ * k pushes batches of 10, paced to its share of --rate (a late producer catches up without sleeping), to
+ * partitions rotating over the run's 20, each item with its own transactionId <tag>.p<k>.<seq> and payload
+ * {seq}. A push that rejects, or answers an item `failed`, is a client-visible error; the producer then
+ * sends the same items again (same transactionIds: the broker deduplicates) until every item is stored.
+ * Items answered queued, duplicate or buffered are recorded in the checker, so "lost" means a message the
+ * broker acknowledged and never delivered. A push whose items were all queued or duplicate was committed in
+ * PostgreSQL: its completion time is a "committed push" (buffered is not).
  *
  * Consumers: another `Queen` client (round-robin, so both brokers serve pops). Each long-polls pop (batch 50,
  * 2 s) and records every message in the checker and the delivery log at receipt (a pop with messages is a
@@ -72,6 +73,8 @@ export interface WorkloadOptions {
   tag: string;
   producers: number;
   consumers: number;
+  /** Messages per second over all producers; 0 = unpaced. */
+  rate: number;
 }
 
 function describe(error: unknown): string {
@@ -138,7 +141,11 @@ export class FailoverWorkload {
     const producer = `p${k}`;
     const { record } = this;
     let seq = 0;
-    while (this.producing) {
+    const started = Date.now();
+    const perBatchMs = this.options.rate > 0 ? (BATCH * this.options.producers * 1000) / this.options.rate : 0;
+    for (let batch = 0; this.producing; batch++) {
+      const due = started + batch * perBatchMs - Date.now();
+      if (due > 0) await sleep(due);
       const partition = rotation.take();
       const items = Array.from({ length: BATCH }, () => {
         const itemSeq = seq++;
