@@ -207,6 +207,13 @@ export class AutoFailoverCluster {
     await Promise.race([Promise.all(exits), sleep(10_000)]);
   }
 
+  /** Removes the databases (after stop()); the logs stay. */
+  removeData(): void {
+    for (const dir of ['monitor', 'node1', 'node2', 'backup', 'xdg']) {
+      fs.rmSync(path.join(this.folder, dir), { recursive: true, force: true, maxRetries: 5 });
+    }
+  }
+
   /** Synchronous SIGKILL of every process group (also stopped ones), for exit paths. */
   killNow(): void {
     for (const service of this.services.values()) {

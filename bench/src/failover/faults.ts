@@ -15,8 +15,9 @@
  *   timeout does. After SIGCONT the keeper learns it was demoted and the node rejoins as the standby.
  *
  * Recovery (`recoveryS`): the seconds from the fault to the end of the longest interruption of successes
- * after it, i.e. the first committed push (or served pop) once the failover is over. With steady load,
- * successes are milliseconds apart, so the longest gap after the fault is the failover's.
+ * of requests sent after it, i.e. the first committed push (or served pop) once the failover is over. With
+ * steady load, successes are milliseconds apart, so the longest gap after the fault is the failover's (a
+ * switchover's old primary serves until it drains: that is before the gap).
  */
 import { sleep } from '../scenarios/common.js';
 import type { AutoFailoverCluster } from './cluster.js';
@@ -85,18 +86,23 @@ export async function restore(cluster: AutoFailoverCluster, outcome: FaultOutcom
   return seconds;
 }
 
+/** One success: when its request was sent and when its answer came (wall-clock ms). */
+export interface Success {
+  sentAt: number;
+  doneAt: number;
+}
+
 /**
- * Seconds from `faultAt` to the success that ended the longest interruption after it; `completions` are
- * wall-clock ms in any order. NaN when nothing succeeded after the fault.
+ * Seconds from `faultAt` to the success that ended the longest interruption after it, among requests sent
+ * after the fault (a request sent before may have been committed before the fault and answered after it);
+ * NaN when no such request succeeded.
  */
-export function recoveryS(completions: readonly number[], faultAt: number): number {
-  const sorted = [...completions].sort((a, b) => a - b);
+export function recoveryS(successes: readonly Success[], faultAt: number): number {
+  const done = successes.filter((s) => s.sentAt >= faultAt).map((s) => s.doneAt).sort((a, b) => a - b);
   let previous = faultAt;
-  for (const at of sorted) if (at <= faultAt) previous = at;
   let longest = -1;
   let end = NaN;
-  for (const at of sorted) {
-    if (at <= faultAt) continue;
+  for (const at of done) {
     if (at - previous > longest) {
       longest = at - previous;
       end = at;

@@ -74,7 +74,7 @@ function counts(record: Record<string, number>): string {
 }
 
 /** Prints the JSON lines, the table, the markdown block and the details. */
-export function printReport(results: readonly FaultResult[], options: FailoverOptions, uri: string, keptFolder: string | null): void {
+export function printReport(results: readonly FaultResult[], options: FailoverOptions, uri: string, folder: string): void {
   for (const result of results) {
     process.stdout.write(`${JSON.stringify({ scenario: 'failover', ...result },
       (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))}\n`);
@@ -102,5 +102,5 @@ export function printReport(results: readonly FaultResult[], options: FailoverOp
     const failed = Object.entries(r.checks).filter(([, ok]) => !ok).map(([name]) => name);
     out(`${r.fault}: ${failed.length === 0 ? 'PASSED' : `FAILED (${failed.join(', ')}); examples ${JSON.stringify(r.examples)}`}`);
   }
-  if (keptFolder !== null) out(`logs kept in ${keptFolder}`);
+  out(`logs in ${folder}`);
 }

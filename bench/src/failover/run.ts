@@ -5,7 +5,7 @@
  * Design:
  * - A fresh temp folder holds everything: cluster/ (the monitor's and nodes' data, pg_autoctl's state and
  *   their logs, cluster.ts), each broker's data directory (its own FILE_BUFFER_DIR) and its stdout/stderr
- *   logs. It is removed after a run whose checks all passed; otherwise it is kept and printed.
+ *   logs. The databases in it are removed after a run whose checks all passed; the logs are always kept.
  * - The brokers are the chaos run's slots (chaos/brokers.ts) with DATABASE_URL = the formation's URL from
  *   `pg_autoctl show uri` (postgres://...@h1:p1,h2:p2/queen?target_session_attrs=read-write).
  * - Faults run one after the other, each on a fresh queue with a fresh workload (workload.ts): --before
@@ -37,7 +37,7 @@ export interface FailoverRun {
   results: FaultResult[];
   /** True when every fault's checks passed. */
   passed: boolean;
-  /** The run's folder (removed when passed). */
+  /** The run's folder (the logs). */
   folder: string;
   uri: string;
 }
@@ -59,7 +59,7 @@ export async function failoverMain(argv: readonly string[], repoRoot: string): P
   new Reporter(options.jsonOnly).machine(machineInfo());
   try {
     const run = await runFailover(options, repoRoot, log);
-    printReport(run.results, options, run.uri, run.passed ? null : run.folder);
+    printReport(run.results, options, run.uri, run.folder);
     return run.passed ? 0 : 1;
   } catch (error) {
     process.stderr.write(`failover: ${describeError(error)}\n`);
@@ -120,8 +120,9 @@ export async function runFailover(options: FailoverOptions, repoRoot: string, lo
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
     process.removeListener('exit', emergencyStop);
-    if (passed) fs.rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
-    else log(`failover: logs kept in ${folder}`);
+    // The logs stay (findings need them); the databases go unless a check failed.
+    if (passed) cluster?.removeData();
+    log(`failover: logs in ${folder}`);
   }
 }
 

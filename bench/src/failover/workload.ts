@@ -25,6 +25,7 @@ import { Checker } from '../checker.js';
 import { PartitionRotation, QUEUE_MODE_LABEL, now, partitionNames, sleep } from '../scenarios/common.js';
 import { ConsumeProgress } from '../scenarios/consumer.js';
 import { Counter } from '../chaos/workload.js';
+import type { Success } from './faults.js';
 import type { DeliveryEvent } from '../chaos/duplicates.js';
 
 const BATCH = 10;
@@ -35,18 +36,15 @@ const PUSH_GIVE_UP_MS = 180_000;
 const ACK_GIVE_UP_MS = 60_000;
 let nextPopId = 0;
 
-/** A success's wall-clock completion time (ms). */
-export type Completion = number;
-
 /** What one workload run recorded. */
 export class WorkloadRecord {
   readonly checker = new Checker();
   readonly progress = new ConsumeProgress();
   readonly events: DeliveryEvent[] = [];
-  /** Wall-clock completion times of pushes committed in PostgreSQL (all items queued or duplicate). */
-  readonly committedPushes: Completion[] = [];
-  /** Wall-clock receipt times of pops that returned messages. */
-  readonly servedPops: Completion[] = [];
+  /** Pushes committed in PostgreSQL (all items queued or duplicate). */
+  readonly committedPushes: Success[] = [];
+  /** Pops that returned messages. */
+  readonly servedPops: Success[] = [];
   /** Client-visible errors by kind and text. */
   readonly errors = new Counter();
   /** Wall-clock times of client-visible errors. */
@@ -164,13 +162,14 @@ export class FailoverWorkload {
       };
       const began = Date.now();
       for (let attempt = 0; ; attempt++) {
+        const sentAt = Date.now();
         try {
           const results = await this.producerClient.queue(this.options.queue).partition(partition)
             .push(items.map((item) => ({ payload: { seq: item.seq }, transactionId: item.transactionId })));
           note(results);
           if (stored.every(Boolean)) {
             for (const result of results) record.itemStatuses.add(result.status);
-            if (results.every((r) => r.status === 'queued' || r.status === 'duplicate')) record.committedPushes.push(Date.now());
+            if (results.every((r) => r.status === 'queued' || r.status === 'duplicate')) record.committedPushes.push({ sentAt, doneAt: Date.now() });
             break;
           }
           record.error('push', `items not stored: ${results.filter((r) => !STORED.has(r.status)).map((r) => r.status).join(',')}`);
@@ -188,6 +187,7 @@ export class FailoverWorkload {
     const { record } = this;
     while (!this.stopConsuming) {
       const requestedAt = now();
+      const sentAt = Date.now();
       let messages: Message[];
       try {
         messages = await this.consumerClient.queue(this.options.queue).batch(POP_BATCH).wait(true).timeoutMillis(2000).pop();
@@ -199,7 +199,7 @@ export class FailoverWorkload {
       }
       if (messages.length === 0) continue;
       const receivedAt = now();
-      record.servedPops.push(Date.now());
+      record.servedPops.push({ sentAt, doneAt: Date.now() });
       const pop = { id: nextPopId++, requestedAt, receivedAt };
       const received = messages.map((message) => {
         record.deliveries++;
