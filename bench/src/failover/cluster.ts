@@ -101,12 +101,13 @@ export class AutoFailoverCluster {
       const port = await freePort();
       this.spawnService(name, port, ['create', 'postgres', '--pgdata', this.dataDir(name), '--pgport', String(port), '--hostname', '127.0.0.1',
         '--name', name, '--dbname', 'queen', '--auth', 'trust', '--no-ssl', '--ssl-mode', 'disable', '--monitor', monitorUri, '--run']);
-      const first = name === 'node1';
-      await this.waitFor(first ? 'node1 to be a primary' : 'node2 to register', 90_000,
-        async () => (await this.nodes()).some((n) => n.name === name && (!first || n.reported === 'single')));
-      await this.configureKeeper(name);
+      if (name === 'node1') {
+        await this.waitFor('node1 to be a primary', 90_000, async () => (await this.nodes()).some((n) => n.name === name && n.reported === 'single'));
+      }
     }
     await this.waitHealthy(180_000);
+    // A reload signals the keeper's children too: during the standby's base backup it would kill pg_basebackup.
+    for (const name of ['node1', 'node2']) await this.configureKeeper(name);
     const standbyNames = await this.query(this.services.get('node1')!.port, 'queen', 'SHOW synchronous_standby_names');
     this.log(`failover: pg_auto_failover cluster ready after ${((Date.now() - began) / 1000).toFixed(1)} s; ` +
       `primary's synchronous_standby_names = '${standbyNames}'`);

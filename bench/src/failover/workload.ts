@@ -93,7 +93,10 @@ export class FailoverWorkload {
   constructor(private readonly options: WorkloadOptions) {
     const logger = (role: string): Logger => ({
       info: () => undefined,
-      warn: (msg) => this.record.warnings.add(`${role}: ${msg}`),
+      warn: (msg, meta) => {
+        const m = (meta ?? {}) as { method?: unknown; path?: unknown; code?: unknown; status?: unknown };
+        this.record.warnings.add(`${role}: ${msg}${m.code === undefined ? '' : ` (${String(m.method)} ${String(m.path)}: ${String(m.code)} ${String(m.status ?? '')})`}`);
+      },
       error: (msg, meta) => this.record.error(`${role} (SDK log)`, `${msg}${meta === undefined ? '' : ` ${JSON.stringify(meta)}`}`),
     });
     this.producerClient = new Queen({ urls: [...options.urls], handleSignals: false, logger: logger('producer') });
