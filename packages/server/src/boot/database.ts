@@ -7,9 +7,9 @@
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { describeHosts } from '../database-address.js';
+import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
-import { isDatabaseDown } from '../store/database.js';
+import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
 import { StartupError, type Defer } from './sequence.js';
@@ -22,6 +22,8 @@ export interface Database {
   pool: pg.Pool;
   /** A new, unconnected client for a dedicated session (the LISTEN connection). */
   newClient: () => pg.Client;
+  /** The server new connections go to (`host:port`), or null while the broker looks for one. */
+  server: () => string | null;
 }
 
 /** What the database step needs besides the configuration. */
@@ -57,7 +59,7 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
     sealing: config.encryptionKey !== null,
   };
   const serverLog = log.child({ component: 'database' });
-  const { pool, newClient, close } = openConnections(connection, {
+  const { pool, newClient, locator, close } = openConnections(connection, {
     onIdleError: (error) => warn(error, 'idle database connection failed'),
     onServerChange: (server, reason) => {
       if (server === null) serverLog.warn({ reason }, `PostgreSQL server lost (${reason}): looking for one among ${describeHosts(connection.hosts)}`);
@@ -68,11 +70,14 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
   await whileStarting(async () => {
     await pool.query('SELECT 1');
   }, log).catch((error: unknown) => {
+    if (isTlsFailure(error)) {
+      throw new StartupError(`TLS to PostgreSQL at ${describeHosts(connection.hosts)} failed: ${oneLine(error)}. Trust the server's certificate with PG_SSL_CA_FILE (or sslrootcert in DATABASE_URL), or turn verification off with PG_SSL_REJECT_UNAUTHORIZED=false`);
+    }
     if (!isDatabaseDown(error)) throw error;
     const where = describeHosts(connection.hosts);
     throw new StartupError(`PostgreSQL at ${where} is not reachable after ${STARTUP_CONNECT_WINDOW_MS / 1000} s: ${oneLine(error)}`);
   });
-  return { pool, newClient };
+  return { pool, newClient, server: () => (locator.known === null ? null : describeHost(locator.known)) };
 }
 
 /** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
@@ -88,7 +93,7 @@ async function whileStarting<T>(step: () => Promise<T>, log: Logger): Promise<T>
     try {
       return await step();
     } catch (error) {
-      if (!isDatabaseDown(error) || Date.now() + delayMs > giveUpAt) throw error;
+      if (!isDatabaseDown(error) || isTlsFailure(error) || Date.now() + delayMs > giveUpAt) throw error;
       log.warn({ err: error, retryInMs: delayMs }, 'database not reachable yet; retrying');
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }

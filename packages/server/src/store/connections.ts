@@ -56,8 +56,8 @@ export interface ConnectionEvents {
 }
 
 /** The socket under a node-postgres client (not in its types). */
-function socketOf(client: pg.Client): { destroy(error?: Error): void } {
-  return (client as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection.stream;
+function socketOf(client: pg.Client): { destroyed: boolean; destroy(error?: Error): void } {
+  return (client as unknown as { connection: { stream: { destroyed: boolean; destroy(error?: Error): void } } }).connection.stream;
 }
 
 /** Opens the pool and starts the locator's probe. */
@@ -115,6 +115,8 @@ export function openConnections(settings: ConnectionSettings, events: Connection
 
     private async open(): Promise<pg.Client> {
       const server = await locator.server();
+      // The pool's acquire timeout destroys the socket of a client still connecting: do not revive it.
+      if (socketOf(this).destroyed) throw new Error('Connection terminated due to connection timeout');
       this.server = server;
       this.host = server.host;
       this.port = server.port;

@@ -39,6 +39,22 @@ export function isDatabaseDown(error: unknown): boolean {
   return isConnectivityError(error) && !isPoolExhausted(error);
 }
 
+/** Node's codes of a certificate the client refused (and its own TLS errors). */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^ERR_TLS|^ERR_SSL/;
+
+/**
+ * True when TLS to PostgreSQL failed: a certificate refused, or a server without TLS asked for it. A
+ * configuration fault, not an outage: start-up says so at once instead of retrying. An error that lists
+ * the failures of several hosts (`causes`) is a TLS failure when all of them are.
+ */
+export function isTlsFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const causes = (error as { causes?: unknown[] }).causes;
+  if (causes !== undefined && causes.length > 0) return causes.every(isTlsFailure);
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && TLS_CODE.test(code)) || /does not support SSL connections/.test(error.message);
+}
+
 /** True when a statement was cancelled by statement_timeout. */
 export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === '57014';

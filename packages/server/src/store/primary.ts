@@ -49,6 +49,11 @@ export interface TrackedConnection {
 /** Thrown when no host is a fitting server: a connectivity failure (SQLSTATE 08001), so pushes are buffered. */
 export class NoServerError extends Error {
   readonly code = '08001';
+
+  /** `causes`: each host's failure (what store/database.ts reads to tell a TLS fault from an outage). */
+  constructor(message: string, readonly causes: unknown[]) {
+    super(message);
+  }
 }
 
 const sameHost = (a: HostAddress | null, b: HostAddress | null): boolean => a !== null && b !== null && a.host === b.host && a.port === b.port;
@@ -69,6 +74,11 @@ export class PrimaryLocator {
 
   constructor(private readonly params: PrimaryLocatorParams) {
     this.fixed = params.hosts.length === 1 && params.targetSessionAttrs === 'any' ? params.hosts[0]! : null;
+  }
+
+  /** The server new connections go to right now, or null while none is known. */
+  get known(): HostAddress | null {
+    return this.current ?? this.fixed;
   }
 
   /** True when a connection must check what its server reports (several hosts, or attributes to meet). */
@@ -179,7 +189,7 @@ export class PrimaryLocator {
    * so a standby promoted meanwhile is found at once.
    */
   private async find(): Promise<HostAddress> {
-    const failures = new Map<string, string>();
+    const failures = new Map<string, unknown>();
     const { hosts, connectTimeoutMs } = this.params;
     const deadline = Date.now() + connectTimeoutMs;
     let settled = false;
@@ -202,8 +212,8 @@ export class PrimaryLocator {
     });
     settled = true;
     if (found === null) {
-      const why = hosts.map((host) => `${describeHost(host)}: ${failures.get(describeHost(host)) ?? 'no answer'}`).join('; ');
-      throw new NoServerError(`no ${this.params.targetSessionAttrs === 'any' ? 'reachable' : this.params.targetSessionAttrs} server among ${describeHosts(hosts)} (${why})`);
+      const why = hosts.map((host) => `${describeHost(host)}: ${reason(failures.get(describeHost(host)))}`).join('; ');
+      throw new NoServerError(`no ${this.params.targetSessionAttrs === 'any' ? 'reachable' : this.params.targetSessionAttrs} server among ${describeHosts(hosts)} (${why})`, [...failures.values()]);
     }
     if (!sameHost(found, this.current)) {
       const previous = this.current;
@@ -218,7 +228,7 @@ export class PrimaryLocator {
   }
 
   /** Connects to `host` within the connect timeout and tells whether it fits (the reason in `failures` if not). */
-  private async check(host: HostAddress, failures?: Map<string, string>): Promise<boolean> {
+  private async check(host: HostAddress, failures?: Map<string, unknown>): Promise<boolean> {
     const client = this.params.probeClient(host);
     const status: ReportedStatus = { inHotStandby: undefined, defaultReadOnly: undefined };
     watchStatus(client, status);
@@ -230,12 +240,18 @@ export class PrimaryLocator {
       if (!fits) failures?.set(describeHost(host), status.inHotStandby === 'on' ? 'a standby (in recovery)' : 'read-only');
       return fits;
     } catch (error) {
-      failures?.set(describeHost(host), error instanceof Error ? error.message.replace(/\s+/g, ' ') : String(error));
+      failures?.set(describeHost(host), error);
       return false;
     } finally {
       void client.end().catch(() => {});
     }
   }
+}
+
+/** A host's failure in a few words. */
+function reason(failure: unknown): string {
+  if (failure === undefined) return 'no answer';
+  return failure instanceof Error ? failure.message.replace(/\s+/g, ' ') : String(failure);
 }
 
 /** How often a host that answered "no" is asked again while a search for a server runs. */
