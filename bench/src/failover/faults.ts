@@ -14,10 +14,13 @@
  *   server that hangs, not a dead socket: TCP keepalives and TCP_USER_TIMEOUT do not fire, only a client-side
  *   timeout does. After SIGCONT the keeper learns it was demoted and the node rejoins as the standby.
  *
- * Recovery (`recoveryS`): the seconds from the fault to the end of the longest interruption of successes
- * of requests sent after it, i.e. the first committed push (or served pop) once the failover is over. With
- * steady load, successes are milliseconds apart, so the longest gap after the fault is the failover's (a
- * switchover's old primary serves until it drains: that is before the gap).
+ * Recovery (`recoveryS`): the seconds from the fault to the first committed push (every item `queued`, not
+ * `buffered`) and to the first pop that returned messages, among requests sent after the fault and answered
+ * once the new primary was writable (its report to the monitor, less a second: a node accepts writes just
+ * before it reports so). The old primary cannot commit by then: it is dead, frozen with its commits waiting
+ * for the synchronous standby that left it, or (switchover) demoted before the standby is promoted. A
+ * broker whose failover buffer still holds pushes buffers new ones behind them (per-partition order), so the
+ * first committed push also waits for a buffer replay.
  */
 import { sleep } from '../scenarios/common.js';
 import type { AutoFailoverCluster } from './cluster.js';
@@ -92,22 +95,17 @@ export interface Success {
   doneAt: number;
 }
 
+/** How much earlier than its report to the monitor a promoted node may already accept writes. */
+const PROMOTION_SLACK_MS = 1000;
+
 /**
- * Seconds from `faultAt` to the success that ended the longest interruption after it, among requests sent
- * after the fault (a request sent before may have been committed before the fault and answered after it);
- * NaN when no such request succeeded.
+ * Seconds from `faultAt` to the first success of a request sent after the fault and answered once the new
+ * primary was writable (`promotedAt`, wall-clock ms, less PROMOTION_SLACK_MS); NaN when there is none.
  */
-export function recoveryS(successes: readonly Success[], faultAt: number): number {
-  const done = successes.filter((s) => s.sentAt >= faultAt).map((s) => s.doneAt).sort((a, b) => a - b);
-  let previous = faultAt;
-  let longest = -1;
-  let end = NaN;
-  for (const at of done) {
-    if (at - previous > longest) {
-      longest = at - previous;
-      end = at;
-    }
-    previous = at;
+export function recoveryS(successes: readonly Success[], faultAt: number, promotedAt: number): number {
+  let first = Infinity;
+  for (const s of successes) {
+    if (s.sentAt >= faultAt && s.doneAt >= promotedAt - PROMOTION_SLACK_MS && s.doneAt < first) first = s.doneAt;
   }
-  return Number.isNaN(end) ? NaN : (end - faultAt) / 1000;
+  return Number.isFinite(first) ? (first - faultAt) / 1000 : NaN;
 }

@@ -15,9 +15,9 @@ export interface FaultResult {
   /** Seconds from the fault to the monitor marking the old primary unhealthy. */
   detectionS: number;
   timeline: string[];
-  /** Seconds from the fault to the first committed push after the interruption. */
+  /** Seconds from the fault to the first committed push on the new primary (faults.ts, recoveryS). */
   firstPushS: number;
-  /** Seconds from the fault to the first pop that returned messages after the interruption. */
+  /** Seconds from the fault to the first pop that returned messages from the new primary. */
   firstPopS: number;
   pushed: number;
   delivered: number;

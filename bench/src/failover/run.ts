@@ -144,8 +144,8 @@ async function runFault(fault: Fault, options: FailoverOptions, cluster: AutoFai
     workload.start();
     await sleep(options.beforeS * 1000);
     const outcome = await injectFault(cluster, fault, options.stallS, log);
-    const promotedAt = outcome.promotion === undefined ? Date.now() : outcome.faultAt + outcome.promotion.promotedS * 1000;
-    await sleep(Math.max(0, promotedAt + options.afterS * 1000 - Date.now()));
+    const promotedAt = outcome.promotion === undefined ? Infinity : outcome.faultAt + outcome.promotion.promotedS * 1000;
+    await sleep(Math.max(0, (Number.isFinite(promotedAt) ? promotedAt : Date.now()) + options.afterS * 1000 - Date.now()));
     if (options.rejoin) rejoinS = await restore(cluster, outcome, log);
     await workload.stopProducing();
     log(`failover: ${fault}: producers stopped (${record.pushed} stored); draining`);
@@ -158,7 +158,8 @@ async function runFault(fault: Fault, options: FailoverOptions, cluster: AutoFai
       fault, oldPrimary: outcome.oldPrimary, newPrimary: outcome.promotion?.newPrimary ?? null,
       promotionS: outcome.promotion?.promotedS ?? NaN, detectionS: outcome.promotion?.detectedS ?? NaN,
       timeline: outcome.promotion?.timeline ?? [],
-      firstPushS: recoveryS(record.committedPushes, outcome.faultAt), firstPopS: recoveryS(record.servedPops, outcome.faultAt),
+      firstPushS: recoveryS(record.committedPushes, outcome.faultAt, promotedAt),
+      firstPopS: recoveryS(record.servedPops, outcome.faultAt, promotedAt),
       pushed: record.pushed, delivered: verdict.delivered, lost: verdict.lost, skipped: verdict.skipped, reordered: verdict.reordered,
       duplicates: verdict.duplicates, redeliveries: duplicates.redeliveries, duplicatesExplained: duplicates.explained,
       duplicatesUnexplained: unexplained, duplicateCauses: duplicates.causes,
