@@ -7,9 +7,11 @@
  *   `postgres`, spawned with its uid/gid; otherwise as the current user): data directories monitor/, node1/,
  *   node2/, each service's log (<name>.log), and pg_autoctl's own configuration and state, which it keeps under
  *   XDG_CONFIG_HOME / XDG_DATA_HOME / XDG_RUNTIME_DIR, pointed into the folder so nothing is left elsewhere.
- * - Each service is `pg_autoctl create ... --run` (later `pg_autoctl run`) spawned detached: its keeper, its
- *   postmaster and every backend share one process group, so a fault is a signal to the group and `stop()`
- *   is SIGKILL to every group (also on the exit paths: `killNow()` is synchronous).
+ * - Each service is `pg_autoctl create ... --run` (later `pg_autoctl run`) spawned detached: its keeper and
+ *   its postmaster share one process group; PostgreSQL's children (backends, walsender ...) each run in a
+ *   session of their own. A fault is a signal to the group and to every child of the postmaster
+ *   (`signalNode`); `stop()` SIGKILLs every group, and backends exit when their postmaster is gone (also on
+ *   the exit paths: `killNow()` is synchronous).
  * - Failover timing is tuned for a test (TUNING below): the monitor's GUCs by ALTER SYSTEM before the nodes
  *   register, the keepers' network partition timeout by `pg_autoctl config set` once they run.
  * - The standby's base backup waits for a checkpoint, which by default is spread over minutes: the harness
@@ -171,10 +173,24 @@ export class AutoFailoverCluster {
     return (rows ?? []).map((r) => ({ ...r, id: Number(r.id), at: r.at.getTime() }));
   }
 
-  /** Sends `signal` to a node's whole process group (keeper, postmaster, backends). */
+  /**
+   * Sends `signal` to every process of a node: its process group (keeper and postmaster) and every child of
+   * the postmaster. PostgreSQL puts each child (backends, walsender, checkpointer ...) in a session of its
+   * own, so a signal to the group alone would leave the backends running: existing connections would keep
+   * committing. The postmaster is signalled first, so it starts no child meanwhile.
+   */
   signalNode(name: string, signal: NodeJS.Signals): void {
     const service = this.services.get(name);
     if (service === undefined || service.pgid <= 0) throw new Error(`${name} is not running`);
+    const postmaster = this.postmasterPid(name);
+    const children = childrenOf(postmaster);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // exited meanwhile
+      }
+    }
     process.kill(-service.pgid, signal);
     if (signal === 'SIGKILL') service.pgid = -1;
   }
@@ -215,10 +231,17 @@ export class AutoFailoverCluster {
     }
   }
 
-  /** Synchronous SIGKILL of every process group (also stopped ones), for exit paths. */
+  /** Synchronous SIGKILL of every process group and PostgreSQL's children (also stopped ones), for exit paths. */
   killNow(): void {
     for (const service of this.services.values()) {
       if (service.pgid <= 0) continue;
+      try {
+        // Stopped backends (a stall) would never notice their postmaster's death: kill them too.
+        const postmaster = this.postmasterPid(service.name);
+        for (const pid of [postmaster, ...childrenOf(postmaster)]) process.kill(pid, 'SIGKILL');
+      } catch {
+        // no postmaster, or gone meanwhile
+      }
       try {
         process.kill(-service.pgid, 'SIGKILL');
       } catch {
@@ -309,6 +332,22 @@ export class AutoFailoverCluster {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/** The pids whose parent is `parent` (from /proc). */
+function childrenOf(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
 }
 
 function postgresUser(): { uid: number; gid: number } {

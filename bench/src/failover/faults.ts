@@ -2,12 +2,13 @@
  * The faults the failover harness injects into the primary, how it waits for the engine to handle them, and
  * how recovery is measured from what the clients saw.
  *
- * - kill: SIGKILL to the primary node's process group: its pg_autoctl keeper, its postmaster and every
- *   backend. Killing only the postmaster is not a failover: the keeper sees PostgreSQL down and restarts it
+ * - kill: SIGKILL to every process of the primary node (cluster.ts, signalNode): its pg_autoctl keeper, its
+ *   postmaster and every backend. Killing only the postmaster is not a failover: the keeper sees PostgreSQL down and restarts it
  *   in place (a restart on the same host, which the chaos run already covers). Afterwards (unless
  *   --no-rejoin) `pg_autoctl run` brings the old node back; it rewinds and rejoins as the standby.
  * - switchover: `pg_autoctl perform switchover`, which returns once the standby is the new primary.
- * - stall: SIGSTOP to the node's process group for --stall-seconds, then SIGCONT. The keeper is stopped too:
+ * - stall: SIGSTOP to every process of the node for --stall-seconds, then SIGCONT: backends included (a
+ *   postmaster stopped alone still lets its backends answer and commit). The keeper is stopped too:
  *   a partitioned node's keeper cannot reach the monitor either, which is the case the monitor must promote
  *   through (with the keeper running, it would answer the monitor and nothing would be promoted). On
  *   loopback, a stopped server's kernel still accepts connections and acknowledges data, so clients see a
