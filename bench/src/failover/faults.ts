@@ -3,8 +3,8 @@
  * how recovery is measured from what the clients saw.
  *
  * - kill: SIGKILL to every process of the primary node (cluster.ts, signalNode): its pg_autoctl keeper, its
- *   postmaster and every backend. Killing only the postmaster is not a failover: the keeper sees PostgreSQL down and restarts it
- *   in place (a restart on the same host, which the chaos run already covers). Afterwards (unless
+ *   postmaster and every backend. Killing only the postmaster is not a failover: the keeper sees PostgreSQL
+ *   down and restarts it in place (a restart on the same host, which the chaos run covers). Afterwards (unless
  *   --no-rejoin) `pg_autoctl run` brings the old node back; it rewinds and rejoins as the standby.
  * - switchover: `pg_autoctl perform switchover`, which returns once the standby is the new primary.
  * - stall: SIGSTOP to every process of the node for --stall-seconds, then SIGCONT: backends included (a
