@@ -2,8 +2,8 @@
  * The failover harness's kill fault, end to end: a pg_auto_failover cluster (monitor, primary, synchronous
  * standby) as the `postgres` user, two broker processes on its multi-host URL, @queen/client producers and
  * consumers; the primary node is SIGKILLed under load. Nothing acknowledged may be lost or reordered, every
- * duplicate must be a redelivery of an unacked lease, and the brokers must commit pushes and serve pops
- * again within a few seconds of the engine's promotion.
+ * duplicate must be a redelivery of an unacked lease, and the brokers must serve pops and commit pushes
+ * on the new primary within a few seconds of the engine's promotion.
  *
  * Without pg_auto_failover installed this test fails (never skips), saying which packages to install.
  */
@@ -16,8 +16,13 @@ import { parseFailoverOptions } from '../src/failover/options.js';
 import { runFailover } from '../src/failover/run.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** How long after the engine's promotion the brokers may take to commit a push and serve a pop. */
-const FOLLOW_BOUND_S = 5;
+/** How long after the engine's promotion the brokers may take to serve a pop from the new primary. */
+const POP_BOUND_S = 5;
+/**
+ * The same for the first committed push: a broker first replays the pushes it buffered during the outage,
+ * and buffers new ones behind them (per-partition order), at FILE_BUFFER_MAX_BATCH per FILE_BUFFER_FLUSH_MS.
+ */
+const PUSH_BOUND_S = 10;
 
 test('a SIGKILLed primary: the brokers follow the promoted standby, nothing acknowledged is lost or reordered', { timeout: 300_000 }, async () => {
   findPgAutoctl(); // throws "pg_autoctl not found: install the Debian packages ..." when missing
@@ -40,9 +45,9 @@ test('a SIGKILLed primary: the brokers follow the promoted standby, nothing ackn
   assert.ok(result.checks['drained'], `stored messages never delivered and acked${context}`);
   assert.equal(result.brokerExits, 0, `a broker exited${context}`);
   assert.ok(result.promotionS < 40, `the engine took ${result.promotionS} s to promote${context}`);
-  assert.ok(result.firstPushS <= result.promotionS + FOLLOW_BOUND_S,
+  assert.ok(result.firstPushS <= result.promotionS + PUSH_BOUND_S,
     `first committed push ${result.firstPushS} s after the fault, the promotion at ${result.promotionS} s${context}`);
-  assert.ok(result.firstPopS <= result.promotionS + FOLLOW_BOUND_S,
+  assert.ok(result.firstPopS <= result.promotionS + POP_BOUND_S,
     `first served pop ${result.firstPopS} s after the fault, the promotion at ${result.promotionS} s${context}`);
   assert.ok(run.passed, context);
 });
