@@ -24,7 +24,7 @@ const POP_BOUND_S = 5;
  */
 const PUSH_BOUND_S = 10;
 
-test('a SIGKILLed primary: the brokers follow the promoted standby, nothing acknowledged is lost or reordered', { timeout: 300_000 }, async () => {
+test('a SIGKILLed primary: the brokers follow the promoted standby, nothing acknowledged is lost or reordered', { timeout: 300_000 }, async (t) => {
   findPgAutoctl(); // throws "pg_autoctl not found: install the Debian packages ..." when missing
   const lines: string[] = [];
   const log = (line: string): void => void lines.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
@@ -50,4 +50,6 @@ test('a SIGKILLed primary: the brokers follow the promoted standby, nothing ackn
   assert.ok(result.firstPopS <= result.promotionS + POP_BOUND_S,
     `first served pop ${result.firstPopS} s after the fault, the promotion at ${result.promotionS} s${context}`);
   assert.ok(run.passed, context);
+  t.diagnostic(`promotion ${result.promotionS.toFixed(1)} s, first push ${result.firstPushS.toFixed(1)} s, first pop ` +
+    `${result.firstPopS.toFixed(1)} s, ${result.pushed} messages, ${result.redeliveries} redeliveries, ${result.clientErrors} client errors`);
 });
