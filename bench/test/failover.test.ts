@@ -9,6 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPgAutoctl } from '../src/failover/engine.js';
@@ -50,6 +51,7 @@ test('a SIGKILLed primary: the brokers follow the promoted standby, nothing ackn
   assert.ok(result.firstPopS <= result.promotionS + POP_BOUND_S,
     `first served pop ${result.firstPopS} s after the fault, the promotion at ${result.promotionS} s${context}`);
   assert.ok(run.passed, context);
+  fs.rmSync(run.folder, { recursive: true, force: true, maxRetries: 5 }); // the logs are kept only when it fails
   t.diagnostic(`promotion ${result.promotionS.toFixed(1)} s, first push ${result.firstPushS.toFixed(1)} s, first pop ` +
     `${result.firstPopS.toFixed(1)} s, ${result.pushed} messages, ${result.redeliveries} redeliveries, ${result.clientErrors} client errors`);
 });
