@@ -23,9 +23,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { freePort } from '../broker-process.js';
 import { sleep } from '../scenarios/common.js';
+import { childrenOf, postgresUser, queryRows, queryValue, tryQueryValue } from './local.js';
 import { findPgAutoctl, MONITOR_TUNING, KEEPER_TUNING, type PgAutoctlInstall } from './engine.js';
 
 const run = promisify(execFile);
@@ -95,9 +95,9 @@ export class AutoFailoverCluster {
     const monitorPort = await freePort();
     this.spawnService('monitor', monitorPort, ['create', 'monitor', '--pgdata', this.dataDir('monitor'), '--pgport', String(monitorPort),
       '--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl', '--ssl-mode', 'disable', '--run']);
-    await this.waitFor('the monitor to accept connections', 60_000, async () => (await this.tryQuery(monitorPort, 'pg_auto_failover', 'SELECT 1')) !== null);
-    for (const [name, value] of Object.entries(MONITOR_TUNING)) await this.query(monitorPort, 'pg_auto_failover', `ALTER SYSTEM SET ${name} = '${value}'`);
-    await this.query(monitorPort, 'pg_auto_failover', 'SELECT pg_reload_conf()');
+    await this.waitFor('the monitor to accept connections', 60_000, async () => (await tryQueryValue(monitorPort, 'pg_auto_failover', 'SELECT 1')) !== null);
+    for (const [name, value] of Object.entries(MONITOR_TUNING)) await queryValue(monitorPort, 'pg_auto_failover', `ALTER SYSTEM SET ${name} = '${value}'`);
+    await queryValue(monitorPort, 'pg_auto_failover', 'SELECT pg_reload_conf()');
     const monitorUri = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`;
     for (const name of ['node1', 'node2']) {
       const port = await freePort();
@@ -110,7 +110,7 @@ export class AutoFailoverCluster {
     await this.waitHealthy(180_000);
     // A reload signals the keeper's children too: during the standby's base backup it would kill pg_basebackup.
     for (const name of ['node1', 'node2']) await this.configureKeeper(name);
-    const standbyNames = await this.query(this.services.get('node1')!.port, 'queen', 'SHOW synchronous_standby_names');
+    const standbyNames = await queryValue(this.services.get('node1')!.port, 'queen', 'SHOW synchronous_standby_names');
     this.log(`failover: pg_auto_failover cluster ready after ${((Date.now() - began) / 1000).toFixed(1)} s; ` +
       `primary's synchronous_standby_names = '${standbyNames}'`);
   }
@@ -135,9 +135,9 @@ export class AutoFailoverCluster {
 
   /** The nodes as the monitor sees them. */
   async nodes(): Promise<NodeState[]> {
-    const rows = await this.tryQueryRows<{ id: number; name: string; port: number; reported: string; assigned: string; health: number }>(
+    const rows = await queryRows<{ id: number; name: string; port: number; reported: string; assigned: string; health: number }>(
       this.port('monitor'), 'pg_auto_failover',
-      `SELECT nodeid AS id, nodename AS name, nodeport AS port, reportedstate::text AS reported, goalstate::text AS assigned,
+      `SELECT nodeid::int AS id, nodename AS name, nodeport AS port, reportedstate::text AS reported, goalstate::text AS assigned,
               health FROM pgautofailover.node ORDER BY nodeid`);
     return rows ?? [];
   }
@@ -149,7 +149,6 @@ export class AutoFailoverCluster {
 
   /** Waits until one node is primary and one is secondary (reported and assigned). */
   async waitHealthy(timeoutMs: number): Promise<void> {
-    const checkpointing = { primary: '' };
     await this.waitFor('a primary and a secondary', timeoutMs, async () => {
       const nodes = await this.nodes();
       const done = (state: string): boolean => nodes.some((n) => n.reported === state && n.assigned === state);
@@ -157,8 +156,7 @@ export class AutoFailoverCluster {
       // A standby's base backup waits for a checkpoint on the primary: make it immediate.
       const primary = nodes.find((n) => ['wait_primary', 'primary', 'single'].includes(n.reported));
       if (primary !== undefined && nodes.some((n) => n.reported === 'wait_standby' || n.assigned === 'catchingup')) {
-        checkpointing.primary = primary.name;
-        await this.tryQuery(primary.port, 'queen', 'CHECKPOINT');
+        await tryQueryValue(primary.port, 'queen', 'CHECKPOINT');
       }
       return false;
     });
@@ -166,7 +164,7 @@ export class AutoFailoverCluster {
 
   /** Monitor events after `afterId`, oldest first. */
   async events(afterId = 0): Promise<EngineEvent[]> {
-    const rows = await this.tryQueryRows<{ id: string; at: Date; node: string; reported: string; goal: string; description: string }>(
+    const rows = await queryRows<{ id: string; at: Date; node: string; reported: string; goal: string; description: string }>(
       this.port('monitor'), 'pg_auto_failover',
       `SELECT eventid::text AS id, eventtime AS at, nodename AS node, reportedstate::text AS reported, goalstate::text AS goal,
               description FROM pgautofailover.event WHERE eventid > $1 ORDER BY eventid`, [afterId]);
@@ -307,54 +305,4 @@ export class AutoFailoverCluster {
       await sleep(250);
     }
   }
-
-  private async query(port: number, database: string, sql: string): Promise<string> {
-    const rows = await this.tryQueryRows<Record<string, unknown>>(port, database, sql, [], true);
-    const first = rows?.[0];
-    return first === undefined ? '' : String(Object.values(first)[0]);
-  }
-
-  private async tryQuery(port: number, database: string, sql: string): Promise<string | null> {
-    const rows = await this.tryQueryRows<Record<string, unknown>>(port, database, sql);
-    return rows === null ? null : String(Object.values(rows[0] ?? {})[0] ?? '');
-  }
-
-  private async tryQueryRows<T>(port: number, database: string, sql: string, params: unknown[] = [], rethrow = false): Promise<T[] | null> {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database, connectionTimeoutMillis: 2000, query_timeout: 5000 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return (await client.query(sql, params)).rows as T[];
-    } catch (error) {
-      if (rethrow) throw error;
-      return null;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
-}
-
-/** The pids whose parent is `parent` (from /proc). */
-function childrenOf(parent: number): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
-
-function postgresUser(): { uid: number; gid: number } {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-  const fields = line?.split(':');
-  if (fields === undefined || fields.length < 4) {
-    throw new Error('running as root but there is no `postgres` user to run PostgreSQL as (the Debian packages create it)');
-  }
-  return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
