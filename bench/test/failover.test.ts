@@ -53,5 +53,6 @@ test('a SIGKILLed primary: the brokers follow the promoted standby, nothing ackn
   assert.ok(run.passed, context);
   fs.rmSync(run.folder, { recursive: true, force: true, maxRetries: 5 }); // the logs are kept only when it fails
   t.diagnostic(`promotion ${result.promotionS.toFixed(1)} s, first push ${result.firstPushS.toFixed(1)} s, first pop ` +
-    `${result.firstPopS.toFixed(1)} s, ${result.pushed} messages, ${result.redeliveries} redeliveries, ${result.clientErrors} client errors`);
+    `${result.firstPopS.toFixed(1)} s, ${result.pushed} messages, ${result.redeliveries} redeliveries, ${result.clientErrors} client errors ` +
+    `${JSON.stringify(result.errorKinds)}`);
 });
