@@ -12,7 +12,9 @@
 CREATE OR REPLACE FUNCTION queen.api_ack_items(p_acks jsonb, p_where text)
 RETURNS TABLE (item integer, transaction_id text, success boolean, error text, queue_name text,
                partition_name text, lease_released boolean, dlq boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET queen.api = 'on'                -- no backlog lock (backlog_drop): the caller's transaction may last
+AS $$
 #variable_conflict use_column
 DECLARE
   c_uuid constant text := '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';

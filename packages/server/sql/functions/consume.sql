@@ -62,7 +62,7 @@ BEGIN
       p_auto_ack => coalesce((v_request.e ->> 'autoAck')::boolean, false),
       p_sub_mode => v_request.e ->> 'subMode',
       p_sub_from => v_request.e ->> 'subFrom',
-      p_first_attempt => true) || jsonb_build_object('index', v_request.i));
+      p_first_attempt => true, p_keep_empty => true) || jsonb_build_object('index', v_request.i));
   END LOOP;
   RETURN v_results;
 END

@@ -3,7 +3,10 @@
 -- 10 ms, doubling up to 100 ms, and re-checks with pop_ready (the broker's readiness test of parked pops), so
 -- a message committed by any producer (HTTP or SQL) is claimed within about 100 ms. The wait ends at
 -- p_timeout_seconds, and before the session's statement_timeout (250 ms of margin), so a timeout answers no
--- rows instead of cancelling the statement.
+-- rows instead of cancelling the statement. While waiting it holds no lock: an attempt that claims nothing
+-- is rolled back (api_claim p_keep_empty false), and the subscription record of a named group is written
+-- first (it must outlive an empty wait). On a queue that does not exist yet it does not wait: creating the
+-- queue would hold its producers until this statement ends; the call creates it and returns.
 --   Parameters: p_queue; p_consumer_group (default '__QUEUE_MODE__'); p_batch_size (default 1, clamped to
 --     1..10000); p_partition (null: any partition of the queue); p_timeout_seconds (default 0: one attempt);
 --     p_auto_commit (default false: lease; true: committed as delivered); p_subscription_mode ('new',
@@ -34,7 +37,8 @@ DECLARE
   v_limit_ms bigint := (SELECT s.setting::bigint FROM pg_settings s WHERE s.name = 'statement_timeout');
   v_deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(coalesce(p_timeout_seconds, 0), 0));
   v_lease_id uuid := queen.uuid_v7();
-  v_first boolean := true;
+  v_wait boolean;
+  v_queue record;
   v_sleep double precision;
   v_result jsonb;
 BEGIN
@@ -44,6 +48,16 @@ BEGIN
   IF p_timeout_seconds > 0 AND current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION USING ERRCODE = '25000',
       MESSAGE = 'queen.consume_one: p_timeout_seconds > 0 needs READ COMMITTED isolation';
+  END IF;
+  SELECT q.id, q.name INTO v_queue FROM queen.queues q WHERE q.name = p_queue;
+  v_wait := FOUND AND v_deadline > clock_timestamp();
+  IF v_wait THEN
+    PERFORM queen.subscription_record(v_queue.id, v_group, coalesce(p_partition, ''), i.mode, i.from_at)
+    FROM queen.api_intent(v_group,
+                          CASE WHEN p_subscription_mode IN ('new', 'new-only', 'all') THEN p_subscription_mode END,
+                          CASE WHEN p_subscription_mode NOT IN ('new', 'new-only', 'all') THEN p_subscription_mode END) i;
+  ELSE
+    v_deadline := clock_timestamp();
   END IF;
   IF v_limit_ms > 0 THEN
     v_deadline := least(v_deadline, statement_timestamp() + make_interval(secs => (v_limit_ms - 250) / 1000.0));
@@ -57,8 +71,7 @@ BEGIN
       p_lease_id => v_lease_id, p_lease_seconds => 0, p_auto_ack => coalesce(p_auto_commit, false),
       p_sub_mode => CASE WHEN p_subscription_mode IN ('new', 'new-only', 'all') THEN p_subscription_mode END,
       p_sub_from => CASE WHEN p_subscription_mode NOT IN ('new', 'new-only', 'all') THEN p_subscription_mode END,
-      p_first_attempt => v_first);
-    v_first := false;
+      p_first_attempt => true, p_keep_empty => NOT v_wait);
     EXIT WHEN jsonb_array_length(v_result -> 'messages') > 0 OR v_result ->> 'emptyReason' = 'paused'
               OR clock_timestamp() >= v_deadline;
     -- Park: sleep, then ask pop_ready (one key look-up) until the key may have something, or the deadline.
