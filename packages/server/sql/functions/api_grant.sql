@@ -8,7 +8,8 @@
 --   Effects: EXECUTE is revoked from PUBLIC (a new function is executable by everyone) and granted to each
 --     role, with USAGE on the schema queen. A role that does not exist is created first when the current
 --     user may create roles; otherwise the function is granted to no one but its owner (NOTICE), and
---     api_grant_all() grants everything once the roles exist. The access is kept in the function's comment.
+--     api_regrant() grants everything once the roles exist. The access is kept in the function's comment.
+--   Result: none.
 --   Locks: none beyond the catalog rows of the GRANTs.
 CREATE OR REPLACE FUNCTION queen.api_grant(p_function regprocedure, p_access text[]) RETURNS void
 LANGUAGE plpgsql AS $$

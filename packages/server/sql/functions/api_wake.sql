@@ -6,6 +6,7 @@
 --     configuration changed (processes drop what they cached of it).
 --   Notifies: queen_wake {"origin":"sql","queue","namespace","task"[,"config":true]}.
 --   Result: none.
+--   Locks: none.
 CREATE OR REPLACE FUNCTION queen.api_wake(p_queue text, p_namespace text, p_task text, p_config boolean DEFAULT false)
 RETURNS void
 LANGUAGE sql AS $$

@@ -5,7 +5,8 @@
 --     p_dest_partition default 'Default', p_dest_transaction_id null: minted).
 --   Result: the new message's id, or null when nothing happened (the ack failed, e.g. the lease expired,
 --     or the destination refused the message: maxSize, duplicate transactionId).
---   Errors, locks and notifications: transaction's.
+--   Errors and notifications: transaction's.
+--   Locks: transaction's.
 CREATE OR REPLACE FUNCTION queen.forward(
   p_source_transaction_id text,
   p_source_partition_id uuid,

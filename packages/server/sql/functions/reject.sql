@@ -2,7 +2,8 @@
 -- queue at once, with p_error_message, and the cursor moves past it (API.md 6.3).
 --   Parameters: p_transaction_id, p_partition_id, p_lease_id, p_error_message (default 'Rejected'),
 --     p_consumer_group (default '__QUEUE_MODE__').
---   Result: the ack's success. Errors, locks and notifications: commit_one's.
+--   Result: the ack's success. Errors and notifications: commit_one's.
+--   Locks: commit_one's.
 CREATE OR REPLACE FUNCTION queen.reject(
   p_transaction_id text,
   p_partition_id uuid,

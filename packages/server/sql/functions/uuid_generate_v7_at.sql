@@ -1,7 +1,9 @@
 -- uuid_generate_v7_at: SQL API v1 (docs/sql-api.md): an RFC 9562 version-7 UUID of a given instant: 48-bit
 -- Unix milliseconds, then random bits with version and variant set (safe to store; uuid_v7 is this at the
 -- current instant).
---   Parameters: p_time. Result: the UUID. Locks: none.
+--   Parameters: p_time.
+--   Result: the UUID.
+--   Locks: none.
 CREATE OR REPLACE FUNCTION queen.uuid_generate_v7_at(p_time timestamptz) RETURNS uuid
 LANGUAGE sql VOLATILE AS $$
   SELECT encode(

@@ -1,10 +1,10 @@
--- api_grant_all: re-applies api_grant to every public SQL API function (the ones whose comment api_grant
+-- api_regrant: re-applies api_grant to every public SQL API function (the ones whose comment api_grant
 -- wrote). For a database whose broker could not create the roles: an administrator creates queen_producer,
 -- queen_consumer and queen_admin, then runs this once (docs/sql-api.md, "Roles").
 --   Parameters: none.
 --   Result: the number of functions granted.
 --   Locks: none beyond the catalog rows of the GRANTs.
-CREATE OR REPLACE FUNCTION queen.api_grant_all() RETURNS integer
+CREATE OR REPLACE FUNCTION queen.api_regrant() RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
   v_function record;
@@ -25,4 +25,4 @@ BEGIN
   RETURN v_count;
 END
 $$;
-REVOKE ALL ON FUNCTION queen.api_grant_all() FROM PUBLIC;
+REVOKE ALL ON FUNCTION queen.api_regrant() FROM PUBLIC;
