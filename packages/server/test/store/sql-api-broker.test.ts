@@ -10,7 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import { Queen } from '@queen/client';
 import { client, createDatabase, serverConnection, startBroker, uniqueQueue, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
+import { loadOfficial } from '../support/streams.js';
 
 const SLOW_TICKS = { POP_WAIT_INITIAL_INTERVAL_MS: '5000', POP_WAIT_MAX_INTERVAL_MS: '5000' };
 
@@ -96,11 +98,12 @@ test('outbox: a rolled-back produce is never delivered; a committed one wakes a 
     console.log(`${name} -> parked HTTP pop: p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms (${values.length}: ${values.join(' ')})`);
     return percentile(values, 99);
   };
-  const p99 = report('SQL produce (commit)', viaSql);
+  report('SQL produce (commit)', viaSql);
   report('HTTP push (request)', viaHttp);
-  // Not woken, the pop would answer at the broker's 5 s re-check: the bound is far below that and leaves room
-  // for a loaded machine (docs/sql-api.md reports the figures).
-  assert.ok(p99 < 250, `wake p99 ${p99} ms`);
+  // Not woken, a pop would answer at the broker's 5 s re-check: every delivery far below that was woken. The
+  // bounds leave room for a loaded machine; the figures are printed for the record.
+  assert.ok(viaSql.at(-1)! < 2500, `slowest wake ${viaSql.at(-1)} ms`);
+  assert.ok(percentile(viaSql, 50) < 250, `wake p50 ${percentile(viaSql, 50)} ms`);
 });
 
 test('an AFTER INSERT trigger produces one message per row, in commit order per partition', async () => {
@@ -194,3 +197,46 @@ test('an SQL long poll is woken by an HTTP push', async () => {
   assert.deepEqual(rows, [{ transaction_id: 'from-http', payload: { via: 'http' } }]);
   assert.ok(at - pushedAt < 500, `claimed ${at - pushedAt} ms after the push`);
 });
+
+test('messages produced in SQL reach our SDK and the official JS client with payload, transactionId and order', async () => {
+  const queue = uniqueQueue('sqlsdk');
+  const app = await session();
+  await app.query('BEGIN');
+  await app.query('SELECT queen.produce($1)', [JSON.stringify([1, 2, 3].map((n) => ({ queue, transactionId: `sdk-${n}`, payload: { n, nested: { ok: true } } })))]);
+  await app.query('COMMIT');
+  await app.query(`SELECT queen.produce_one($1, '{"n":4,"nested":{"ok":true}}', 'Default', 'sdk-4')`, [queue]);
+  const expected = [1, 2, 3, 4].map((n) => [`sdk-${n}`, { n, nested: { ok: true } }]);
+
+  const ours = new Queen(broker.url);
+  try {
+    const messages = await ours.queue(queue).group('ours').batch(10).pop();
+    assert.deepEqual(messages.map((m) => [m.transactionId, m.data]), expected);
+  } finally {
+    await ours.close();
+  }
+  const { Queen: Official } = await loadOfficial();
+  const official = new Official({ url: broker.url }) as unknown as { queue(name: string): any; close(): Promise<void> };
+  try {
+    const messages: Array<{ transactionId: string; data: unknown }> = await official.queue(queue).group('official').batch(10).pop();
+    assert.deepEqual(messages.map((m) => [m.transactionId, m.data]), expected);
+  } finally {
+    await official.close();
+  }
+});
+
+test('push maintenance does not divert SQL produce: it is committed to the database and delivered', async () => {
+  const queue = uniqueQueue('sqlmaint');
+  const app = await session();
+  assert.equal((await api.post('/api/v1/system/maintenance', { enabled: true })).status, 200);
+  try {
+    const buffered = await api.push([{ queue, transactionId: 'via-http', payload: 1 }]);
+    assert.equal(buffered.json[0].status, 'buffered', 'HTTP pushes go to the broker\'s buffer meanwhile');
+    await app.query(`SELECT queen.produce_one($1, '2', 'Default', 'via-sql')`, [queue]);
+    const res = await api.get(`/api/v1/pop/queue/${queue}?batch=10&autoAck=true`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.messages.map((m: any) => m.transactionId), ['via-sql']);
+  } finally {
+    await api.post('/api/v1/system/maintenance', { enabled: false });
+  }
+});
+
