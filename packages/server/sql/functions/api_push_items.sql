@@ -11,7 +11,10 @@
 --   Errors: 22023 for a malformed item (nothing is written: the check covers every item first); 0A000 for
 --     an item of a queue with encryption enabled (the key lives in the broker; plaintext never reaches the
 --     table, API.md 9.6): push_messages' guard refuses it because this function sets queen.sealing.
---   Locks: those of push_messages. Notifies: api_wake once per queue that received messages.
+--   Locks: those of push_messages. Notifies: api_wake once per queue that received messages, unless the
+--     session set queen.wake = off: PostgreSQL serialises the commits of notifying transactions, and a
+--     producer that commits at a high rate may prefer consumers to find its messages at their next re-check.
+--     The flag only ever withholds a hint: nothing written depends on it.
 CREATE OR REPLACE FUNCTION queen.api_push_items(p_items jsonb, p_where text)
 RETURNS TABLE (item integer, queue_name text, partition_name text, transaction_id text,
                client_transaction_id text, trace_id uuid, status text, message_id uuid, partition_id uuid,
@@ -33,6 +36,7 @@ DECLARE
   v_ids uuid[];
   v_row record;
   v_woken text[] := '{}';
+  v_wake constant boolean := coalesce(current_setting('queen.wake', true), '') <> 'off';
 BEGIN
   IF jsonb_typeof(v_items) IS DISTINCT FROM 'array' THEN
     RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('%s must be a JSON array of items', p_where);
@@ -90,7 +94,7 @@ BEGIN
                          p_where, v_row.item - 1, v_queue[v_row.item]),
         HINT = 'Produce to encrypted queues over HTTP (the broker holds the key).';
     END IF;
-    IF v_row.status = 'queued' AND NOT v_queue[v_row.item] = ANY (v_woken) THEN
+    IF v_row.status = 'queued' AND v_wake AND NOT v_queue[v_row.item] = ANY (v_woken) THEN
       v_woken := v_woken || v_queue[v_row.item];
       PERFORM queen.api_wake(v_queue[v_row.item], v_row.queue_namespace, v_row.queue_task);
     END IF;

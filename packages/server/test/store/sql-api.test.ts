@@ -89,6 +89,38 @@ describe('produce', () => {
     assert.deepEqual(delivered.map((r) => r.payload), [{ order: 2 }]);
   });
 
+  test('the broker\'s wake-up: one queen_wake NOTIFY per queue at commit, none at rollback, none with queen.wake = off', async () => {
+    const queue = `billing.${uniqueQueue('sqlwake')}`;
+    const { client: listener } = await sql.session();
+    const heard: Array<Record<string, unknown>> = [];
+    listener.on('notification', (n) => {
+      const body = JSON.parse(n.payload ?? '{}');
+      if (n.channel === 'queen_wake' && body.queue === queue) heard.push(body);
+    });
+    await listener.query('LISTEN queen_wake');
+    const { client: app } = await sql.session();
+    const settle = async (): Promise<void> => {
+      await listener.query('SELECT 1'); // notifications that were sent have arrived once this returns
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await app.query('BEGIN');
+    await app.query(`SELECT queen.produce_one($1, '{}')`, [queue]);
+    await app.query('ROLLBACK');
+    await settle();
+    assert.deepEqual(heard, []);
+    await app.query('BEGIN');
+    await app.query('SELECT queen.produce($1)', [JSON.stringify([{ queue, payload: 1 }, { queue, partition: 'b', payload: 2 }])]);
+    await app.query(`SELECT queen.produce_one($1, '{}')`, [queue]);
+    await app.query('COMMIT');
+    await settle();
+    assert.deepEqual(heard, [{ origin: 'sql', queue, namespace: 'billing', task: queue.split('.')[1] }]);
+    await app.query(`SET queen.wake = 'off'`);
+    await app.query(`SELECT queen.produce_one($1, '{}')`, [queue]);
+    await settle();
+    assert.equal(heard.length, 1, 'queen.wake = off withholds the hint');
+    assert.equal(await depth(queue), 4);
+  });
+
   test('produce_one, produce_full and produce_notify keep their defaults and return the message id', async () => {
     const queue = uniqueQueue('sqlone');
     const first = await value<string>('SELECT queen.produce_one($1, $2)', [queue, '{"a":1}']);
