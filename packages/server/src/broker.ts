@@ -140,6 +140,7 @@ export class Broker {
         health: {
           databaseReachable: () => databaseReachable(pool),
           draining: () => lifecycle.draining,
+          databaseServer: database.server,
         },
         metrics,
         maintenance,
