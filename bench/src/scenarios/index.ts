@@ -1,7 +1,7 @@
 /**
  * The scenario registry: names accepted on the command line, in their running order, the default list
- * run when none is named (every scenario except the slow wake, about 50 s a run, and the scale and
- * ceiling families, several minutes each: name them explicitly), and the families a single name expands to.
+ * run when none is named (every scenario except the slow wake, about 50 s a run, sql-produce (the SQL API
+ * outbox, twice --duration), and the scale and ceiling families, several minutes each: name them explicitly), and the families a single name expands to.
  */
 import { ceilingDrainScenario, ceilingPushScenario } from './ceiling.js';
 import type { Scenario } from './common.js';
@@ -12,6 +12,7 @@ import { pacedPartitions, partitionsScenario } from './partitions.js';
 import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
 import { groupsScenario } from './scale-groups.js';
+import { sqlProduceScenario } from './sql-produce.js';
 import { parkedScenario } from './scale-parked.js';
 import { streamsScenario } from './streams.js';
 import { wakeScenario } from './wake.js';
@@ -21,6 +22,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['push-b1', pushScenario(1)],
   ['push-b10', pushScenario(10)],
   ['push-b100', pushScenario(100)],
+  ['sql-produce', sqlProduceScenario],
   ['drain', drainScenario],
   ['e2e', e2eScenario],
   ['fanout', fanoutScenario],
