@@ -44,7 +44,7 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',
     '  --url2 URL            with --url: a second broker on the same database, for wake\'s two-process mode',
     '                        (without --url, wake starts a second broker on the first one\'s database)',
-    '  --duration S          seconds of load for push-*, e2e, fanout, partitions, scale-*, ceiling-push-* (default 10)',
+    '  --duration S          seconds of load for push-*, sql-produce (per mode), e2e, fanout, partitions, scale-*, ceiling-push-* (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
     '  --messages N          messages pre-filled by drain and ceiling-drain (default 200000)',
     '  --pop-partitions N    partitions claimed per wildcard pop (drain, e2e, fanout, partitions), 0 = no cap (default 0)',

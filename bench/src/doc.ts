@@ -44,7 +44,7 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
   'push-b1': '50 concurrent producers push 1-item batches for --duration s over 100 partitions; accepted msgs/s and request latency.',
   'push-b10': 'as push-b1 with 10-item batches.',
   'push-b100': 'as push-b1 with 100-item batches.',
-  'sql-produce': '50 sessions on the broker\'s database each run, for --duration s per mode, the outbox transaction `BEGIN; INSERT` (a business row)`; SELECT queen.produce_one(...); COMMIT` over 100 partitions; committed msgs/s and BEGIN-to-COMMIT latency, with the wake-up NOTIFY (wake) and with `queen.wake = off` (no-wake).',
+  'sql-produce': '50 sessions on the broker\'s database each run, for --duration s per mode, the outbox transaction `BEGIN; INSERT INTO queen_bench_orders ...; SELECT queen.produce_one(...); COMMIT` (a business row and one message) over 100 partitions; committed msgs/s and BEGIN-to-COMMIT latency, with the wake-up NOTIFY (wake) and with `queen.wake = off` (no-wake).',
   drain: 'pre-fill --messages (default 200 000) messages (100 partitions), then 10 wildcard consumers (batch 100, autoAck) empty the queue; exactly once required.',
   e2e: '20 producers (batch 10, 100 partitions) and 10 wildcard long-poll consumers (batch 100, explicit /ack/batch) at once for --duration s, then drain; end-to-end latency and no loss.',
   fanout: 'the e2e shape with 5 consumer groups of 3 consumers each: deliveries/s per group and in total; every group must get every message.',
