@@ -1,19 +1,21 @@
 /**
  * The scenario registry: names accepted on the command line, in their running order, the default list
  * run when none is named (every scenario except the slow wake, about 50 s a run, sql-produce (the SQL API
- * outbox, twice --duration), and the scale and ceiling families, several minutes each: name them explicitly), and the families a single name expands to.
+ * outbox, twice --duration), the scale and ceiling families and long-lived, several minutes each: name them
+ * explicitly), and the families a single name expands to.
  */
 import { ceilingDrainScenario, ceilingPushScenario } from './ceiling.js';
 import type { Scenario } from './common.js';
 import { drainScenario } from './drain.js';
 import { e2eScenario } from './e2e.js';
 import { fanoutScenario } from './fanout.js';
+import { longLivedScenario } from './long-lived.js';
 import { pacedPartitions, partitionsScenario } from './partitions.js';
 import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
 import { groupsScenario } from './scale-groups.js';
-import { sqlProduceScenario } from './sql-produce.js';
 import { parkedScenario } from './scale-parked.js';
+import { sqlProduceScenario } from './sql-produce.js';
 import { streamsScenario } from './streams.js';
 import { wakeScenario } from './wake.js';
 
@@ -44,6 +46,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['ceiling-push-b10', ceilingPushScenario(10)],
   ['ceiling-push-b100', ceilingPushScenario(100)],
   ['ceiling-drain', ceilingDrainScenario],
+  ['long-lived', longLivedScenario],
 ]);
 
 /** The scenarios run when none is named on the command line, in order. */

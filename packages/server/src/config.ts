@@ -92,6 +92,22 @@ export interface Config {
   auth: AuthConfig;
   /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
   dashboard: { enabled: boolean; dir: string };
+  /** Bounds on the work one request may cause (docs/configuration.md "Bounds"). */
+  bounds: BoundsConfig;
+}
+
+/** Bounds on the work one request may cause: bytes of a listing, operations, pool share, bodies, series. */
+export interface BoundsConfig {
+  /** Payload bytes one listing page carries (DLQ, traces by name); payloads past it are omitted and flagged. */
+  listingMaxBytes: number;
+  /** Operations (push items + acks) one transaction may hold; more is a 413. */
+  transactionMaxOperations: number;
+  /** Connections the administrative reads (listings, status, resources) may hold at once. */
+  adminConnections: number;
+  /** Bytes of request bodies being read at once; past it a new body is refused with 503 + Retry-After. */
+  bodyBytesInFlight: number;
+  /** Queues with their own series in /metrics/prometheus; the others share queue="__other__". */
+  metricsMaxQueues: number;
 }
 
 /** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
@@ -204,6 +220,17 @@ function encryptionKey(env: Env): Buffer | null {
   return Buffer.from(raw, 'hex');
 }
 
+/** The bounds on one request's work (docs/configuration.md "Bounds"). */
+function boundsConfig(env: Env, poolSize: number): BoundsConfig {
+  return {
+    listingMaxBytes: integer(env, 'LISTING_MAX_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    transactionMaxOperations: integer(env, 'TRANSACTION_MAX_OPERATIONS', 10_000, 1, 1_000_000),
+    adminConnections: integer(env, 'DB_POOL_ADMIN_CONNECTIONS', Math.max(1, Math.floor(poolSize / 2)), 1, poolSize - 1),
+    bodyBytesInFlight: integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 128 * 1024 * 1024, 1024, 2 ** 40),
+    metricsMaxQueues: integer(env, 'METRICS_MAX_QUEUES', 1000, 0, 1_000_000),
+  };
+}
+
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
@@ -299,6 +326,7 @@ export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   // Like the pop parameter it defaults (API.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
   if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
+  const poolSize = integer(env, 'DB_POOL_SIZE', 20, 2, 10_000);
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
   const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 1000, requestTimeoutMs);
 
@@ -314,7 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database,
     databaseHealth: databaseHealth(env),
-    poolSize: integer(env, 'DB_POOL_SIZE', 20, 2, 10_000),
+    poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
@@ -354,5 +382,6 @@ export function loadConfig(env: Env = process.env): Config {
       enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),
       dir: path.resolve(text(env, 'DASHBOARD_DIR') ?? DEFAULT_DASHBOARD_DIR),
     },
+    bounds: boundsConfig(env, poolSize),
   };
 }

@@ -25,6 +25,8 @@ export interface RouteContext {
   log: Logger;
   /** The pop defaults and limits of the configuration (API.md 5.2). */
   popDefaults: Config['pop'];
+  /** The bounds on one request's work (listing bytes, transaction operations; docs/configuration.md "Bounds"). */
+  bounds: Config['bounds'];
   push: PushService;
   pop: PopService;
   ack: AckService;

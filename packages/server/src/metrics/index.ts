@@ -71,7 +71,7 @@ export class Metrics {
       pool,
       bufferedMessages: deps.bufferedMessages,
       maintenance: deps.maintenance,
-    });
+    }, config.bounds.metricsMaxQueues);
     this.recorder = new Recorder(this.prometheus);
     this.sampler = new SystemSampler({ pool, parkedPops: () => bus.parked, inflightRequests: () => this.recorder.inflightRequests });
     const scoped = log.child({ component: 'metrics' });
