@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
-import { startEmbeddedPostgres } from '../store/embedded.js';
+import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
 import { NoServerError } from '../store/primary.js';
 import { StartupError, type Defer } from './sequence.js';
@@ -42,6 +42,14 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
   if (config.database.kind === 'embedded') {
     const { dataDir, port } = config.database;
     log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
+    // Another broker's PostgreSQL holds this directory: say so before touching anything in it (the port file).
+    const running = runningServerOn(dataDir);
+    if (running !== null) {
+      throw new StartupError(
+        `QUEEN_DATA_DIR ${config.dataDir} is in use by another broker's embedded PostgreSQL (pid ${running.pid}${running.port === null ? '' : `, port ${running.port}`}): ` +
+          `give this broker its own QUEEN_DATA_DIR, or set DATABASE_URL${running.port === null ? '' : ` (postgres://postgres:postgres@localhost:${running.port}/postgres)`} to share that database`,
+      );
+    }
     const pgLog = log.child({ component: 'postgres' });
     // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
     const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()));
