@@ -95,7 +95,7 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
 export async function applyMigrations(pool: pg.Pool, log: Logger, wait: { where: string; waitMs: number; signal?: AbortSignal | undefined }): Promise<void> {
   const applied = await whileStarting(() => migrate(pool), { log, signal: wait.signal, where: wait.where, waitMs: wait.waitMs });
   const changed = applied.migrations.length + applied.functions.length;
-  if (changed > 0) log.info({ migrations: applied.migrations.length, functions: applied.functions.length }, schemaLine(applied));
+  if (changed > 0) log.info(schemaLine(applied));
 }
 
 /** The `schema updated` line: counts and the newest migration, not every file name. */
