@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .option('--no-headers', 'tables without the header row')
     .option('--config <path>', 'config file (default $QUEEN_CONFIG or ~/.queen/config.yaml)')
     .version(versionLine(), '--version', 'print the version line')
-    .addHelpText('after', `\nExamples:\n  $ queenctl --server http://localhost:6632 ping\n  $ queenctl queue list -o json\n  $ queenctl tail orders --cg audit -f --auto-ack\n\nDocumentation: docs/cli.md (queenctl docs)\n`);
+    .addHelpText('after', `\nExamples:\n  $ queenctl --server http://localhost:6632 ping\n  $ queenctl queue list -o json\n  $ queenctl tail orders -f\n\nDocumentation: docs/cli.md (queenctl docs)\n`);
   registerTop(program);
   registerConsume(program);
   registerPush(program);

@@ -2,7 +2,7 @@
  * Output (CLI.md §3). A command hands `print()` the broker's body and a {@link View} (its rows and columns);
  * the format decides the rest: `table`/`wide` render columns (JSON or, for describe-style commands, YAML when a
  * command has none), `json`/`yaml`/`ndjson` print the rows when the view declares them, else the whole body,
- * `jsonpath=` evaluates on the whole body, `raw` prints strings verbatim. Default: table on a TTY, json when piped.
+ * `jsonpath=` evaluates on what `json` prints, `raw` prints strings verbatim. Default: table on a TTY, json when piped.
  * yaml and cli-table3 are loaded only when a format needs them (start-up time).
  */
 import type { Writable } from 'node:stream';
@@ -107,7 +107,8 @@ export class Output {
     const rows = view.rows ? view.rows(body) : undefined;
     switch (f.kind) {
       case 'jsonpath':
-        this.write(`${formatResult(evaluate(body, f.expr))}\n`);
+        // On the shape `-o json` prints (the rows when the view has them), so a path read off `-o json` works.
+        this.write(`${formatResult(evaluate(rows ?? body, f.expr))}\n`);
         return;
       case 'json':
         this.write(`${JSON.stringify(rows ?? body, null, 2)}\n`);

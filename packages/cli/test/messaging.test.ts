@@ -121,31 +121,84 @@ describe('pop and ack', () => {
     assert.deepEqual(d.map((l) => [l.partition, l.data]), [['p1', 1], ['p1', 2]]);
     assert.equal((await cli(['pop', '--no-wait'])).code, 1, 'neither queue nor namespace/task');
   });
+  test('pop --batch 2 pops two messages in one request', async () => {
+    const q = uniqueQueue('popbatch');
+    await cli(['push', q], { input: '1\n2\n3\n' });
+    assert.deepEqual(ndjson((await cli(['pop', q, '--batch', '2', '--no-wait'])).stdout).map((l) => l.data), [1, 2]);
+    assert.deepEqual(ndjson((await cli(['pop', q, '--cg', 'g', '--no-wait'])).stdout).map((l) => l.data), [1], 'neither: one');
+  });
+  test('pop and tail --consume on a queue that does not exist say so before they wait, with the closest name', async () => {
+    const q = uniqueQueue('orders');
+    await cli(['push', q], { input: '1\n' });
+    const typo = `${q.slice(0, -1)}x`;
+    const started = Date.now();
+    const child = spawnCli(['--server', setup.broker.url, 'pop', typo, '--timeout', '20s']);
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    await until(() => err.includes('does not exist'), 10_000, 'the warning');
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal(err, `queenctl: warning: queue "${typo}" does not exist; the broker creates it on this pop (did you mean "${q}"?)\n`);
+    child.kill('SIGINT');
+    await child.result;
+    const far = await cli(['tail', `zz${Date.now()}`, '--consume', '--timeout', '200ms']);
+    assert.match(far.stderr, /^queenctl: warning: queue "zz\d+" does not exist; the broker creates it on this pop\n/);
+    const existing = await cli(['pop', q, '--no-wait']);
+    assert.equal(existing.stderr, '', 'no warning for a queue that exists');
+  });
 });
 
 describe('tail', () => {
-  test('-n stops after exactly n messages; without --follow it ends on the first empty poll', async () => {
+  test('peeks without consuming: the newest -n messages oldest first, then -f follows; no group, nothing processing', async () => {
+    const q = uniqueQueue('peek');
+    await cli(['push', q], { input: '1\n2\n3\n' });
+    const r = await cli(['tail', q, '-n', '2']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(ndjson(r.stdout).map((l) => [l.queue, l.data, l.status]), [[q, 2, 'pending'], [q, 3, 'pending']]);
+    assert.deepEqual(ndjson((await cli(['tail', q])).stdout).map((l) => l.data), [1, 2, 3], 'default: the newest 10');
+    const child = spawnCli(['--server', setup.broker.url, 'tail', q, '-f', '-n', '1']);
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    await until(() => ndjson(out).length === 1, 10_000, 'the newest message');
+    await cli(['push', q, '--partition', 'later'], { input: '4\n5\n' });
+    await until(() => ndjson(out).length === 3, 10_000, `the pushed messages after ${out}`);
+    child.kill('SIGINT');
+    const followed = await child.result;
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.deepEqual(ndjson(followed.stdout).map((l) => l.data), [3, 4, 5]);
+    // Nothing was claimed: no consumer group, nothing processing, every message still there for a consumer.
+    const groups = (await setup.api.get('/api/v1/consumer-groups')).json as Array<{ name: string; queueName: string }>;
+    assert.deepEqual(groups.filter((g) => g.queueName === q), []);
+    assert.equal((await setup.api.get(`/api/v1/status/queues/${q}`)).json.totals.messages.processing, 0);
+    assert.deepEqual(ndjson((await cli(['pop', q, '-n', '5', '--no-wait', '--max-partitions', '2'])).stdout).map((l) => l.data).sort(), [1, 2, 3, 4, 5]);
+    // Consuming options need --consume.
+    const mixed = await cli(['tail', q, '--cg', 'x', '--auto-ack']);
+    assert.deepEqual([mixed.code, mixed.stderr], [1, 'queenctl: --cg, --auto-ack need --consume (tail only reads without it)\n']);
+  });
+  test('--consume: -n stops after exactly n messages; without --follow it ends on the first empty poll', async () => {
     const q = uniqueQueue('tail');
     await cli(['push', q], { input: '1\n2\n3\n4\n' });
-    const r = await cli(['tail', q, '-n', '3', '--batch', '2', '--auto-ack']);
+    const r = await cli(['tail', q, '--consume', '-n', '3', '--batch', '2', '--auto-ack']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(ndjson(r.stdout).map((l) => [l.data, l.consumerGroup]), [[1, 'queenctl-tail'], [2, 'queenctl-tail'], [3, 'queenctl-tail']]);
-    const once = await cli(['tail', q, '--cg', 'other', '--timeout', '500ms', '--auto-ack']);
+    const once = await cli(['tail', q, '--consume', '--cg', 'other', '--timeout', '500ms', '--auto-ack']);
     assert.equal(once.code, 0, once.stderr);
     assert.deepEqual(ndjson(once.stdout).map((l) => l.data), [1, 2, 3, 4]);
   });
-  test('--idle-millis ends a follow after the idle time, exit 0', async () => {
+  test('--idle-millis ends a follow after the idle time, exit 0 (peeking and consuming)', async () => {
     const q = uniqueQueue('tail');
-    const started = Date.now();
-    const r = await cli(['tail', q, '-f', '--idle-millis', '700']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, '');
-    assert.ok(Date.now() - started < 5000);
+    await cli(['push', q], { input: '1\n' });
+    for (const mode of [[], ['--consume', '--auto-ack']]) {
+      const started = Date.now();
+      const r = await cli(['tail', q, ...mode, '-f', '-n', '0', '--idle-millis', '700']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, mode.length === 0 ? '' : `${JSON.stringify(ndjson(r.stdout)[0])}\n`);
+      assert.ok(Date.now() - started < 5000);
+    }
   });
   test('-f --auto-ack follows new pushes; Ctrl-C exits 0 and what was printed is acked', async () => {
     const q = uniqueQueue('tail');
     await cli(['push', q], { input: '1\n2\n' });
-    const child = spawnCli(['--server', setup.broker.url, 'tail', q, '--cg', 'live', '-f', '--auto-ack']);
+    const child = spawnCli(['--server', setup.broker.url, 'tail', q, '--consume', '--cg', 'live', '-f', '--auto-ack']);
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     await until(() => ndjson(out).length === 2, 10_000, 'first two lines');
@@ -163,18 +216,18 @@ describe('tail', () => {
   test('without --auto-ack nothing is acked: the printed messages stay leased to the group', async () => {
     const q = uniqueQueue('tail');
     await cli(['push', q], { input: '1\n' });
-    assert.deepEqual(ndjson((await cli(['tail', q, '--cg', 'peek', '-n', '1'])).stdout).map((l) => l.data), [1]);
+    assert.deepEqual(ndjson((await cli(['tail', q, '--consume', '--cg', 'peek', '-n', '1'])).stdout).map((l) => l.data), [1]);
     const detail = (await setup.api.get(`/api/v1/status/queues/${q}`)).json;
     assert.equal(detail.totals.messages.processing, 1);
   });
   test('replay moves the group back: the same messages are delivered again', async () => {
     const q = uniqueQueue('replay');
     await cli(['push', q], { input: '1\n2\n' });
-    assert.equal(ndjson((await cli(['tail', q, '--cg', 'r', '--auto-ack', '--timeout', '300ms'])).stdout).length, 2);
+    assert.equal(ndjson((await cli(['tail', q, '--consume', '--cg', 'r', '--auto-ack', '--timeout', '300ms'])).stdout).length, 2);
     assert.equal((await cli(['replay', q, '--cg', 'r', '--to', 'beginning', '--dry-run'])).stdout, `[dry-run] would replay cg=r queue=${q} to=1970-01-01T00:00:00Z\n`);
     const r = await cli(['replay', q, '--cg', 'r', '--to', 'beginning']);
     assert.equal(r.stdout, `replayed cg=r queue=${q} to=1970-01-01T00:00:00Z\n`);
-    assert.deepEqual(ndjson((await cli(['tail', q, '--cg', 'r', '--auto-ack', '--timeout', '300ms'])).stdout).map((l) => l.data), [1, 2]);
+    assert.deepEqual(ndjson((await cli(['tail', q, '--consume', '--cg', 'r', '--auto-ack', '--timeout', '300ms'])).stdout).map((l) => l.data), [1, 2]);
     assert.equal((await cli(['replay', q, '--cg', 'r', '--to', 'end'])).stdout, `replayed cg=r queue=${q} to=end\n`);
     assert.equal((await cli(['replay', q, '--to', 'end'])).code, 1, '--cg required');
   });

@@ -126,7 +126,7 @@ describe('consumer groups', () => {
   test('list, lag, describe, seek, subscription, delete, refresh-stats', async () => {
     const q = uniqueQueue('cg');
     await cli(['push', q], { input: '1\n2\n' });
-    await cli(['tail', q, '--cg', 'cgx', '-n', '1', '--auto-ack']);
+    await cli(['tail', q, '--consume', '--cg', 'cgx', '-n', '1', '--auto-ack']);
     const rows = JSON.parse((await cli(['cg', 'list'])).stdout) as Array<{ name: string; queueName: string; totalLag: number }>;
     assert.equal(rows.find((g) => g.name === 'cgx' && g.queueName === q)?.totalLag, 1);
     const key = (r: { name: string; queueName: string }) => `${r.name}/${r.queueName}`;

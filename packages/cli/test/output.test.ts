@@ -34,14 +34,17 @@ describe('formats', () => {
     assert.deepEqual(ndjson((await cli(['queue', 'ls', '--namespace', ns, '-o', 'ndjson'])).stdout), rows);
     assert.deepEqual(ndjson((await cli(['queue', 'ls', '--namespace', ns, '-o', 'jsonl'])).stdout), rows);
   });
-  test('jsonpath applies to the whole body: scalars bare, objects as JSON, bad paths exit 1', async () => {
-    assert.equal((await cli(['queue', 'list', '--namespace', ns, '-o', 'jsonpath=.queues[0].name'])).stdout, `${queue}\n`);
-    assert.equal((await cli(['queue', 'list', '--namespace', ns, '-o', 'json-path=queues[0].partitions'])).stdout, '3\n');
+  test('jsonpath applies to what -o json prints: scalars bare, objects as JSON, bad paths exit 1', async () => {
+    const rows = JSON.parse((await cli(['queue', 'list', '--namespace', ns, '-o', 'json'])).stdout);
+    assert.equal(rows[0].name, queue);
+    assert.equal((await cli(['queue', 'list', '--namespace', ns, '-o', 'jsonpath=[0].name'])).stdout, `${queue}\n`);
+    assert.equal((await cli(['queue', 'list', '--namespace', ns, '-o', 'json-path=[0].partitions'])).stdout, `${rows[0].partitions}\n`);
+    assert.deepEqual(JSON.parse((await cli(['queue', 'list', '--namespace', ns, '-o', 'jsonpath=.'])).stdout), rows);
     assert.deepEqual(JSON.parse((await cli(['queue', 'describe', queue, '-o', 'jsonpath=.totals'])).stdout).total, 3);
     assert.equal((await cli(['queue', 'describe', queue, '-o', 'jsonpath=.config.leaseTime'])).stdout, '60\n');
-    const bad = await cli(['queue', 'list', '--namespace', ns, '-o', 'jsonpath=.queues[5].name']);
+    const bad = await cli(['queue', 'list', '--namespace', ns, '-o', 'jsonpath=[5].name']);
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'queenctl: jsonpath .queues[5]: no such element\n');
+    assert.equal(bad.stderr, 'queenctl: jsonpath [5]: no such element\n');
     assert.equal(bad.stdout, '');
   });
   test('raw prints text verbatim (Prometheus exposition)', async () => {

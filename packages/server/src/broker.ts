@@ -88,9 +88,9 @@ export class Broker {
       return bound;
     });
     const port = (server.address() as AddressInfo).port;
-    const database = await sequence.step('database', (defer) => startDatabase({ config, log, warn }, defer));
+    const database = await sequence.step('database', (defer) => startDatabase({ config, log, warn, signal }, defer));
     const { pool } = database;
-    await sequence.step('migrations', () => applyMigrations(pool, log));
+    await sequence.step('migrations', () => applyMigrations(pool, log, { where: database.where, waitMs: config.startupWaitMs, signal }));
 
     const bus = new WakeBus();
     let write: WritePath | null = null; // the metrics read the buffer and the flags only when scraped

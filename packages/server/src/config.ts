@@ -33,6 +33,8 @@ export interface Config {
   databaseHealth: DatabaseHealth;
   poolSize: number;
   poolAcquireTimeoutMs: number;
+  /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS). */
+  startupWaitMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   pop: {
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseHealth: databaseHealth(env),
     poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
+    startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', 60_000, 0, 86_400_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
     pop: {

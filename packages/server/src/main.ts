@@ -30,7 +30,13 @@ async function main(): Promise<void> {
   let stopping = false;
   const stop = (signal: string): void => {
     if (broker === null) {
-      startup.abort(signal); // the sequence stops at its next step and undoes what it started
+      if (startup.signal.aborted) {
+        // A second Ctrl-C while start-up undoes its steps: the operator does not want to wait for them.
+        process.stderr.write(`Queen broker: ${signal} again during start-up; exiting without waiting for the undo\n`);
+        process.exit(1);
+      }
+      // The sequence stops at once (a wait for PostgreSQL included) and undoes what it started.
+      startup.abort(signal);
       return;
     }
     if (stopping) return;

@@ -86,8 +86,80 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function tail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+/** A row of the message listing (API.md 7.4): newest first, no payload. */
+interface ListedMessage {
+  id: string;
+  transactionId: string;
+  partitionId: string;
+  queue: string;
+  partition: string;
+  status: string;
+  createdAt: string;
+  traceId?: string | null;
+}
+
+/** How often `tail -f` looks for new messages in peek mode. */
+const PEEK_INTERVAL_MILLIS = 500;
+/** The most messages one look asks for (the listing's maximum). */
+const PEEK_PAGE = 1000;
+/** Options only the consuming tail reads. */
+const CONSUME_ONLY: Array<[string, string]> = [['cg', '--cg'], ['autoAck', '--auto-ack'], ['batch', '--batch'], ['maxPartitions', '--max-partitions'], ['from', '--from'], ['since', '--since'], ['concurrency', '--concurrency'], ['timeout', '--timeout']];
+
+/**
+ * `tail` without `--consume`: reads the queue like `kcat -C -o -N`, claiming nothing. Prints the newest `-n`
+ * messages (default 10) oldest first, then with `-f` every message pushed after them, from the message listing
+ * and each message's detail (for its payload); no consumer group, no lease, nothing shown as processing.
+ */
+async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+  const given = CONSUME_ONLY.filter(([key]) => opts[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0) throw userError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --consume (tail only reads without it)`);
   const api = await rt.api();
+  const first: number = opts.limit ?? 10;
+  const idle: number = opts.idleMillis;
+  const base: Params = { queue, partition: opts.partition };
+  const printed = new Map<string, number>(); // id -> createdAt (ms), pruned below the cursor
+  let cursor = 0; // createdAt (ms) of the newest message printed
+  let lastMessageAt = Date.now();
+  const show = async (rows: ListedMessage[]): Promise<void> => {
+    for (const row of rows) {
+      if (rt.signal.aborted) return;
+      const detail = (await api.get(`/api/v1/messages/${seg(row.partitionId)}/${seg(row.transactionId)}`).catch(() => null)) as { payload?: unknown; status?: string } | null;
+      if (detail === null) continue; // deleted or evicted meanwhile
+      process.stdout.write(`${JSON.stringify({ queue: row.queue, partition: row.partition, transactionId: row.transactionId, partitionId: row.partitionId, createdAt: row.createdAt, status: detail.status ?? row.status, data: detail.payload, ...(row.traceId ? { traceId: row.traceId } : {}) })}\n`);
+      const at = Date.parse(row.createdAt);
+      printed.set(row.id, at);
+      cursor = Math.max(cursor, at);
+    }
+  };
+  // One look at the newest page: print its newest `first`, and count the rest as seen, so the follow starts
+  // after all of them (messages of one push share a millisecond; the broker's clock, not this machine's).
+  const newest = (await api.get('/api/v1/messages', { ...base, from: new Date(0).toISOString(), limit: PEEK_PAGE })) as { messages: ListedMessage[] };
+  await show(newest.messages.slice(0, Math.min(first, PEEK_PAGE)).reverse());
+  for (const row of newest.messages) {
+    const at = Date.parse(row.createdAt);
+    printed.set(row.id, at);
+    cursor = Math.max(cursor, at);
+  }
+  if (!opts.follow) return;
+  while (!rt.signal.aborted) {
+    if (idle > 0 && Date.now() - lastMessageAt >= idle) return;
+    await sleep(PEEK_INTERVAL_MILLIS, rt.signal);
+    if (rt.signal.aborted) return;
+    // From just before the newest printed message (same-millisecond neighbours), newest first: print the unseen.
+    const body = (await api.get('/api/v1/messages', { ...base, from: new Date(Math.max(cursor - 1, 0)).toISOString(), limit: PEEK_PAGE })) as { messages: ListedMessage[] };
+    const fresh = body.messages.filter((m) => !printed.has(m.id)).reverse();
+    if (fresh.length === 0) continue;
+    await show(fresh);
+    lastMessageAt = Date.now();
+    for (const [id, at] of printed) if (at < cursor - 1) printed.delete(id);
+  }
+}
+
+/** `tail --consume`: pops as a consumer group (default `queenctl-tail`), acking with `--auto-ack`. */
+async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+  const api = await rt.api();
+  opts = { cg: 'queenctl-tail', limit: 0, batch: 1, maxPartitions: 1, concurrency: 1, timeout: '30s', ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  await warnIfMissing(rt, api, queue);
   const group: string = opts.cg;
   const oneShot = !opts.follow && opts.limit === 0;
   const max = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : Infinity;
@@ -149,13 +221,40 @@ async function tail(rt: Runtime, queue: string, opts: Record<string, any>): Prom
   }
 }
 
+/** Edit distance of two names (the closest existing queue to a typo). */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Before a queue-scoped pop, which creates a missing queue by design (API.md 5): says on stderr that the queue
+ * does not exist, before any long poll, with the closest existing name when one is near. A failed check stays
+ * silent (the pop itself reports what is wrong).
+ */
+async function warnIfMissing(rt: Runtime, api: Api, queue: string): Promise<void> {
+  const res = await api.raw('GET', `/api/v1/resources/queues/${seg(queue)}`).catch(() => null);
+  if (res === null || res.headers.get('x-queen-status') !== '404') return;
+  const listed = (await api.get('/api/v1/resources/queues', { limit: 1000 }).catch(() => null)) as { queues?: Array<{ name: string }> } | null;
+  const names = (listed?.queues ?? []).map((q) => q.name);
+  const scored = names.map((name) => ({ name, distance: editDistance(queue.toLowerCase(), name.toLowerCase()) })).sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name));
+  const best = scored[0];
+  const near = best !== undefined && best.distance <= Math.max(2, Math.floor(queue.length / 3));
+  rt.out.warn(`queue "${queue}" does not exist; the broker creates it on this pop${near ? ` (did you mean "${best.name}"?)` : ''}`);
+}
+
 /** Registers `pop`, `ack` and `tail`. */
 export function registerConsume(program: Command): void {
   action(sub(program, 'pop [queue]', 'Pop messages once and print them as NDJSON (without a queue: a discovery pop by --namespace/--task)', ['queenctl pop orders --cg billing -n 10', 'queenctl pop --namespace shop --auto-ack'])
     .option('--cg <group>', 'consumer group (default: queue mode)')
     .option('--partition <name>', 'only this partition')
-    .option('-n, --limit <n>', 'messages to pop', positive, 1)
-    .option('--batch <n>', 'messages per request (default: --limit)', positive)
+    .option('-n, --limit <n>', 'messages to pop (default: --batch, else 1)', positive)
+    .option('--batch <n>', 'messages per request (default: --limit); alone, the messages to pop', positive)
     .option('--max-partitions <n>', 'partitions one pop may claim', positive, 1)
     .option('--auto-ack', 'the broker acks on delivery (at-most-once)')
     .option('--wait [bool]', 'long-poll until messages arrive or --timeout', bool, true)
@@ -168,11 +267,13 @@ export function registerConsume(program: Command): void {
     const api = await rt.api();
     const path = popPath(queue, opts.partition, opts);
     const timeout = parseDuration(opts.timeout, '--timeout');
-    const batch: number = opts.batch ?? opts.limit;
+    const limit: number = opts.limit ?? opts.batch ?? 1;
+    const batch: number = opts.batch ?? limit;
+    if (queue) await warnIfMissing(rt, api, queue);
     const params: Params = { wait: opts.wait, timeout, consumerGroup: opts.cg, autoAck: opts.autoAck ? true : undefined, subscriptionMode: opts.fromMode, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined, namespace: queue ? undefined : opts.namespace, task: queue ? undefined : opts.task };
     let emitted = 0;
-    while (emitted < opts.limit) {
-      const { messages, queue: answerQueue } = await popOnce(api, path, { ...params, batch: Math.min(batch, opts.limit - emitted) }, opts.wait ? timeout : 0);
+    while (emitted < limit) {
+      const { messages, queue: answerQueue } = await popOnce(api, path, { ...params, batch: Math.min(batch, limit - emitted) }, opts.wait ? timeout : 0);
       if (messages.length === 0) break;
       for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue || ''))}\n`);
       emitted += messages.length;
@@ -180,7 +281,7 @@ export function registerConsume(program: Command): void {
     if (emitted === 0) throw noop();
   });
 
-  action(sub(program, 'ack [transactionId]', 'Ack one message, or (--batch) every NDJSON line of pop/tail output', ['queenctl ack 0198f2e0-51c4-7e22-a1b0-3c4d5e6f7081 --partition-id 0198f2c0-0000-7000-8000-00000000b002 --cg billing', 'queenctl tail orders --cg billing -n 10 | queenctl ack --batch - --cg billing'])
+  action(sub(program, 'ack [transactionId]', 'Ack one message, or (--batch) every NDJSON line of pop/tail output', ['queenctl ack 0198f2e0-51c4-7e22-a1b0-3c4d5e6f7081 --partition-id 0198f2c0-0000-7000-8000-00000000b002 --cg billing', 'queenctl tail orders --consume --cg billing -n 10 | queenctl ack --batch - --cg billing'])
     .option('--partition-id <id>', 'partition id of the message (required for one message)')
     .option('--lease-id <id>', 'lease id from the pop')
     .option('--cg <group>', 'consumer group (default: queue mode, or each line\'s consumerGroup)')
@@ -217,17 +318,18 @@ export function registerConsume(program: Command): void {
     await rt.out.result('ack ok', body);
   });
 
-  action(sub(program, 'tail <queue>', 'Follow a queue as a consumer group and print each message as NDJSON', ['queenctl tail orders -f', 'queenctl tail orders --cg audit -f --auto-ack', 'queenctl tail orders -n 5 --idle-millis 2000'])
-    .option('--cg <group>', 'consumer group', 'queenctl-tail')
+  action(sub(program, 'tail <queue>', 'Print the newest messages of a queue as NDJSON without consuming them (-f: and every new one); --consume reads as a consumer group', ['queenctl tail orders', 'queenctl tail orders -f -n 0', 'queenctl tail orders --consume --cg audit -f --auto-ack', 'queenctl tail orders --consume -n 5 --idle-millis 2000'])
     .option('--partition <name>', 'only this partition')
     .option('-f, --follow', 'keep waiting for new messages')
-    .option('-n, --limit <n>', 'stop after n messages (0 = no limit)', int, 0)
-    .option('--batch <n>', 'messages per pop', positive, 1)
-    .option('--max-partitions <n>', 'partitions one pop may claim', positive, 1)
-    .option('--auto-ack', 'ack each message after printing it')
-    .option('--from <mode>', 'where a new group starts: all, new, new-only')
-    .option('--since <time>', 'where a new group starts: a time (now, 15m ago, RFC 3339)')
+    .option('-n, --limit <n>', 'peek: how many of the newest messages to print first (default 10); --consume: stop after n (default 0 = no limit)', int)
     .option('--idle-millis <ms>', 'stop after this long without a message (0 = never)', int, 0)
-    .option('--concurrency <n>', 'pops in flight', positive, 1)
-    .option('--timeout <duration>', 'per-pop long-poll wait', '30s'), async (rt, opts, queue) => tail(rt, queue!, opts));
+    .option('--consume', 'consume as a consumer group (pops: the messages are leased to it, and acked with --auto-ack)')
+    .option('--cg <group>', 'with --consume: consumer group (default queenctl-tail)')
+    .option('--batch <n>', 'with --consume: messages per pop (default 1)', positive)
+    .option('--max-partitions <n>', 'with --consume: partitions one pop may claim', positive)
+    .option('--auto-ack', 'with --consume: ack each message after printing it')
+    .option('--from <mode>', 'with --consume: where a new group starts: all, new, new-only')
+    .option('--since <time>', 'with --consume: where a new group starts: a time (now, 15m ago, RFC 3339)')
+    .option('--concurrency <n>', 'with --consume: pops in flight', positive)
+    .option('--timeout <duration>', 'with --consume: per-pop long-poll wait (default 30s)'), async (rt, opts, queue) => (opts.consume ? consumeTail(rt, queue!, opts) : peekTail(rt, queue!, opts)));
 }

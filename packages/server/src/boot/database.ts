@@ -10,12 +10,10 @@ import type { Logger } from '../logger.js';
 import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
-import { startEmbeddedPostgres } from '../store/embedded.js';
+import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
+import { NoServerError } from '../store/primary.js';
 import { StartupError, type Defer } from './sequence.js';
-
-/** How long start-up keeps retrying a database that cannot be reached. */
-const STARTUP_CONNECT_WINDOW_MS = 60_000;
 
 /** The started database: the pool, and dedicated sessions that follow the primary as the pool does. */
 export interface Database {
@@ -24,6 +22,8 @@ export interface Database {
   newClient: () => pg.Client;
   /** The server new connections go to (`host:port`), or null while the broker looks for one. */
   server: () => string | null;
+  /** The configured server(s), `host:port[, host:port]`, for messages. */
+  where: string;
 }
 
 /** What the database step needs besides the configuration. */
@@ -32,14 +32,24 @@ export interface DatabaseStepOptions {
   log: Logger;
   /** Reports an idle connection's failure (quietly while shutting down). */
   warn: (error: Error, msg: string) => void;
+  /** Aborted by SIGINT/SIGTERM during start-up: the wait for PostgreSQL ends at once. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Starts the embedded PostgreSQL if configured, opens the pool and waits until the database answers. */
-export async function startDatabase({ config, log, warn }: DatabaseStepOptions, defer: Defer): Promise<Database> {
+export async function startDatabase({ config, log, warn, signal }: DatabaseStepOptions, defer: Defer): Promise<Database> {
   let settings: Pick<ConnectionSettings, 'hosts' | 'targetSessionAttrs' | 'user' | 'password' | 'database' | 'tls' | 'options'>;
   if (config.database.kind === 'embedded') {
     const { dataDir, port } = config.database;
     log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
+    // Another broker's PostgreSQL holds this directory: say so before touching anything in it (the port file).
+    const running = runningServerOn(dataDir);
+    if (running !== null) {
+      throw new StartupError(
+        `QUEEN_DATA_DIR ${config.dataDir} is in use by another broker's embedded PostgreSQL (pid ${running.pid}${running.port === null ? '' : `, port ${running.port}`}): ` +
+          `give this broker its own QUEEN_DATA_DIR, or set DATABASE_URL${running.port === null ? '' : ` (postgres://postgres:postgres@localhost:${running.port}/postgres)`} to share that database`,
+      );
+    }
     const pgLog = log.child({ component: 'postgres' });
     // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
     const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()));
@@ -67,37 +77,119 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
     },
   });
   defer('pool', close);
+  const where = describeHosts(connection.hosts);
   await whileStarting(async () => {
     await pool.query('SELECT 1');
-  }, log).catch((error: unknown) => {
+  }, { log, signal, where, waitMs: config.startupWaitMs }).catch((error: unknown) => {
+    if (error instanceof StartupError) throw error; // interrupted: its message says so
     if (isTlsFailure(error)) {
       throw new StartupError(`TLS to PostgreSQL at ${describeHosts(connection.hosts)} failed: ${oneLine(error)}. Trust the server's certificate with PG_SSL_CA_FILE (or sslrootcert in DATABASE_URL), or turn verification off with PG_SSL_REJECT_UNAUTHORIZED=false`);
     }
     if (!isDatabaseDown(error)) throw error;
-    const where = describeHosts(connection.hosts);
-    throw new StartupError(`PostgreSQL at ${where} is not reachable after ${STARTUP_CONNECT_WINDOW_MS / 1000} s: ${oneLine(error)}`);
+    throw new StartupError(`PostgreSQL at ${where} is not reachable after ${Math.round(config.startupWaitMs / 100) / 10} s (${unreachableReason(error)}). ${hint(config)}`);
   });
-  return { pool, newClient, server: () => (locator.known === null ? null : describeHost(locator.known)) };
+  return { pool, newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where };
 }
 
 /** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
-export async function applyMigrations(pool: pg.Pool, log: Logger): Promise<void> {
-  const applied = await whileStarting(() => migrate(pool), log);
-  if (applied.migrations.length + applied.functions.length > 0) log.info(applied, 'schema updated');
+export async function applyMigrations(pool: pg.Pool, log: Logger, wait: { where: string; waitMs: number; signal?: AbortSignal | undefined }): Promise<void> {
+  const applied = await whileStarting(() => migrate(pool), { log, signal: wait.signal, where: wait.where, waitMs: wait.waitMs });
+  const changed = applied.migrations.length + applied.functions.length;
+  if (changed > 0) log.info(schemaLine(applied));
 }
 
-/** Runs a database step of start-up, retrying while PostgreSQL cannot be reached. */
-async function whileStarting<T>(step: () => Promise<T>, log: Logger): Promise<T> {
-  const giveUpAt = Date.now() + STARTUP_CONNECT_WINDOW_MS;
-  for (let delayMs = 200; ; delayMs = Math.min(delayMs * 2, 2000)) {
+/** The `schema updated` line: counts and the newest migration, not every file name. */
+export function schemaLine(applied: { migrations: string[]; functions: string[] }): string {
+  const parts: string[] = [];
+  const newest = applied.migrations.at(-1);
+  if (newest !== undefined) parts.push(`${applied.migrations.length} migration${applied.migrations.length === 1 ? '' : 's'} applied (up to ${newest})`);
+  if (applied.functions.length > 0) parts.push(`${applied.functions.length} SQL function${applied.functions.length === 1 ? '' : 's'} installed`);
+  return `schema updated: ${parts.join(', ')}`;
+}
+
+/** Where the database step waits, for its log lines and its interruption. */
+interface WaitContext {
+  log: Logger;
+  signal: AbortSignal | undefined;
+  /** The server(s) waited for, `host:port[, host:port]`. */
+  where: string;
+  /** How long to keep retrying (DB_STARTUP_WAIT_MS). */
+  waitMs: number;
+}
+
+/**
+ * Runs a database step of start-up, retrying while PostgreSQL cannot be reached: one warning line per failed
+ * attempt (where, why, when the next one is), no stack. A signal ends the wait at once, mid-attempt included.
+ */
+async function whileStarting<T>(step: () => Promise<T>, { log, signal, where, waitMs }: WaitContext): Promise<T> {
+  const giveUpAt = Date.now() + waitMs;
+  let lastReason: string | null = null;
+  const interrupted = (): StartupError =>
+    new StartupError(`start-up interrupted by ${String(signal?.reason ?? 'a signal')} while waiting for PostgreSQL at ${where}${lastReason === null ? '' : ` (${lastReason})`}`);
+  for (let attempt = 1, delayMs = 200; ; attempt++, delayMs = Math.min(delayMs * 2, 2000)) {
     try {
-      return await step();
+      return await untilAborted(step(), signal);
     } catch (error) {
+      if (signal?.aborted === true) throw interrupted();
       if (!isDatabaseDown(error) || isTlsFailure(error) || Date.now() + delayMs > giveUpAt) throw error;
-      log.warn({ err: error, retryInMs: delayMs }, 'database not reachable yet; retrying');
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      lastReason = unreachableReason(error);
+      // The line says it all; no fields, so the pretty format does not repeat it (the JSON record is the same line).
+      log.warn(`PostgreSQL at ${where} not reachable (${lastReason}); attempt ${attempt} failed, next in ${delayMs / 1000} s`);
+      await untilAborted(new Promise((resolve) => setTimeout(resolve, delayMs)), signal).catch(() => {
+        throw interrupted();
+      });
     }
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself is left to the stops that follow). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Why PostgreSQL could not be reached, in a few words (the operating system's code spelled out). */
+export function unreachableReason(error: unknown): string {
+  if (error instanceof NoServerError && error.causes.length > 0) {
+    // Several hosts: when every one failed the same way, say it once.
+    const reasons = new Set(error.causes.map((cause) => systemReason(cause)));
+    const [only] = reasons;
+    if (reasons.size === 1 && only !== null && only !== undefined) return `${only} at every host`;
+  }
+  return systemReason(error) ?? oneLine(error);
+}
+
+/** The operating system's connection error in words, or null for any other error. */
+function systemReason(error: unknown): string | null {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused: nothing listens there';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name not found';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ECONNRESET':
+      return 'connection reset';
+    default:
+      return null;
+  }
+}
+
+/** What to check when the database stays unreachable. */
+function hint(config: Config): string {
+  if (config.database.kind === 'embedded') return `The embedded PostgreSQL under ${config.database.dataDir} stopped answering: check its log (LOG_LEVEL=debug)`;
+  const variable = config.database.source === 'DATABASE_URL' ? 'DATABASE_URL' : 'PG_HOST/PG_PORT';
+  return `Check that PostgreSQL runs there and accepts TCP connections, and check ${variable} (without DATABASE_URL and PG_HOST the broker starts an embedded PostgreSQL; DB_STARTUP_WAIT_MS waits longer)`;
 }
 
 /** An error's message on one line. */

@@ -31,6 +31,14 @@ export class OutOfRange extends InvalidInput {
   }
 }
 
+/** Raised for a parameter whose value cannot mean anything: names it, what it accepts, and what came. */
+export class InvalidParameter extends InvalidInput {
+  constructor(key: string, accepted: string, value: string) {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}...` : value;
+    super(`Invalid ${key}: must be ${accepted} (got ${JSON.stringify(shown)})`);
+  }
+}
+
 /** The parsed query of one request, with typed accessors. */
 export class Query {
   private constructor(private readonly values: Map<string, string>) {}
@@ -76,6 +84,27 @@ export class Query {
     const n = this.integer(key);
     if (n !== null && n > max) throw new OutOfRange(key, max);
     return n;
+  }
+
+  /**
+   * An integer of at least `min`, or null when absent; a value that is not an integer, or is below `min`, is a
+   * 400 naming the key and `accepted` (the route's words for its range). Ceilings stay the caller's (a clamp).
+   */
+  integerFrom(key: string, min: number, accepted: string): number | null {
+    const value = this.string(key);
+    if (value === null) return null;
+    const n = this.integer(key);
+    if (n === null || n < min) throw new InvalidParameter(key, accepted, value);
+    return n;
+  }
+
+  /** A strict boolean: `true`/`1` true, `false`/`0` false, null when absent; anything else a 400 naming the key. */
+  flag(key: string): boolean | null {
+    const value = this.string(key);
+    if (value === null) return null;
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new InvalidParameter(key, 'true or false (or 1 or 0)', value);
   }
 
   /** `true`/`1` are true, any other non-empty value false; null when absent. */

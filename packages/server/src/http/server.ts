@@ -25,7 +25,11 @@ const CORS_HEADERS: Record<string, string> = {
   'Access-Control-Allow-Headers': 'Content-Type, Authorization',
   'Access-Control-Expose-Headers': 'X-Queen-Empty-Reason, X-Queen-Status',
 };
-const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
+/** The 404 of a method and path no route serves: both named, so a typo or a wrong method shows (path capped). */
+function notFound(method: string, rawPath: string): string {
+  const shown = rawPath.length > 200 ? `${rawPath.slice(0, 200)}...` : rawPath;
+  return JSON.stringify({ error: `Not Found: no route for ${method} ${shown}` });
+}
 
 /** What the server needs besides its routes. */
 export interface ServerOptions {
@@ -127,7 +131,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     res.once('close', () => end?.(match?.route.path ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 499));
     if (match === null) {
       if (options.fallback !== undefined && (await options.fallback(req, res))) return;
-      send(res, { status: 404, body: NOT_FOUND });
+      send(res, { status: 404, body: notFound(req.method ?? 'GET', rawPath) });
       return;
     }
     const { route } = match;

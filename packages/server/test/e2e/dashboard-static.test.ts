@@ -82,7 +82,7 @@ describe('dashboard enabled (DASHBOARD_DIR = a built bundle)', () => {
       const res = await rawGet(setup.broker.url, p);
       assert.equal(res.status, 404, p);
       assert.match(res.headers['content-type'] ?? '', /^application\/json/, p);
-      assert.deepEqual(JSON.parse(res.body.toString()), { error: 'Not Found' }, p);
+      assert.deepEqual(JSON.parse(res.body.toString()), { error: `Not Found: no route for GET ${p}` }, p);
     }
   });
 
@@ -108,7 +108,7 @@ describe('dashboard enabled (DASHBOARD_DIR = a built bundle)', () => {
     assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(INDEX)));
     const post = await fetch(`${setup.broker.url}/queues`, { method: 'POST' });
     assert.equal(post.status, 404);
-    assert.deepEqual(await post.json(), { error: 'Not Found' });
+    assert.deepEqual(await post.json(), { error: 'Not Found: no route for POST /queues' });
   });
 });
 
@@ -118,7 +118,7 @@ describe('DASHBOARD_ENABLED=false', () => {
   test('nothing is served at / and the API still works', async () => {
     const res = await rawGet(setup.broker.url, '/');
     assert.equal(res.status, 404);
-    assert.deepEqual(JSON.parse(res.body.toString()), { error: 'Not Found' });
+    assert.deepEqual(JSON.parse(res.body.toString()), { error: 'Not Found: no route for GET /' });
     assert.equal((await rawGet(setup.broker.url, '/assets/main.AB12CD34.js')).status, 404);
     assert.equal((await rawGet(setup.broker.url, '/api/v1/resources/queues')).status, 200);
   });

@@ -46,6 +46,11 @@ describe('broker output', () => {
           assert.equal(ready.length, 1, broker.output());
           assert.match(ready[0]!, /^\d\d:\d\d:\d\d INFO  Queen /);
           assert.ok(lines.every((l) => !l.startsWith('{')), broker.output());
+          // A fresh database: the schema line is one short line a person reads (counts, the newest migration).
+          const schema = lines.filter((l) => l.includes('schema updated'));
+          assert.equal(schema.length, 1, broker.output());
+          assert.match(schema[0]!, /^\d\d:\d\d:\d\d INFO  schema updated: \d+ migrations applied \(up to \d{4}_[\w-]+\.sql\), \d+ SQL functions installed$/);
+          assert.ok(schema[0]!.length < 120, schema[0]);
         } else {
           const records = lines.map((l) => JSON.parse(l) as { msg: string });
           assert.equal(records.filter((r) => READY.test(r.msg)).length, 1, broker.output());

@@ -139,7 +139,7 @@ describe('CORS headers and content types', () => {
 });
 
 describe('routing', () => {
-  test('unknown routes and wrong methods answer 404 {"error":"Not Found"}', async () => {
+  test('unknown routes and wrong methods answer 404 naming the method and the path', async () => {
     const cases: Array<[string, string]> = [
       // GET of any other path is the dashboard (docs/dashboard.md, dashboard-static.test.ts).
       ['GET', '/api/nope'],
@@ -171,7 +171,7 @@ describe('routing', () => {
       const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? { items: [] } : undefined;
       const res = await request(setup.broker.url, method, p, body);
       assert.equal(res.status, 404, `${method} ${p}`);
-      assert.deepEqual(res.json, { error: 'Not Found' }, `${method} ${p}`);
+      assert.deepEqual(res.json, { error: `Not Found: no route for ${method} ${p}` }, `${method} ${p}`);
       assertJson(res, `${method} ${p}`);
       assertCors(res, `${method} ${p}`);
     }
@@ -320,33 +320,65 @@ describe('query strings', () => {
     assert.equal(caseSensitive.json.messages.length, 1);
     const bools = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=1&consumerGroup=g3`);
     assert.equal(bools.json.leaseId, '', 'autoAck=1 is true');
-    const notTrue = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=yes&consumerGroup=g4`);
-    assert.notEqual(notTrue.json.leaseId, '', 'autoAck=yes is false');
-    const upper = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=TRUE&consumerGroup=g5`);
-    assert.notEqual(upper.json.leaseId, '', 'autoAck=TRUE is false (only `true` and `1` are true)');
+    const notFalse = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=0&consumerGroup=g4`);
+    assert.notEqual(notFalse.json.leaseId, '', 'autoAck=0 is false');
+    // Any other value cannot mean anything: a 400 naming the parameter (`TRUE` included: only true/false/1/0).
+    for (const value of ['yes', 'TRUE']) {
+      const refused = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=${value}&consumerGroup=g5`);
+      assert.deepEqual([refused.status, refused.json], [400, { success: false, error: `Invalid autoAck: must be true or false (or 1 or 0) (got "${value}")`, messages: [] }]);
+    }
   });
 
-  test('integers: optional sign and digits below 2^53, anything else is absent', async () => {
+  test('integers: optional sign and digits below 2^53; anything else on batch is a 400 naming it', async () => {
     const queue = uniqueQueue('ints');
     await setup.api.push(Array.from({ length: 30 }, (_, i) => ({ queue, payload: i })));
-    const cases: Array<[string, number]> = [
+    // [raw, messages delivered], or null for a 400.
+    const cases: Array<[string, number | null]> = [
       ['%2B3', 3], // "+3"
-      ['+3', 1], // "+" is a space: " 3" is not an integer, so the default batch (1) applies
-      ['2.5', 1],
-      ['1e2', 1],
-      ['0x10', 1],
-      ['9007199254740993', 1],
-      ['-5', 1], // an integer below 1 becomes 1
+      ['+3', null], // "+" is a space: " 3" is not an integer
+      ['2.5', null],
+      ['1e2', null],
+      ['0x10', null],
+      ['9007199254740993', null],
+      ['-5', null], // below 1
       ['4', 4],
       ['0004', 4],
     ];
     let expectedPayload = 0;
     for (const [raw, count] of cases) {
       const res = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=true&batch=${raw}`);
+      if (count === null) {
+        assert.equal(res.status, 400, raw);
+        assert.match(res.json.error, /^Invalid batch: must be an integer from 1 to 10000 \(got ".*"\)$/, raw);
+        continue;
+      }
       assert.equal(res.status, 200, raw);
       assert.deepEqual(res.json.messages.map((m: any) => m.data), Array.from({ length: count }, (_, i) => expectedPayload + i), `batch=${raw}`);
       expectedPayload += count;
     }
+  });
+
+  test('pop parameters that cannot mean anything: 400 naming the parameter and what it accepts, on all three routes', async () => {
+    const queue = uniqueQueue('badparams');
+    await setup.api.push([{ queue, partition: 'P', payload: 1 }]);
+    const expected: Array<[string, string]> = [
+      ['wait=maybe', 'Invalid wait: must be true or false (or 1 or 0) (got "maybe")'],
+      ['timeout=abc', 'Invalid timeout: must be an integer of milliseconds from 0 to 600000 (got "abc")'],
+      ['timeout=-1', 'Invalid timeout: must be an integer of milliseconds from 0 to 600000 (got "-1")'],
+      ['batch=-5', 'Invalid batch: must be an integer from 1 to 10000 (got "-5")'],
+      ['partitions=many', 'Invalid partitions: must be an integer (0 or less: no limit) (got "many")'],
+    ];
+    for (const route of [`/api/v1/pop/queue/${queue}`, `/api/v1/pop/queue/${queue}/partition/P`, `/api/v1/pop?namespace=${queue}`]) {
+      for (const [param, error] of expected) {
+        const res = await setup.api.get(`${route}${route.includes('?') ? '&' : '?'}${param}`);
+        assert.deepEqual([res.status, res.json], [400, { success: false, error, messages: [] }], `${route} ${param}`);
+      }
+    }
+    // The seed's "treated as absent" rules stand: leaseSeconds <= 0 is the queue's lease, an unparseable
+    // subscriptionFrom is ignored, partitions <= 0 is no limit; and the message is still there to pop.
+    const kept = await setup.api.get(`/api/v1/pop/queue/${queue}?leaseSeconds=-3&subscriptionFrom=yesterday&partitions=0&wait=false&timeout=0`);
+    assert.equal(kept.status, 200, kept.text);
+    assert.equal(kept.json.messages.length, 1);
   });
 });
 

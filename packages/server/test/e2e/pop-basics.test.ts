@@ -279,7 +279,7 @@ describe('batch budget and partitions cap', () => {
     assert.equal(two.partitionsClaimed, 2);
     assert.equal(two.messages.length, 4);
 
-    for (const [group, variant] of [['gdefault', ''], ['gjunk', '&partitions=abc'], ['gempty', '&partitions=']]) {
+    for (const [group, variant] of [['gdefault', ''], ['gempty', '&partitions=']]) {
       const dflt = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?batch=100&consumerGroup=${group}${variant}`), { queue, group: group! });
       assert.equal(dflt.partitionsClaimed, 1, `partitions ${variant || 'absent'}`);
       assert.equal(dflt.messages.length, 2);
@@ -299,14 +299,20 @@ describe('batch budget and partitions cap', () => {
     }
   });
 
-  test('batch defaults to 1; 0, negative and non-integer values give 1', async () => {
+  test('batch defaults to 1 (absent or empty); 0, negative and non-integer values are a 400 naming batch and its range', async () => {
     const queue = uniqueQueue('batch-default');
     await push(queue, 'Default', ['b1', 'b2', 'b3']);
-    const variants: Record<string, string> = { gabsent: '', gzero: '&batch=0', gneg: '&batch=-7', gjunk: '&batch=abc', gempty: '&batch=', gfrac: '&batch=2.5', ghex: '&batch=0x5' };
+    const variants: Record<string, string> = { gabsent: '', gempty: '&batch=' };
     for (const [group, variant] of Object.entries(variants)) {
       const body = assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=${group}${variant}`), { queue, group });
       assert.deepEqual(txIds(body), ['b1'], `variant ${variant || '(absent)'}`);
     }
+    for (const value of ['0', '-7', 'abc', '2.5', '0x5']) {
+      const res = await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=gbad&batch=${value}`);
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: `Invalid batch: must be an integer from 1 to 10000 (got "${value}")`, messages: [] }], value);
+    }
+    // Nothing was claimed by the refused calls.
+    assert.deepEqual(txIds(assertPopBody(await setup.api.get(`/api/v1/pop/queue/${queue}?consumerGroup=gbad`), { queue, group: 'gbad' })), ['b1']);
   });
 
   test('wildcard selection starves no partition: every hot partition is served within 2 x partitions calls', async () => {
@@ -376,8 +382,8 @@ describe('batch environment variables', () => {
     assert.deepEqual(txIds(clamped), ['e1', 'e2', 'e3']);
     const exact = assertPopBody(await smallApi.get(`/api/v1/pop/queue/${queue}?consumerGroup=gx&batch=3`), { queue, group: 'gx' });
     assert.deepEqual(txIds(exact), ['e1', 'e2', 'e3']);
-    const zero = assertPopBody(await smallApi.get(`/api/v1/pop/queue/${queue}?consumerGroup=gz&batch=0`), { queue, group: 'gz' });
-    assert.deepEqual(txIds(zero), ['e1']);
+    const zero = await smallApi.get(`/api/v1/pop/queue/${queue}?consumerGroup=gz&batch=0`);
+    assert.deepEqual([zero.status, zero.json.error], [400, 'Invalid batch: must be an integer from 1 to 3 (got "0")']);
     const disc = assertPopBody(await smallApi.get(`/api/v1/pop?namespace=${queue}&consumerGroup=gdisc&batch=50`), { queue: '', group: 'gdisc' });
     assert.deepEqual(txIds(disc), ['e1', 'e2', 'e3'], 'the clamp applies to the discovery route too');
   });

@@ -229,10 +229,12 @@ describe('lease length', () => {
     assertAbout(await leaseRemaining(queue, 'P', 'b'), 600, 'leaseSeconds=600');
   });
 
-  test('an implicitly created queue leases for 60 s when leaseSeconds is absent, 0 or negative', async () => {
+  test('an implicitly created queue leases for 60 s when leaseSeconds is absent, 0 or negative; a non-integer is a 400', async () => {
     const queue = uniqueQueue('lease-implicit');
     await push(queue, 'P', ['i1']);
-    const variants: Record<string, string> = { absent: '', zero: '&leaseSeconds=0', negative: '&leaseSeconds=-5', junk: '&leaseSeconds=abc' };
+    const junk = await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=junk&leaseSeconds=abc`);
+    assert.deepEqual([junk.status, junk.json.error], [400, `Invalid leaseSeconds: must be an integer of seconds up to 315360000 (0 or less: the queue's leaseTime) (got "abc")`]);
+    const variants: Record<string, string> = { absent: '', zero: '&leaseSeconds=0', negative: '&leaseSeconds=-5' };
     for (const [group, variant] of Object.entries(variants)) {
       ok200(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/P?consumerGroup=${group}${variant}`), group);
       assertAbout(await leaseRemaining(queue, 'P', group), 60, `implicit queue, leaseSeconds ${variant || 'absent'}`);
@@ -358,13 +360,15 @@ describe('autoAck', () => {
     assert.match(slow.leaseId, UUID_V7);
   });
 
-  test('autoAck=false (or any value other than true/1) leases', async () => {
+  test('autoAck=false or 0 leases; any other value than true/1/false/0 is a 400', async () => {
     const queue = uniqueQueue('autoack-false');
     await push(queue, 'Default', ['f1']);
-    const body = ok200(await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=yes`));
+    const refused = await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=yes`);
+    assert.equal(refused.status, 400, refused.text);
+    const body = ok200(await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=false`));
     assert.match(body.leaseId, UUID_V7);
     assertEmpty(await setup.api.get(`/api/v1/pop/queue/${queue}/partition/Default`), 'leased');
-    for (const value of ['TRUE', 'false', '0']) {
+    for (const value of ['false', '0']) {
       const group = `g${value}`;
       const other = ok200(await setup.api.get(`/api/v1/pop/queue/${queue}?autoAck=${value}&consumerGroup=${group}`), group);
       assert.match(other.leaseId, UUID_V7, `autoAck=${value} is false`);

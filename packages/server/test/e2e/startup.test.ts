@@ -1,9 +1,13 @@
 /**
  * Start-up against a database that is not reachable yet (API.md 9.8 rule 1): the broker waits for it
- * instead of exiting, so a broker and its PostgreSQL can be started together.
+ * instead of exiting, so a broker and its PostgreSQL can be started together. While it waits, it prints one
+ * line per attempt, gives up after DB_STARTUP_WAIT_MS with a hint, and SIGINT/SIGTERM end the wait at once.
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { client, createDatabase, freePort, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
 
@@ -59,11 +63,86 @@ test('a broker started before its database is reachable waits for it, then serve
   const listening = lateProxy(port, 1500);
   broker = await startBroker(db, throughPort(port));
   proxy = await listening;
-  assert.match(broker.output(), /database not reachable yet; retrying/);
+  assert.match(broker.output(), /PostgreSQL at 127\.0\.0\.1:\d+ not reachable \(connection refused: nothing listens there\); attempt 1 failed, next in 0\.2 s/);
 
   const queue = uniqueQueue('late-db');
   const api = client(broker.url);
   const pushed = await api.push([{ queue, payload: { n: 1 } }]);
   assert.equal(pushed.status, 201, pushed.text);
   assert.equal(pushed.json[0].status, 'queued');
+});
+
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js');
+
+/** A broker process started on `env` (no PG_* of the test run), with everything it writes. */
+function spawnBroker(env: Record<string, string>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'pretty', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+/** Waits until `output()` holds `count` matches of `pattern`. */
+async function waitForLines(output: () => string, pattern: RegExp, count: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  while ((output().match(new RegExp(pattern.source, 'g')) ?? []).length < count) {
+    assert.ok(Date.now() < until, `no ${count} lines like ${pattern} in:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A TCP port nothing listens on (bound and released). */
+const closedPort = freePort;
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`${signal} while waiting for an unreachable DATABASE_URL exits at once and says what it waited for`, async () => {
+    const port = await closedPort();
+    const run = spawnBroker({ DATABASE_URL: `postgres://queen:secret@127.0.0.1:${port}/queen` });
+    await waitForLines(run.output, /not reachable \(connection refused: nothing listens there\); attempt \d+ failed/, 2);
+    const sentAt = Date.now();
+    run.child.kill(signal);
+    const code = await run.exit;
+    const tookMs = Date.now() - sentAt;
+    assert.ok(tookMs < 2000, `exited ${tookMs} ms after ${signal}`);
+    assert.equal(code, 1);
+    const lines = run.output().trimEnd().split('\n');
+    assert.equal(lines.at(-1), `Queen broker failed to start: start-up interrupted by ${signal} while waiting for PostgreSQL at 127.0.0.1:${port} (connection refused: nothing listens there)`);
+    // One line per attempt: where, why, when the next one is; no stack, no password.
+    for (const line of lines.slice(0, -1)) {
+      assert.match(line, new RegExp(`^\\d\\d:\\d\\d:\\d\\d WARN  PostgreSQL at 127\\.0\\.0\\.1:${port} not reachable \\(connection refused: nothing listens there\\); attempt \\d+ failed, next in [\\d.]+ s$`));
+    }
+    assert.doesNotMatch(run.output(), /secret|\n\s+at /);
+  });
+}
+
+test('SIGINT while looking for a primary among several unreachable hosts exits at once', async () => {
+  const ports = [await closedPort(), await closedPort()];
+  const run = spawnBroker({ DATABASE_URL: `postgres://queen:secret@127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}/queen`, DB_CONNECT_TIMEOUT_MS: '20000' });
+  // The search for a primary is under way (one attempt lasts up to DB_CONNECT_TIMEOUT_MS): interrupt it.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const sentAt = Date.now();
+  run.child.kill('SIGINT');
+  const code = await run.exit;
+  assert.ok(Date.now() - sentAt < 2000, `exited ${Date.now() - sentAt} ms after SIGINT`);
+  assert.equal(code, 1);
+  assert.match(run.output(), new RegExp(`Queen broker failed to start: start-up interrupted by SIGINT while waiting for PostgreSQL at 127\\.0\\.0\\.1:${ports[0]}, 127\\.0\\.0\\.1:${ports[1]}\n$`));
+});
+
+test('a database still unreachable after DB_STARTUP_WAIT_MS: one line per attempt, then the reason and a hint', async () => {
+  const port = await closedPort();
+  const run = spawnBroker({ PG_HOST: '127.0.0.1', PG_PORT: String(port), DB_STARTUP_WAIT_MS: '1500' });
+  assert.equal(await run.exit, 1);
+  const lines = run.output().trimEnd().split('\n');
+  assert.ok(lines.length >= 3 && lines.length <= 6, run.output());
+  for (const line of lines.slice(0, -1)) assert.match(line, /WARN {2}PostgreSQL at 127\.0\.0\.1:\d+ not reachable \(connection refused: nothing listens there\); attempt \d+ failed, next in [\d.]+ s$/);
+  assert.equal(
+    lines.at(-1),
+    `Queen broker failed to start: PostgreSQL at 127.0.0.1:${port} is not reachable after 1.5 s (connection refused: nothing listens there). ` +
+      'Check that PostgreSQL runs there and accepts TCP connections, and check PG_HOST/PG_PORT (without DATABASE_URL and PG_HOST the broker starts an embedded PostgreSQL; DB_STARTUP_WAIT_MS waits longer)',
+  );
 });

@@ -6,7 +6,7 @@ import { popBadRequest } from '../../errors.js';
 import { isValidName } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
 import type { RouteContext } from '../context.js';
-import type { Query } from '../query.js';
+import { OutOfRange, type Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -49,18 +49,25 @@ function checkedName(value: string | null, error: string): string | null {
 function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
   const settings = core.popDefaults;
   const group = checkedName(query.string('consumerGroup'), 'Invalid consumerGroup');
-  const batch = Math.min(Math.max(query.integer('batch') ?? settings.defaultBatchSize, 1), settings.maxBatchSize);
-  const timeout = query.integer('timeout') ?? settings.defaultTimeoutMs;
+  // A value that cannot mean anything is a 400 naming the parameter and its range (docs/configuration.md,
+  // "Request parameters"); values the seed gives a meaning keep it: partitions <= 0 is no cap, leaseSeconds <= 0
+  // is the queue's lease, and values above a ceiling are capped.
+  const batch = Math.min(query.integerFrom('batch', 1, `an integer from 1 to ${settings.maxBatchSize}`) ?? settings.defaultBatchSize, settings.maxBatchSize);
+  const timeout = query.integerFrom('timeout', 0, `an integer of milliseconds from 0 to ${MAX_TIMEOUT_MS}`) ?? settings.defaultTimeoutMs;
+  const partitions = query.integerFrom('partitions', Number.MIN_SAFE_INTEGER, 'an integer (0 or less: no limit)');
+  const leaseSeconds = query.integerFrom('leaseSeconds', Number.MIN_SAFE_INTEGER, `an integer of seconds up to ${MAX_LEASE_SECONDS} (0 or less: the queue's leaseTime)`);
+  if (partitions !== null && partitions > MAX_PARTITIONS) throw new OutOfRange('partitions', MAX_PARTITIONS);
+  if (leaseSeconds !== null && leaseSeconds > MAX_LEASE_SECONDS) throw new OutOfRange('leaseSeconds', MAX_LEASE_SECONDS);
   return {
     namespace: query.string('namespace'),
     task: query.string('task'),
     consumerGroup: group,
     batch,
-    maxPartitions: Math.max(query.integerAtMost('partitions', MAX_PARTITIONS) ?? 1, 0),
-    wait: query.boolean('wait') ?? false,
-    timeoutMs: Math.min(Math.max(timeout, 0), MAX_TIMEOUT_MS),
-    leaseSeconds: Math.max(query.integerAtMost('leaseSeconds', MAX_LEASE_SECONDS) ?? 0, 0),
-    autoAck: query.boolean('autoAck') ?? false,
+    maxPartitions: Math.max(partitions ?? 1, 0),
+    wait: query.flag('wait') ?? false,
+    timeoutMs: Math.min(timeout, MAX_TIMEOUT_MS),
+    leaseSeconds: Math.max(leaseSeconds ?? 0, 0),
+    autoAck: query.flag('autoAck') ?? false,
     subscriptionMode: query.string('subscriptionMode'),
     subscriptionFrom: query.string('subscriptionFrom'),
   };
