@@ -37,6 +37,18 @@ export function fmtMs(ms: number | null | undefined): string {
   return ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : fmtDuration(ms / 1000);
 }
 
+/**
+ * A chart's axis label: short enough for the axis (`950 ms`, `1.5 s`, `12k /s`, `3.2M`), with the chart's
+ * unit; latencies in milliseconds become seconds from 1 000 ms on.
+ */
+export function fmtAxis(value: number, unit = ''): string {
+  const trim = (n: number): string => String(Number(n.toFixed(Math.abs(n) < 10 ? 1 : 0)));
+  if (unit.trim() === 'ms' && Math.abs(value) >= 1000) return `${trim(value / 1000)} s`;
+  const abs = Math.abs(value);
+  const short = abs >= 1e9 ? `${trim(value / 1e9)}B` : abs >= 1e6 ? `${trim(value / 1e6)}M` : abs >= 1e3 ? `${trim(value / 1e3)}k` : abs > 0 && abs < 1 ? String(Number(value.toFixed(2))) : trim(value);
+  return `${short}${unit}`;
+}
+
 /** Bytes as `12.3 MB`. */
 export function fmtBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '–';

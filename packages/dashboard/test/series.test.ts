@@ -1,7 +1,7 @@
 /** The pure helpers of the dashboard: time-series hygiene (series.ts) and number formats (format.ts). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fmtCount, fmtDuration, fmtRate } from '../src/format.js';
+import { fmtAxis, fmtCount, fmtDuration, fmtRate } from '../src/format.js';
 import { frameFrom, latest } from '../src/series.js';
 
 const MIN = 60_000;
@@ -36,5 +36,13 @@ describe('formats', () => {
     assert.equal(fmtCount(null), '–');
     assert.deepEqual([fmtRate(3.14159), fmtRate(42.42), fmtRate(420.4), fmtRate(1234)], ['3.14', '42.4', '420', '1.2k']);
     assert.deepEqual([fmtDuration(45), fmtDuration(200), fmtDuration(7500), fmtDuration(100_800)], ['45s', '3m 20s', '2h 5m', '1d 4h']);
+  });
+});
+
+describe('fmtAxis: chart axis labels fit the axis and carry the unit', () => {
+  test('latencies in ms turn to seconds from 1 000 ms; counts and rates are shortened', () => {
+    assert.deepEqual([0, 250, 950, 1000, 1500, 12_000].map((v) => fmtAxis(v, ' ms')), ['0 ms', '250 ms', '950 ms', '1 s', '1.5 s', '12 s']);
+    assert.deepEqual([0.25, 5, 950, 12_000, 3_200_000].map((v) => fmtAxis(v, ' /s')), ['0.25 /s', '5 /s', '950 /s', '12k /s', '3.2M /s']);
+    assert.equal(fmtAxis(45_000), '45k');
   });
 });

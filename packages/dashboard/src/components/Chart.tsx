@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { fmtAxis } from '../format.js';
 import type { Frame } from '../series.js';
 
 const GREYS = ['#e6e6e6', '#9a9a9a', '#5f5f5f', '#c4c4c4', '#7a7a7a', '#b0b0b0', '#4a4a4a', '#d8d8d8'];
@@ -38,7 +39,7 @@ export function Chart(props: { frame: Frame; span?: { from: string; to: string }
       scales: { x: props.span === undefined ? { time: true } : { time: true, range: (): uPlot.Range.MinMax => [new Date(props.span!.from).getTime() / 1000, new Date(props.span!.to).getTime() / 1000] } },
       axes: [
         { stroke: '#8a8a8a', grid: { stroke: '#2a2a2a' }, ticks: { stroke: '#2a2a2a' }, values: timeFormat(props.frame) },
-        { stroke: '#8a8a8a', grid: { stroke: '#2a2a2a' }, ticks: { stroke: '#2a2a2a' }, size: 56 },
+        { stroke: '#8a8a8a', grid: { stroke: '#2a2a2a' }, ticks: { stroke: '#2a2a2a' }, size: 64, values: (_self, splits) => splits.map((v) => fmtAxis(v, props.unit)) },
       ],
       series: [
         {},
