@@ -129,6 +129,24 @@ export interface BufferLogParams {
   options?: BufferLogOptions;
 }
 
+/** A file found on disk, ready for `BufferLog.add`. */
+export type FoundFile = { path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> };
+
+/** Scans leftover files: empty ones (they never acknowledged anything) are deleted, a corrupt tail is reported. */
+export async function scanFiles(files: string[], onCorruptTail: (file: string, validBytes: number, size: number) => void): Promise<FoundFile[]> {
+  const found: FoundFile[] = [];
+  for (const file of files) {
+    const scanned = await scanFile(file);
+    if (scanned.records === 0 && !scanned.corruptTail) {
+      await fsp.rm(file, { force: true });
+      continue;
+    }
+    if (scanned.corruptTail) onCorruptTail(file, scanned.bytes, scanned.size);
+    found.push({ path: file, ...scanned });
+  }
+  return found;
+}
+
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
   /** Files in replay order. */
@@ -168,7 +186,7 @@ export class BufferLog {
   }
 
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
-  add(files: Array<{ path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> }>): void {
+  add(files: FoundFile[]): void {
     for (const f of files) {
       this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0 });
       const millis = Number(path.basename(f.path).slice(0, 15));

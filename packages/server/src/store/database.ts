@@ -7,7 +7,7 @@
  * (sql/functions/push_messages.sql).
  */
 import pg from 'pg';
-import { HttpError, poolUnavailable, statementTimeout } from '../errors.js';
+import { HttpError, databaseUnreachable, poolUnavailable, statementTimeout } from '../errors.js';
 
 /** Connection settings for the pool. */
 export interface ConnectionSettings {
@@ -112,14 +112,15 @@ export function isDataException(error: unknown): boolean {
 }
 
 /**
- * Maps a database failure to the broker's wire error: no connection -> 500 pool, cancelled statement ->
+ * Maps a database failure to the broker's wire error: PostgreSQL unreachable (`down`) -> 503 with
+ * Retry-After, no free pooled connection (`busy`) -> 500 pool, cancelled statement ->
  * 500 pop failed / statement timeout, any other PostgreSQL error -> 500 `Internal server error` (its text
  * is logged, never sent: it can quote stored data or the schema). Anything else is returned unchanged.
  */
 export function toWireError(error: unknown, onPop: boolean): unknown {
   if (error instanceof HttpError) return error;
   if (isStatementTimeout(error)) return statementTimeout(onPop);
-  if (isConnectivityError(error)) return poolUnavailable();
+  if (isConnectivityError(error)) return isPoolExhausted(error) ? poolUnavailable() : databaseUnreachable();
   if (error instanceof pg.DatabaseError) return new HttpError(500, { error: 'Internal server error' });
   return error;
 }
