@@ -157,7 +157,7 @@ export class Transport {
       if (res.status < 200 || res.status >= 300) {
         const brokerText = body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : undefined;
         const error = new QueenError('HTTP', brokerText ?? `HTTP ${res.status}: ${res.statusText}`, { status: res.status, body, url: baseUrl });
-        if (res.status === 429) {
+        if (res.status === 429 || res.status === 503) {
           const retryAfterMillis = parseRetryAfter(res.headers.get('retry-after'));
           if (retryAfterMillis !== undefined) this.failures.set(error, { retryAfterMillis });
         }

@@ -68,6 +68,14 @@ describe('retry policy', () => {
     assert.ok(gap >= 950, `waited ${gap} ms`);
   });
 
+  test('503 (the database is unreachable) is retried after Retry-After seconds', async () => {
+    const s = await serve([{ status: 503, headers: { 'Retry-After': '1' }, body: { error: 'Service Unavailable: the database is unreachable' } }, { status: 200, body: { ok: 1 } }]);
+    const q = testClient(s.url, { retryDelayMillis: 1 });
+    assert.deepEqual(await q.admin.metrics(), { ok: 1 });
+    const gap = s.seen[1]!.at - s.seen[0]!.at;
+    assert.ok(gap >= 950, `waited ${gap} ms`);
+  });
+
   test('network errors are retried and end as NETWORK', async () => {
     const q = testClient(await deadUrl(), { retryAttempts: 2 });
     const error = await rejection(q.admin.health());
