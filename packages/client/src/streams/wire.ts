@@ -46,6 +46,8 @@ export interface StateGetRequest {
   keys?: string[];
   key_prefix?: string;
   ripe_at_or_before?: number;
+  /** With ripe_at_or_before: rows that a message this group has not consumed yet belongs to are not ripe. */
+  consumer_group?: string;
 }
 
 /** Source pop parameters. */

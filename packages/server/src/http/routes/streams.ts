@@ -162,12 +162,14 @@ export function streamsRoutes(core: RouteContext): Route[] {
         const keys = Array.isArray(body.keys) && body.keys.length > 0 ? body.keys.filter((k): k is string => typeof k === 'string') : null;
         const keyPrefix = typeof body.key_prefix === 'string' && body.key_prefix !== '' ? body.key_prefix : null;
         const ripe = body.ripe_at_or_before;
+        const group = typeof body.consumer_group === 'string' && body.consumer_group !== '' ? body.consumer_group : null;
         const rows = await core.streams.state({
           queryId,
           partitionId,
           keys,
           keyPrefix,
           ripeAtOrBefore: typeof ripe === 'number' && Number.isFinite(ripe) ? ripe : null,
+          group,
         });
         return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } };
       },
