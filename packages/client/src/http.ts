@@ -71,8 +71,17 @@ export function queryString(params: Record<string, unknown> | undefined): string
   return text === '' ? '' : `?${text}`;
 }
 
-/** Percent-encodes one path segment. */
-export const seg = (name: string): string => encodeURIComponent(name);
+/** Percent-encodes one path segment, dots included (`.` -> `%2E`). */
+export const seg = (name: string): string => encodeURIComponent(name).replace(/\./g, '%2E');
+
+/** A path segment that URL parsers resolve (`.`, `..`, also percent-encoded): the request would reach another resource. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
+
+/** Throws VALIDATION when `path` holds a `.` or `..` segment (a queue, partition or group named so). */
+export function assertNoDotSegment(path: string): void {
+  const bare = path.split('?')[0]!;
+  if (DOT_SEGMENT.test(bare)) throw new QueenError('VALIDATION', `A name "." or ".." cannot be used in a request path (it would address another resource): ${bare}`);
+}
 
 /** Sends requests to the brokers with the retry, failover and timeout policy of CLIENT.md §9. */
 export class Transport {
@@ -94,6 +103,7 @@ export class Transport {
 
   /** Runs `spec` under the retry policy; resolves with a 2xx answer or rejects with a QueenError. */
   async request(spec: RequestSpec): Promise<HttpResponse> {
+    assertNoDotSegment(spec.path);
     const failover = this.options.enableFailover && this.options.urls.length > 1;
     const order = this.balancer.order(spec.affinityKey);
     const plan = failover ? order : Array.from({ length: Math.max(1, this.options.retryAttempts) }, () => order[0]!);
