@@ -18,8 +18,8 @@ export function query(params: Params = {}): string {
   return text ? `?${text}` : '';
 }
 
-/** Percent-encodes a path segment, dots included (the SDK refuses a `.` or `..` segment). */
-export const seg = (name: string): string => encodeURIComponent(name).replace(/\./g, '%2E');
+/** Percent-encodes a path segment (the SDK refuses a `.` or `..` segment before sending). */
+export const seg = (name: string): string => encodeURIComponent(name);
 
 /** Options of one call. */
 export interface CallOptions {

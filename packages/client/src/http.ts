@@ -71,8 +71,11 @@ export function queryString(params: Record<string, unknown> | undefined): string
   return text === '' ? '' : `?${text}`;
 }
 
-/** Percent-encodes one path segment, dots included (`.` -> `%2E`). */
-export const seg = (name: string): string => encodeURIComponent(name).replace(/\./g, '%2E');
+/**
+ * Percent-encodes one path segment. A name `.` or `..` cannot be sent in a path at all (URL parsers resolve
+ * it, also as `%2E%2E`): `assertNoDotSegment` refuses such a request before it is sent.
+ */
+export const seg = (name: string): string => encodeURIComponent(name);
 
 /** A path segment that URL parsers resolve (`.`, `..`, also percent-encoded): the request would reach another resource. */
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;

@@ -61,8 +61,8 @@ export function withQuery(path: string, params: Record<string, string | number |
   return text === '' ? path : `${path}?${text}`;
 }
 
-/** Percent-encodes one path segment, dots included (`call` refuses a `.` or `..` segment). */
-export const seg = (value: string): string => encodeURIComponent(value).replace(/\./g, '%2E');
+/** Percent-encodes one path segment (`call` refuses a `.` or `..` segment: the browser would resolve it). */
+export const seg = (value: string): string => encodeURIComponent(value);
 
 /** A segment the browser resolves (`.`, `..`, also as `%2E`): the call would reach another resource. */
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
