@@ -1,12 +1,13 @@
 /**
  * The HTTP server: node:http, one dispatcher. It answers every request (never drops a connection instead),
- * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
+ * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
+import { CorsPolicy, ORIGIN_NOT_ALLOWED } from './cors.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseJsonObject, readBody } from './body.js';
@@ -17,12 +18,6 @@ import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
 import type { StaticHandler } from './static.js';
 
-const CORS_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
-  'Access-Control-Expose-Headers': 'X-Queen-Empty-Reason, X-Queen-Status',
-};
 const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 
 /** What the server needs besides its routes. */
@@ -37,6 +32,8 @@ export interface ServerOptions {
    */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** CORS_ORIGINS: origins allowed besides the broker's own; `*` = any; empty = same-origin only. */
+  corsOrigins: readonly string[];
   log: Logger;
   /** Maps a thrown error to a reply (database failures become `pool`, `pop failed`, ...). */
   toReply: (error: unknown, route: Route) => Reply;
@@ -52,9 +49,9 @@ export interface ServerOptions {
   fallback?: StaticHandler;
 }
 
-/** Writes a reply with the CORS headers. */
+/** Writes a reply (the CORS headers of the request were set on `res` before). */
 function send(res: ServerResponse, reply: Reply, closeConnection = false): void {
-  const headers: Record<string, string | number> = { ...CORS_HEADERS, ...reply.headers };
+  const headers: Record<string, string | number> = { ...reply.headers };
   if (closeConnection) headers.Connection = 'close';
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
@@ -87,6 +84,7 @@ export interface HttpServer {
 /** Creates the server for a route table. */
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
+  const corsPolicy = new CorsPolicy(options.corsOrigins);
   const auth = options.auth;
   const server = options.server ?? newHttpServer(options);
   takeOverRequests(server);
@@ -100,6 +98,12 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivedAt = Date.now();
+    const cors = corsPolicy.decide(req);
+    if (!cors.allowed) {
+      send(res, { status: 403, body: { error: ORIGIN_NOT_ALLOWED } });
+      return;
+    }
+    for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
     if (req.method === 'OPTIONS') {
       send(res, { status: 204, headers: { 'Access-Control-Max-Age': '86400' } });
       return;

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { DASHBOARD_SECURITY_HEADERS } from './cors.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -69,6 +70,7 @@ export function createStaticHandler(dir: string): { handler: StaticHandler } | {
       'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Cache-Control': cacheControl(relative),
       'X-Content-Type-Options': 'nosniff',
+      ...DASHBOARD_SECURITY_HEADERS,
       Vary: 'Accept-Encoding',
     };
     let source = file;

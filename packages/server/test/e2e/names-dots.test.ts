@@ -47,7 +47,7 @@ test('"." and ".." are refused as queue, partition and consumer group names wher
   assert.equal(transaction.json.success, false, transaction.text);
   assert.equal(transaction.json.results[0].error, 'Invalid partition name: "." and ".." are not allowed');
   const stored = await setup.db.query(`SELECT count(*)::int AS n FROM queen.queues WHERE name IN ('.', '..')`);
-  assert.equal(stored.rows[0].n, 0);
+  assert.equal(stored.rows[0]!.n, 0);
 });
 
 test('a queue named ".." that already exists stays reachable with the path sent as it is', async () => {
