@@ -126,9 +126,9 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     });
     try {
       // Before the path, query and body are decoded: a 401/403 wins over any 400 (API.md 9.7).
-      const subject = auth === undefined || auth.exempt(route.access, rawPath)
-        ? null
-        : (await auth.authorize(req.headers.authorization, route.access)).subject;
+      const caller = auth === undefined ? { subject: null, admin: true }
+        : auth.exempt(route.access, rawPath) ? { subject: null, admin: false }
+          : await auth.authorize(req.headers.authorization, route.access);
       const params: Record<string, string> = {};
       for (const [name, raw] of Object.entries(match.rawParams)) {
         params[name] = decodeSegment(raw);
@@ -137,7 +137,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
       const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body, options.maxJsonDepth);
       assertStorableBody(body);
-      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject });
+      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin });
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof InvalidInput
