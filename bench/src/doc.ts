@@ -55,6 +55,7 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
   'ceiling-push-b10': 'the broker\'s push-b10, then queen.push_messages driven directly over pg with the coalescer\'s shape (4 sessions, 13 requests of 10 items per call): the broker as a percentage of the storage ceiling.',
   'ceiling-push-b100': 'as ceiling-push-b10 with 100-item requests (1 300 items per direct call).',
   'ceiling-drain': 'the broker\'s drain (10 consumers, batch 100, autoAck) of --messages bulk-filled messages, then queen.pop_messages from 10 sessions over the same shape: the broker as a percentage of the storage ceiling.',
+  'long-lived': '4 rounds of push-b10, push-b100 and drain against one broker, with ANALYZE or VACUUM (ANALYZE), alternating, and a CHECKPOINT on its database between rounds (each round ends with the message tables emptied, so they are analysed empty, as autovacuum does after a mass delete); each round as a percentage of the first.',
 };
 
 /** The scale curves: one table per family, one row per member scenario, its key figures and resources. */

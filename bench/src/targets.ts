@@ -65,6 +65,9 @@ export const TARGETS: readonly Target[] = [
   { scenario: 'streams', mode: 'window', figure: 'msgsPerSec', op: '>=', value: 10_000, aggregate: 'median', label: 'streams tumbling aggregate over 100 partitions >= 10 000 msgs/s' },
   { scenario: 'streams', mode: 'map-sink', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (map -> sink)' },
   { scenario: 'streams', mode: 'window', figure: 'cycleP99Ms', op: '<', value: 50, aggregate: 'median', label: 'streams cycle p99 < 50 ms (window)' },
+  { scenario: 'long-lived', figure: 'pushB10MinPctOfFirst', op: '>=', value: 80, aggregate: 'worst', label: 'long-lived broker: every push-b10 round within 20 % of the first' },
+  { scenario: 'long-lived', figure: 'pushB100MinPctOfFirst', op: '>=', value: 80, aggregate: 'worst', label: 'long-lived broker: every push-b100 round within 20 % of the first' },
+  { scenario: 'long-lived', figure: 'drainMinPctOfFirst', op: '>=', value: 80, aggregate: 'worst', label: 'long-lived broker: every drain round within 20 % of the first' },
   // 10 000 open long polls are not a 200 MB load: scale-parked has its own bound above (run it last: RSS stays up).
   { scenario: '*', except: 'scale-parked-', figure: 'rssPeakMb', op: '<', value: 200, aggregate: 'worst', label: 'broker RSS < 200 MB during any scenario but scale-parked' },
 ];

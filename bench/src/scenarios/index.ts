@@ -1,13 +1,14 @@
 /**
  * The scenario registry: names accepted on the command line, in their running order, the default list
- * run when none is named (every scenario except the slow wake, about 50 s a run, and the scale and
- * ceiling families, several minutes each: name them explicitly), and the families a single name expands to.
+ * run when none is named (every scenario except the slow wake, about 50 s a run, the scale and ceiling
+ * families and long-lived, several minutes each: name them explicitly), and the families a single name expands to.
  */
 import { ceilingDrainScenario, ceilingPushScenario } from './ceiling.js';
 import type { Scenario } from './common.js';
 import { drainScenario } from './drain.js';
 import { e2eScenario } from './e2e.js';
 import { fanoutScenario } from './fanout.js';
+import { longLivedScenario } from './long-lived.js';
 import { pacedPartitions, partitionsScenario } from './partitions.js';
 import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
@@ -42,6 +43,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['ceiling-push-b10', ceilingPushScenario(10)],
   ['ceiling-push-b100', ceilingPushScenario(100)],
   ['ceiling-drain', ceilingDrainScenario],
+  ['long-lived', longLivedScenario],
 ]);
 
 /** The scenarios run when none is named on the command line, in order. */

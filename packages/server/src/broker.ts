@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { Authenticator } from './auth/index.js';
+import { AdmissionGate, admittedPool } from './boot/admission.js';
 import { createCatalog } from './boot/catalog.js';
 import { applyMigrations, startDatabase } from './boot/database.js';
 import { createMessageAdmin } from './boot/message-admin.js';
@@ -33,13 +34,14 @@ import { WakeBus } from './core/wake-bus.js';
 import { HttpError } from './errors.js';
 import { bindHttpServer } from './http/listener.js';
 import type { RouteContext } from './http/context.js';
-import { createHttpServer, errorReply, type HttpServer } from './http/server.js';
+import { createHttpServer, errorReply, internalError, type HttpServer } from './http/server.js';
 import { createStaticHandler, type StaticHandler } from './http/static.js';
 import type { Reply, Route } from './http/route.js';
 import { routeTable } from './http/routes/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/index.js';
 import { toWireError } from './store/database.js';
+import { guardDriverExceptions } from './store/driver-guard.js';
 import { EvictionService, RetentionService } from './services/retention.js';
 import { queryRegister, stateRead, streamsCycleApply, streamsCycleRun } from './store/streams.js';
 import { transactionRun } from './store/transaction.js';
@@ -68,6 +70,7 @@ export class Broker {
    * thrown. `signal` (SIGTERM during start-up) stops the sequence at the next step.
    */
   static async start(config: Config, signal?: AbortSignal): Promise<Broker> {
+    guardDriverExceptions(); // an exception in the database driver fails its connection, never the process
     const log = createLogger(config.logLevel, config.serverId, config.logFormat);
     for (const warning of config.warnings) log.warn(warning);
     if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
@@ -108,10 +111,13 @@ export class Broker {
 
     await sequence.step('serve', (defer) => {
       const { payloads, encryptionView, sealAppend, channel, wake, maintenance, buffer, push } = writePath;
+      // Administrative routes hold at most their share of the pool, and stop when their client leaves.
+      const admitted = admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs });
       const context: RouteContext = {
         identity: { version: VERSION, serverId: config.serverId, encryptionConfigured: writePath.cipher !== null },
         log,
         popDefaults: config.pop,
+        bounds: config.bounds,
         push,
         pop,
         ack,
@@ -128,8 +134,8 @@ export class Broker {
           run: (work) => transactionRun(pool, { origin: config.serverId, work: (store) => work({ ...store, append: sealAppend(store.append) }) }),
           signal: wake,
         },
-        catalog: createCatalog(pool),
-        messageAdmin: createMessageAdmin(pool, config.serverId, wake),
+        catalog: createCatalog(admitted, pool),
+        messageAdmin: createMessageAdmin(admitted, config.serverId, wake),
         payloads,
         queueCache: {
           stats: () => encryptionView.stats(),
@@ -141,6 +147,7 @@ export class Broker {
         health: {
           databaseReachable: () => databaseReachable(pool),
           draining: () => lifecycle.draining,
+          databaseServer: database.server,
         },
         metrics,
         maintenance,
@@ -153,11 +160,10 @@ export class Broker {
           if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
           return errorReply(mapped);
         }
-        log.error({ err: mapped, route: `${route.method} ${route.path}` }, 'unexpected error');
-        return { status: 500, body: { error: mapped instanceof Error ? mapped.message : String(mapped) } };
+        return internalError(log, mapped, `${route.method} ${route.path}`);
       };
       const httpServer = createHttpServer(routeTable(context), {
-        maxPayloadBytes: config.maxPayloadBytes, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+        maxPayloadBytes: config.maxPayloadBytes, bodyBytesInFlight: config.bounds.bodyBytesInFlight, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
         server,
         ...(auth !== undefined ? { auth } : {}),
         ...dashboardFallback(config, log),

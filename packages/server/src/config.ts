@@ -10,11 +10,42 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCorsOrigins } from './http/cors.js';
+import fs from 'node:fs';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import { hostList, parseDatabaseUrl, portList, sessionAttrs, type HostAddress, type TargetSessionAttrs } from './database-address.js';
+
+/** TLS to PostgreSQL: off, or node's TLS options (sslmode of DATABASE_URL, or PG_USE_SSL and its companions). */
+export type DatabaseTls = false | TlsOptions;
+
+/** An external PostgreSQL: one host, or the hosts of a primary and its standbys (database-address.ts). */
+export interface ExternalDatabase {
+  kind: 'external';
+  /** The variable that named the hosts, for messages. */
+  source: 'DATABASE_URL' | 'PG_HOST';
+  hosts: HostAddress[];
+  targetSessionAttrs: TargetSessionAttrs;
+  user: string;
+  password: string;
+  database: string;
+  tls: DatabaseTls;
+  /** Server settings the URL's `options` parameter asked for. */
+  options: string | undefined;
+}
 
 /** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */
-export type DatabaseTarget =
-  | { kind: 'external'; connectionString?: string; host: string; port: number; user: string; password: string; database: string }
-  | { kind: 'embedded'; dataDir: string; port: number | null };
+export type DatabaseTarget = ExternalDatabase | { kind: 'embedded'; dataDir: string; port: number | null };
+
+/**
+ * Noticing a lost primary: the connect bound per host, the sockets' TCP keepalive, and the broker's own
+ * liveness probe (a statement every `probeIntervalMs` on a connection of its own; none answered for
+ * `probeTimeoutMs` means the primary is gone).
+ */
+export interface DatabaseHealth {
+  connectTimeoutMs: number;
+  keepAliveIdleMs: number;
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+}
 
 /** Every setting the broker reads, typed and defaulted. */
 export interface Config {
@@ -31,6 +62,7 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; corsOrigins: string[] };
   dataDir: string;
   database: DatabaseTarget;
+  databaseHealth: DatabaseHealth;
   poolSize: number;
   poolAcquireTimeoutMs: number;
   statementTimeoutMs: number;
@@ -61,6 +93,22 @@ export interface Config {
   auth: AuthConfig;
   /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
   dashboard: { enabled: boolean; dir: string };
+  /** Bounds on the work one request may cause (docs/configuration.md "Bounds"). */
+  bounds: BoundsConfig;
+}
+
+/** Bounds on the work one request may cause: bytes of a listing, operations, pool share, bodies, series. */
+export interface BoundsConfig {
+  /** Payload bytes one listing page carries (DLQ, traces by name); payloads past it are omitted and flagged. */
+  listingMaxBytes: number;
+  /** Operations (push items + acks) one transaction may hold; more is a 413. */
+  transactionMaxOperations: number;
+  /** Connections the administrative reads (listings, status, resources) may hold at once. */
+  adminConnections: number;
+  /** Bytes of request bodies being read at once; past it a new body is refused with 503 + Retry-After. */
+  bodyBytesInFlight: number;
+  /** Queues with their own series in /metrics/prometheus; the others share queue="__other__". */
+  metricsMaxQueues: number;
 }
 
 /** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
@@ -173,9 +221,86 @@ function encryptionKey(env: Env): Buffer | null {
   return Buffer.from(raw, 'hex');
 }
 
+/** The bounds on one request's work (docs/configuration.md "Bounds"). */
+function boundsConfig(env: Env, poolSize: number): BoundsConfig {
+  return {
+    listingMaxBytes: integer(env, 'LISTING_MAX_BYTES', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    transactionMaxOperations: integer(env, 'TRANSACTION_MAX_OPERATIONS', 10_000, 1, 1_000_000),
+    adminConnections: integer(env, 'DB_POOL_ADMIN_CONNECTIONS', Math.max(1, Math.floor(poolSize / 2)), 1, poolSize - 1),
+    bodyBytesInFlight: integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 128 * 1024 * 1024, 1024, 2 ** 40),
+    metricsMaxQueues: integer(env, 'METRICS_MAX_QUEUES', 1000, 0, 1_000_000),
+  };
+}
+
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
+
+/** Runs a parser of database-address.ts; its error becomes a ConfigError naming the variable. */
+function address<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new ConfigError(`${name} ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** PG_USE_SSL, PG_SSL_REJECT_UNAUTHORIZED and PG_SSL_CA_FILE; false when TLS is off. */
+function tlsFromVariables(env: Env): DatabaseTls {
+  const caFile = text(env, 'PG_SSL_CA_FILE');
+  if (!boolean(env, 'PG_USE_SSL', caFile !== undefined)) return false;
+  const tls: TlsOptions = { rejectUnauthorized: boolean(env, 'PG_SSL_REJECT_UNAUTHORIZED', true) };
+  if (caFile !== undefined) tls.ca = address('PG_SSL_CA_FILE', () => fs.readFileSync(caFile, 'utf8'));
+  return tls;
+}
+
+/** DATABASE_URL (one host or several) or the PG_* variables (PG_HOST may list several hosts). */
+function externalDatabase(env: Env): ExternalDatabase {
+  const url = text(env, 'DATABASE_URL');
+  const variablesTls = tlsFromVariables(env);
+  if (url !== undefined) {
+    const parsed = address('DATABASE_URL', () => parseDatabaseUrl(url));
+    const urlTls: DatabaseTls | undefined = parsed.ssl === undefined ? undefined : parsed.ssl === false ? false : typeof parsed.ssl === 'object' ? (parsed.ssl as TlsOptions) : {};
+    return {
+      kind: 'external',
+      source: 'DATABASE_URL',
+      hosts: parsed.hosts,
+      targetSessionAttrs: parsed.targetSessionAttrs,
+      user: parsed.user ?? text(env, 'PG_USER') ?? 'postgres',
+      password: parsed.password ?? text(env, 'PG_PASSWORD') ?? 'postgres',
+      database: parsed.database ?? text(env, 'PG_DB') ?? 'postgres',
+      tls: urlTls ?? variablesTls, // sslmode in the URL wins over PG_USE_SSL
+      options: parsed.options,
+    };
+  }
+  const ports = address('PG_PORT', () => portList(text(env, 'PG_PORT')));
+  const hosts = address('PG_HOST', () => hostList(text(env, 'PG_HOST') ?? 'localhost', ports));
+  return {
+    kind: 'external',
+    source: 'PG_HOST',
+    hosts,
+    targetSessionAttrs: address('PG_TARGET_SESSION_ATTRS', () => sessionAttrs(text(env, 'PG_TARGET_SESSION_ATTRS'), hosts.length)),
+    user: text(env, 'PG_USER') ?? 'postgres',
+    password: text(env, 'PG_PASSWORD') ?? 'postgres',
+    database: text(env, 'PG_DB') ?? 'postgres',
+    tls: variablesTls,
+    options: undefined,
+  };
+}
+
+/** DB_CONNECT_TIMEOUT_MS (or the URL's connect_timeout), DB_KEEPALIVES_*, DB_TCP_USER_TIMEOUT_MS. */
+function databaseHealth(env: Env): DatabaseHealth {
+  const url = text(env, 'DATABASE_URL');
+  const urlTimeout = url === undefined ? undefined : address('DATABASE_URL', () => parseDatabaseUrl(url)).connectTimeoutSeconds;
+  const intervalSeconds = integer(env, 'DB_KEEPALIVES_INTERVAL', 2, 1, 3600);
+  const count = integer(env, 'DB_KEEPALIVES_COUNT', 3, 1, 100);
+  return {
+    connectTimeoutMs: urlTimeout !== undefined ? urlTimeout * 1000 : integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+    keepAliveIdleMs: integer(env, 'DB_KEEPALIVES_IDLE', 10, 1, 86_400) * 1000,
+    probeIntervalMs: intervalSeconds * 1000,
+    probeTimeoutMs: integer(env, 'DB_TCP_USER_TIMEOUT_MS', intervalSeconds * count * 1000, 500, 3_600_000),
+  };
+}
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
   /^QUEEN_SYNC_/, /^SIDECAR_/, /^LIBQUEEN_/, /^WEBAPP_ROOT$/];
 
@@ -186,17 +311,8 @@ const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', impo
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(text(env, 'QUEEN_DATA_DIR') ?? './.queen');
   const external = DATABASE_VARIABLES.some((name) => text(env, name) !== undefined);
-  const pgPort = integer(env, 'PG_PORT', 5432, 1, 65535);
   const database: DatabaseTarget = external
-    ? {
-        kind: 'external',
-        ...(text(env, 'DATABASE_URL') !== undefined ? { connectionString: text(env, 'DATABASE_URL') } : {}),
-        host: text(env, 'PG_HOST') ?? 'localhost',
-        port: pgPort,
-        user: text(env, 'PG_USER') ?? 'postgres',
-        password: text(env, 'PG_PASSWORD') ?? 'postgres',
-        database: text(env, 'PG_DB') ?? 'postgres',
-      }
+    ? externalDatabase(env)
     : { kind: 'embedded', dataDir: path.join(dataDir, 'pgdata'), port: text(env, 'QUEEN_EMBEDDED_PG_PORT') === undefined ? null : integer(env, 'QUEEN_EMBEDDED_PG_PORT', 0, 1, 65535) };
 
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -211,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   // Like the pop parameter it defaults (API.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
   if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
+  const poolSize = integer(env, 'DB_POOL_SIZE', 20, 2, 10_000);
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
   const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 1000, requestTimeoutMs);
   const corsOrigins = parseCorsOrigins(text(env, 'CORS_ORIGINS'));
@@ -227,7 +344,8 @@ export function loadConfig(env: Env = process.env): Config {
     http: { headersTimeoutMs, requestTimeoutMs, corsOrigins },
     dataDir,
     database,
-    poolSize: integer(env, 'DB_POOL_SIZE', 20, 2, 10_000),
+    databaseHealth: databaseHealth(env),
+    poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
@@ -267,5 +385,6 @@ export function loadConfig(env: Env = process.env): Config {
       enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),
       dir: path.resolve(text(env, 'DASHBOARD_DIR') ?? DEFAULT_DASHBOARD_DIR),
     },
+    bounds: boundsConfig(env, poolSize),
   };
 }

@@ -52,3 +52,10 @@ export const statementTimeout = (onPop: boolean): HttpError =>
 /** 200 with `X-Queen-Status: 404`: an admin look-up that missed (API.md 1.4). */
 export const adminNotFound = (body: Record<string, unknown>): HttpError =>
   new HttpError(200, body, { 'X-Queen-Status': '404' });
+
+/** 413: a transaction with more operations (push items + acks) than TRANSACTION_MAX_OPERATIONS allows. */
+export const transactionTooLarge = (count: number, max: number): HttpError =>
+  new HttpError(413, { error: `Transaction too large: ${count} operations, at most ${max} (TRANSACTION_MAX_OPERATIONS)` });
+
+/** The error of work whose client left (499): nobody reads it, the server writes nothing on a closed response. */
+export const clientLeft = (): HttpError => new HttpError(499, { error: 'Client closed request' });

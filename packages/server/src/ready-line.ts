@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { describeHosts } from './database-address.js';
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 
@@ -19,15 +20,8 @@ function databaseText(config: Config, cwd: string): string {
     const shown = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? db.dataDir : `./${relative}`;
     return `embedded PostgreSQL${version} at ${shown}`;
   }
-  if (db.connectionString !== undefined) {
-    try {
-      const url = new URL(db.connectionString);
-      return `PostgreSQL at ${url.hostname}${url.port === '' ? '' : `:${url.port}`}${url.pathname}`;
-    } catch {
-      return 'PostgreSQL from DATABASE_URL';
-    }
-  }
-  return `PostgreSQL at ${db.host}:${db.port}/${db.database}`;
+  const hosts = describeHosts(db.hosts);
+  return `PostgreSQL at ${db.hosts.length > 1 ? `${hosts} (${db.targetSessionAttrs})` : hosts}/${db.database}`;
 }
 
 /** The ready line for a broker listening on `port`. */

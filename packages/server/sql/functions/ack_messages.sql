@@ -54,14 +54,25 @@ BEGIN
   v_released := array_fill(false, ARRAY[v_count]);
   v_dlq := array_fill(false, ARRAY[v_count]);
 
-  -- C2: resolve each transactionId to its offset in the named partition.
-  SELECT array_agg(k.message_offset ORDER BY t.i), array_agg(q.name ORDER BY t.i),
-         array_agg(p.name ORDER BY t.i)
+  -- C2: resolve each transactionId to its offset in the named partition. Every table is read by key, per
+  -- item or per distinct partition, never joined (README.md, "Plans that survive any statistics").
+  WITH named AS MATERIALIZED (
+    SELECT d.pid, p.name AS partition_name,
+           (SELECT q.name FROM queen.queues q WHERE q.id = p.queue_id) AS queue_name
+    FROM (SELECT DISTINCT u.pid FROM unnest(p_partition_id) AS u (pid)) d
+    CROSS JOIN LATERAL (SELECT p.name, p.queue_id FROM queen.partitions p WHERE p.id = d.pid LIMIT 1) p
+  ), keyed AS MATERIALIZED (
+    SELECT t.i, t.pid,
+           (SELECT k.message_offset FROM queen.message_keys k
+            WHERE k.partition_id = t.pid AND k.transaction_id = t.txn) AS message_offset
+    FROM unnest(p_transaction_id, p_partition_id) WITH ORDINALITY AS t (txn, pid, i)
+  )
+  SELECT array_agg(keyed.message_offset ORDER BY keyed.i),
+         array_agg(CASE WHEN keyed.message_offset IS NOT NULL THEN n.queue_name END ORDER BY keyed.i),
+         array_agg(CASE WHEN keyed.message_offset IS NOT NULL THEN n.partition_name END ORDER BY keyed.i)
   INTO v_offset, v_queue_name, v_partition_name
-  FROM unnest(p_transaction_id, p_partition_id) WITH ORDINALITY AS t (txn, pid, i)
-  LEFT JOIN queen.message_keys k ON k.partition_id = t.pid AND k.transaction_id = t.txn
-  LEFT JOIN queen.partitions p ON p.id = k.partition_id
-  LEFT JOIN queen.queues q ON q.id = p.queue_id;
+  FROM keyed
+  LEFT JOIN named n ON n.pid = keyed.pid;
 
   FOR v_i IN 1 .. v_count LOOP
     IF p_status[v_i] NOT IN ('completed', 'success', 'failed', 'dlq', 'retry') THEN
@@ -75,15 +86,15 @@ BEGIN
   END LOOP;
 
   FOR v_pair IN
-    SELECT t.pid, t.grp, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.retry_limit, q.retry_delay,
-           p.name AS pname, p.tail,
-           array_agg(t.i::integer ORDER BY t.k, t.i) AS items
-    FROM unnest(p_partition_id, p_group, v_offset) WITH ORDINALITY AS t (pid, grp, k, i)
-    JOIN queen.partitions p ON p.id = t.pid
-    JOIN queen.queues q ON q.id = p.queue_id
-    WHERE t.k IS NOT NULL
-    GROUP BY t.pid, t.grp, q.id, q.name, q.namespace, q.task, q.retry_limit, q.retry_delay, p.name, p.tail
-    ORDER BY t.pid, t.grp
+    SELECT a.pid, a.grp, q.id AS queue_id, q.name AS queue_name, q.namespace, q.task, q.retry_limit, q.retry_delay,
+           p.name AS pname, p.tail, a.items
+    FROM (SELECT t.pid, t.grp, array_agg(t.i::integer ORDER BY t.k, t.i) AS items
+          FROM unnest(p_partition_id, p_group, v_offset) WITH ORDINALITY AS t (pid, grp, k, i)
+          WHERE t.k IS NOT NULL
+          GROUP BY t.pid, t.grp) a
+    CROSS JOIN LATERAL (SELECT p.name, p.tail, p.queue_id FROM queen.partitions p WHERE p.id = a.pid LIMIT 1) p
+    CROSS JOIN LATERAL (SELECT q.* FROM queen.queues q WHERE q.id = p.queue_id LIMIT 1) q
+    ORDER BY a.pid, a.grp
   LOOP
     SELECT * INTO v_cursor FROM queen.cursors c
     WHERE c.partition_id = v_pair.pid AND c.consumer_group = v_pair.grp FOR UPDATE;

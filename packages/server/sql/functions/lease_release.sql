@@ -21,7 +21,9 @@ BEGIN
       RETURNING c.partition_id
     )
     SELECT DISTINCT q.name, q.namespace, q.task
-    FROM released r JOIN queen.partitions p ON p.id = r.partition_id JOIN queen.queues q ON q.id = p.queue_id
+    FROM released r
+    CROSS JOIN LATERAL (SELECT p.queue_id FROM queen.partitions p WHERE p.id = r.partition_id LIMIT 1) p
+    CROSS JOIN LATERAL (SELECT q.name, q.namespace, q.task FROM queen.queues q WHERE q.id = p.queue_id LIMIT 1) q
   LOOP
     PERFORM pg_notify('queen_wake', json_build_object(
       'origin', p_origin, 'queue', v_queue.name, 'namespace', v_queue.namespace, 'task', v_queue.task)::text);

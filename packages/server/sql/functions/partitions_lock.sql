@@ -23,10 +23,12 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(queen.backlog_lock_key(n.name))
   FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name) ORDER BY 1) n;
 
+  -- The existence check is a scalar subquery (a look-up by name), not an anti-join (README.md, "Plans that
+  -- survive any statistics").
   INSERT INTO queen.queues (id, name, namespace, task)
   SELECT queen.uuid_v7(), n.name, split_part(n.name, '.', 1), split_part(n.name, '.', 2)
   FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name)) n
-  WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n.name)
+  WHERE (SELECT true FROM queen.queues q WHERE q.name = n.name) IS NULL
   ORDER BY n.name
   ON CONFLICT (name) DO NOTHING;
 

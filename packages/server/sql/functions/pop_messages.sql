@@ -132,15 +132,18 @@ BEGIN
       FROM queen.partitions p
       WHERE p.queue_id = v_queue.id AND p.name = p_partition;
   ELSIF v_indexed THEN
-    -- Caught-up entries are walked too (no tail filter): the claim loop removes them (backlog_drop).
+    -- Caught-up entries are walked too (no tail filter): the claim loop removes them (backlog_drop). The
+    -- partition and the cursor of each entry are looked up by key (LATERAL, kept subqueries by their LIMIT),
+    -- never joined (README.md, "Plans that survive any statistics").
     OPEN v_candidates FOR
       SELECT * FROM (
         (SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
                 v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
                 c.partition_id IS NOT NULL AS has_cursor
          FROM queen.backlog b
-         JOIN queen.partitions p ON p.id = b.partition_id
-         LEFT JOIN queen.cursors c ON c.partition_id = b.partition_id AND c.consumer_group = p_group
+         CROSS JOIN LATERAL (SELECT p.* FROM queen.partitions p WHERE p.id = b.partition_id LIMIT 1) p
+         LEFT JOIN LATERAL (SELECT * FROM queen.cursors c
+                            WHERE c.partition_id = b.partition_id AND c.consumer_group = p_group LIMIT 1) c ON true
          WHERE b.queue_id = v_queue.id AND b.consumer_group = p_group AND b.partition_id > v_rotate
            AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
            AND (c.not_before IS NULL OR c.not_before <= v_now)
@@ -150,8 +153,9 @@ BEGIN
                 v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer,
                 c.partition_id IS NOT NULL
          FROM queen.backlog b
-         JOIN queen.partitions p ON p.id = b.partition_id
-         LEFT JOIN queen.cursors c ON c.partition_id = b.partition_id AND c.consumer_group = p_group
+         CROSS JOIN LATERAL (SELECT p.* FROM queen.partitions p WHERE p.id = b.partition_id LIMIT 1) p
+         LEFT JOIN LATERAL (SELECT * FROM queen.cursors c
+                            WHERE c.partition_id = b.partition_id AND c.consumer_group = p_group LIMIT 1) c ON true
          WHERE b.queue_id = v_queue.id AND b.consumer_group = p_group AND b.partition_id <= v_rotate
            AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
            AND (c.not_before IS NULL OR c.not_before <= v_now)

@@ -71,27 +71,29 @@ BEGIN
     v_group_created := v_group_created || greatest(clock_timestamp(), v_key.last_push_at);
   END LOOP;
 
-  -- Classify every item against the stored keys and the earlier items of the batch.
+  -- Classify every item against the stored keys and the earlier items of the batch. The stored key is
+  -- looked up per item (a scalar subquery, both key columns bound), never joined: see README.md, "Plans that
+  -- survive any statistics".
   WITH items AS (
     SELECT t.i, t.transaction_id, g.partition_id,
            min(t.i) OVER (PARTITION BY g.partition_id, t.transaction_id) AS first_i
     FROM unnest(p_queue, p_partition, p_transaction_id) WITH ORDINALITY AS t (queue_name, partition_name, transaction_id, i)
     JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
       ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name
-  ), stored AS MATERIALIZED (
-    SELECT k.partition_id, k.transaction_id, k.message_offset
-    FROM (SELECT DISTINCT items.partition_id, items.transaction_id FROM items) wanted
-    JOIN queen.message_keys k ON k.partition_id = wanted.partition_id AND k.transaction_id = wanted.transaction_id
+  ), keyed AS (
+    SELECT items.*,
+           (SELECT k.message_offset FROM queen.message_keys k
+            WHERE k.partition_id = items.partition_id AND k.transaction_id = items.transaction_id) AS stored_offset
+    FROM items
   )
-  SELECT array_agg(CASE WHEN s.message_offset IS NOT NULL THEN 'stored'
-                        WHEN items.i = items.first_i THEN 'fresh'
-                        ELSE 'repeat' END ORDER BY items.i),
-         array_agg(items.partition_id ORDER BY items.i),
-         array_agg(items.first_i ORDER BY items.i),
-         array_agg(s.message_offset ORDER BY items.i)
+  SELECT array_agg(CASE WHEN keyed.stored_offset IS NOT NULL THEN 'stored'
+                        WHEN keyed.i = keyed.first_i THEN 'fresh'
+                        ELSE 'repeat' END ORDER BY keyed.i),
+         array_agg(keyed.partition_id ORDER BY keyed.i),
+         array_agg(keyed.first_i ORDER BY keyed.i),
+         array_agg(keyed.stored_offset ORDER BY keyed.i)
   INTO v_state, v_partition_of, v_first_of, v_stored_offset
-  FROM items
-  LEFT JOIN stored s ON s.partition_id = items.partition_id AND s.transaction_id = items.transaction_id;
+  FROM keyed;
 
   -- The queues of the batch that need a per-queue rule: encryption (only when the session holds the key)
   -- and maxSize. One look-up by name, as before; queues with neither rule are not returned.
@@ -150,6 +152,8 @@ BEGIN
   -- with the wildcard pops' index (backlog_prepare): a partition that already has its entry writes nothing,
   -- so the cost is one write per partition that turns non-empty for a group, not one per message. Entries
   -- are inserted in (queue, group, partition) order, as backlog_prepare inserts them.
+  -- `p.id = ANY (v_group_id)` bounds every plan of the UPDATE to the batch's partitions (README.md), and the
+  -- registrations are read per written partition (LATERAL, kept a subquery by its OFFSET), never joined.
   WITH bumped AS (
     UPDATE queen.partitions p
     SET tail = g.tail + written.count, last_push_at = g.created_at
@@ -158,21 +162,28 @@ BEGIN
           WHERE t.state = 'fresh' GROUP BY t.partition_id) written
     JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
       ON g.partition_id = written.partition_id
-    WHERE p.id = written.partition_id
+    WHERE p.id = ANY (v_group_id) AND p.id = written.partition_id
     RETURNING p.queue_id, p.id
   )
   INSERT INTO queen.backlog (queue_id, consumer_group, partition_id)
   SELECT bumped.queue_id, r.consumer_group, bumped.id
-  FROM bumped JOIN queen.backlog_groups r ON r.queue_id = bumped.queue_id
+  FROM bumped
+  CROSS JOIN LATERAL (SELECT g.consumer_group FROM queen.backlog_groups g
+                      WHERE g.queue_id = bumped.queue_id OFFSET 0) r
   ORDER BY 1, 2, 3
   ON CONFLICT DO NOTHING;
 
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.
+  -- The queues' namespace and task are read once per queue name of the batch, by name.
   RETURN QUERY
   WITH items AS (
     SELECT t.* FROM unnest(v_state, v_partition_of, v_first_of, v_stored_offset, p_message_id, p_queue)
       WITH ORDINALITY AS t (state, partition_id, first_i, stored_offset, message_id, queue_name, i)
+  ), named AS MATERIALIZED (
+    SELECT n.name, q.namespace, q.task
+    FROM (SELECT DISTINCT u.name FROM unnest(v_group_queue) AS u (name)) n
+    CROSS JOIN LATERAL (SELECT q.namespace, q.task FROM queen.queues q WHERE q.name = n.name LIMIT 1) q
   )
   SELECT a.i::integer,
          CASE WHEN f.state = 'rejected' THEN 'failed'
@@ -193,6 +204,6 @@ BEGIN
          q.task
   FROM items a
   JOIN items f ON f.i = a.first_i
-  JOIN queen.queues q ON q.name = a.queue_name;
+  JOIN named q ON q.name = a.queue_name;
 END
 $$;

@@ -39,8 +39,12 @@ function messageReads(client: pg.PoolClient): MessageReads {
   };
 }
 
-/** The catalog on `pool`. */
-export function createCatalog(pool: pg.Pool): Catalog {
+/**
+ * The catalog on `pool` (the administrative share, boot/admission.ts). Lease extension is a consumer's call,
+ * not an administrative one: it runs on `consumerPool`, outside that share, so an administrative flood
+ * cannot make leases expire.
+ */
+export function createCatalog(pool: pg.Pool, consumerPool: pg.Pool = pool): Catalog {
   return {
     snapshot: (work) => readSnapshot(pool, (client) => work(snapshotReads(client))),
     messageSnapshot: (work) => messageReadSnapshot(pool, (client) => work(messageReads(client))),
@@ -57,7 +61,7 @@ export function createCatalog(pool: pg.Pool): Catalog {
     groupDelete: (params) => groupDelete(pool, params),
     subscriptionRetime: (params) => subscriptionRetime(pool, params),
     cursorSeek: (params) => cursorSeek(pool, params),
-    leaseExtend: (params) => leaseExtend(pool, params),
+    leaseExtend: (params) => leaseExtend(consumerPool, params),
     messageDescribe: (params) => messageDescribe(pool, params),
     deadLetterList: (params) => deadLetterList(pool, params),
     traceRecord: (params) => traceRecord(pool, params),

@@ -7,7 +7,9 @@
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createPool, isDatabaseDown, type ConnectionSettings } from '../store/database.js';
+import { describeHost, describeHosts } from '../database-address.js';
+import { openConnections, type ConnectionSettings } from '../store/connections.js';
+import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
 import { StartupError, type Defer } from './sequence.js';
@@ -15,10 +17,13 @@ import { StartupError, type Defer } from './sequence.js';
 /** How long start-up keeps retrying a database that cannot be reached. */
 const STARTUP_CONNECT_WINDOW_MS = 60_000;
 
-/** The started database: the pool and the settings its sessions use (the wake connection reuses them). */
+/** The started database: the pool, and dedicated sessions that follow the primary as the pool does. */
 export interface Database {
   pool: pg.Pool;
-  connection: ConnectionSettings;
+  /** A new, unconnected client for a dedicated session (the LISTEN connection). */
+  newClient: () => pg.Client;
+  /** The server new connections go to (`host:port`), or null while the broker looks for one. */
+  server: () => string | null;
 }
 
 /** What the database step needs besides the configuration. */
@@ -31,7 +36,7 @@ export interface DatabaseStepOptions {
 
 /** Starts the embedded PostgreSQL if configured, opens the pool and waits until the database answers. */
 export async function startDatabase({ config, log, warn }: DatabaseStepOptions, defer: Defer): Promise<Database> {
-  let settings: Pick<ConnectionSettings, 'connectionString' | 'host' | 'port' | 'user' | 'password' | 'database'>;
+  let settings: Pick<ConnectionSettings, 'hosts' | 'targetSessionAttrs' | 'user' | 'password' | 'database' | 'tls' | 'options'>;
   if (config.database.kind === 'embedded') {
     const { dataDir, port } = config.database;
     log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
@@ -39,12 +44,13 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
     // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
     const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()));
     defer('embedded PostgreSQL', () => embedded.stop());
-    settings = { host: embedded.host, port: embedded.port, user: embedded.user, password: embedded.password, database: embedded.database };
+    settings = { hosts: [{ host: embedded.host, port: embedded.port }], targetSessionAttrs: 'any', user: embedded.user, password: embedded.password, database: embedded.database, tls: false };
   } else {
     settings = config.database;
   }
   const connection: ConnectionSettings = {
     ...settings,
+    health: config.databaseHealth,
     poolSize: config.poolSize,
     acquireTimeoutMs: config.poolAcquireTimeoutMs,
     statementTimeoutMs: config.statementTimeoutMs,
@@ -52,16 +58,26 @@ export async function startDatabase({ config, log, warn }: DatabaseStepOptions, 
     applicationName: `queen:${config.serverId}`.slice(0, 63),
     sealing: config.encryptionKey !== null,
   };
-  const pool = createPool(connection, (error) => warn(error, 'idle database connection failed'));
-  defer('pool', () => pool.end());
+  const serverLog = log.child({ component: 'database' });
+  const { pool, newClient, locator, close } = openConnections(connection, {
+    onIdleError: (error) => warn(error, 'idle database connection failed'),
+    onServerChange: (server, reason) => {
+      if (server === null) serverLog.warn({ reason }, `PostgreSQL server lost (${reason}): looking for one among ${describeHosts(connection.hosts)}`);
+      else if (connection.hosts.length > 1) serverLog.info({ server, reason }, `PostgreSQL primary is ${describeHosts([server])}`);
+    },
+  });
+  defer('pool', close);
   await whileStarting(async () => {
     await pool.query('SELECT 1');
   }, log).catch((error: unknown) => {
+    if (isTlsFailure(error)) {
+      throw new StartupError(`TLS to PostgreSQL at ${describeHosts(connection.hosts)} failed: ${oneLine(error)}. Trust the server's certificate with PG_SSL_CA_FILE (or sslrootcert in DATABASE_URL), or turn verification off with PG_SSL_REJECT_UNAUTHORIZED=false`);
+    }
     if (!isDatabaseDown(error)) throw error;
-    const where = connection.connectionString !== undefined ? 'DATABASE_URL' : `${connection.host}:${connection.port}`;
+    const where = describeHosts(connection.hosts);
     throw new StartupError(`PostgreSQL at ${where} is not reachable after ${STARTUP_CONNECT_WINDOW_MS / 1000} s: ${oneLine(error)}`);
   });
-  return { pool, connection };
+  return { pool, newClient, server: () => (locator.known === null ? null : describeHost(locator.known)) };
 }
 
 /** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
@@ -77,7 +93,7 @@ async function whileStarting<T>(step: () => Promise<T>, log: Logger): Promise<T>
     try {
       return await step();
     } catch (error) {
-      if (!isDatabaseDown(error) || Date.now() + delayMs > giveUpAt) throw error;
+      if (!isDatabaseDown(error) || isTlsFailure(error) || Date.now() + delayMs > giveUpAt) throw error;
       log.warn({ err: error, retryInMs: delayMs }, 'database not reachable yet; retrying');
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }

@@ -3,7 +3,6 @@
  * the failover buffer and the push service. Each part registers its stop as soon as it runs, so a failure
  * later in start-up (or a shutdown) stops the buffer, then the flags, then the wake connection.
  */
-import pg from 'pg';
 import type { Config } from '../config.js';
 import { PayloadCipher, PayloadDecryptError, PayloadReader } from '../core/payload-cipher.js';
 import { PayloadSealer, QueueEncryptionView, type AppendFunction } from '../core/payload-sealing.js';
@@ -67,7 +66,7 @@ export function isProcedureError(error: unknown): boolean {
 
 /** Starts the write path. */
 export async function startWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions, defer: Defer): Promise<WritePath> {
-  const { pool, connection } = database;
+  const { pool } = database;
   // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
   const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
   const payloads = new PayloadReader(cipher);
@@ -84,7 +83,7 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
     },
   });
   const channel = new WakeChannel({
-    connect: () => new pg.Client({ ...(connection.connectionString !== undefined ? { connectionString: connection.connectionString } : connection), options: '-c TimeZone=UTC' } as pg.ClientConfig),
+    connect: database.newClient,
     origin: config.serverId,
     onWake: (signal) => {
       if (signal.config === true) encryptionView.forget(signal.queue);

@@ -2,6 +2,7 @@
  * The trace objects of API.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
  * from the camelCase rows of store/traces.ts, in upstream's key order.
  */
+import { messagePath, omittedFlags } from './messages.js';
 import type { NamedTraceEvent, TraceEvent, TraceNameSummary } from '../store/traces.js';
 
 /** One event of `GET /api/v1/traces/:partitionId/:transactionId`. */
@@ -10,6 +11,7 @@ export function traceEventWire(event: TraceEvent): Record<string, unknown> {
     id: event.id,
     event_type: event.eventType,
     data: event.data,
+    ...(event.dataOmitted ? omittedFlags('data', event.dataBytes, null, true) : {}),
     consumer_group: event.consumerGroup,
     worker_id: event.workerId,
     created_at: event.createdAt,
@@ -25,12 +27,16 @@ export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unkn
     partition_id: event.partitionId,
     event_type: event.eventType,
     data: event.data,
+    ...(event.dataOmitted ? omittedFlags('data', event.dataBytes, null, true) : {}),
     consumer_group: event.consumerGroup,
     worker_id: event.workerId,
     created_at: event.createdAt,
     queue_name: event.queueName,
     partition_name: event.partitionName,
     message_payload: event.messagePayload,
+    ...(event.messagePayloadOmitted
+      ? omittedFlags('message_payload', event.messagePayloadBytes, messagePath(event.partitionId, event.transactionId), true)
+      : {}),
     trace_names: event.traceNames,
   };
 }

@@ -11,10 +11,50 @@ export type BodyMode = 'required' | 'optional';
 /** Raised when the body exceeds the limit. */
 export const payloadTooLarge = (): HttpError => new HttpError(413, { error: 'Payload too large' }, { Connection: 'close' });
 
-/** Reads the raw body, failing with 413 as soon as it exceeds `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Raised when the bytes of bodies in flight would pass MAX_BODY_BYTES_IN_FLIGHT: the client retries later. */
+export const bodiesInFlight = (): HttpError =>
+  new HttpError(503, { error: 'Server busy: too many request bytes in flight, retry later' }, { 'Retry-After': '1', Connection: 'close' });
+
+/**
+ * The bytes of request bodies the broker holds at once (MAX_BODY_BYTES_IN_FLIGHT): a request takes its
+ * body's bytes as they arrive (its declared length up front) and gives them back when its response is done.
+ * A request that would pass the bound is refused with 503 + Retry-After, unless nothing else is in flight
+ * (a bound below one body's size must not refuse every body).
+ */
+export class BodyBudget {
+  private held = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** Bytes held now. */
+  get inFlight(): number {
+    return this.held;
+  }
+
+  /** A request's share: `take` adds bytes (false when refused), `release` gives them all back once. */
+  ticket(): { take(bytes: number): boolean; release(): void } {
+    let mine = 0;
+    return {
+      take: (bytes) => {
+        if (this.held + bytes > this.max && this.held - mine > 0) return false;
+        this.held += bytes;
+        mine += bytes;
+        return true;
+      },
+      release: () => {
+        this.held -= mine;
+        mine = 0;
+      },
+    };
+  }
+}
+
+/** Reads the raw body, failing with 413 as soon as it exceeds `limit` bytes (503 when `take` refuses its bytes). */
+export function readBody(req: IncomingMessage, limit: number, take: (bytes: number) => boolean = () => true): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(payloadTooLarge());
+  const upFront = Number.isFinite(declared) && declared > 0 ? declared : 0;
+  if (!take(upFront)) return Promise.reject(bodiesInFlight());
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -23,6 +63,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         cleanup();
         reject(payloadTooLarge());
+        return;
+      }
+      if (size > upFront && !take(Math.min(chunk.length, size - upFront))) {
+        cleanup();
+        reject(bodiesInFlight());
         return;
       }
       chunks.push(chunk);

@@ -25,6 +25,8 @@ export interface RouteContext {
   log: Logger;
   /** The pop defaults and limits of the configuration (API.md 5.2). */
   popDefaults: Config['pop'];
+  /** The bounds on one request's work (listing bytes, transaction operations; docs/configuration.md "Bounds"). */
+  bounds: Config['bounds'];
   push: PushService;
   pop: PopService;
   ack: AckService;
@@ -44,7 +46,7 @@ export interface RouteContext {
     /** After a commit that configured or deleted a queue: every process drops what it cached of the queue. */
     changed(signal: QueueSignal): void;
   };
-  health: { databaseReachable(): Promise<boolean>; draining(): boolean };
+  health: { databaseReachable(): Promise<boolean>; draining(): boolean; /** `host:port` of the PostgreSQL server in use, null while none is known. */ databaseServer(): string | null };
   /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
   metrics: Metrics;
   /** The maintenance flags as this process sees them (API.md 9.4). */

@@ -1,6 +1,7 @@
 /**
  * `limit` / `offset` of the admin listings (API.md 7.2, 7.6). A limit that is absent, not an integer or
- * below 1 takes the route's default (null: no limit) and is clamped to the route's maximum, if it has one;
+ * below 1 takes the route's default (null: the largest page) and is clamped to the route's maximum, at most
+ * MAX_PAGE_SIZE;
  * an offset that is absent, not an integer or negative is 0. Either above 2 147 483 647 (a PostgreSQL
  * integer) is a 400 naming it. Listings echo the values in `pagination`.
  */
@@ -8,19 +9,25 @@ import type { Query } from './query.js';
 
 const MAX_PAGE_VALUE = 2_147_483_647;
 
+/**
+ * The largest page any listing answers (docs/configuration.md "Bounds"): a larger `limit`, or none on a
+ * listing without a default, is clamped to it, and `pagination` echoes the limit applied.
+ */
+export const MAX_PAGE_SIZE = 1000;
+
 /** One page of a listing. */
-export interface Page<L extends number | null = number | null> {
-  limit: L;
+export interface Page {
+  limit: number;
   offset: number;
 }
 
-/** Reads `limit` and `offset`. */
-export function pageOf<L extends number | null>(query: Query, defaultLimit: L, maxLimit: number | null = null): Page<number | L> {
+/** Reads `limit` and `offset`; `defaultLimit` null means the largest page. */
+export function pageOf(query: Query, defaultLimit: number | null, maxLimit: number = MAX_PAGE_SIZE): Page {
   const limit = query.integerAtMost('limit', MAX_PAGE_VALUE);
   const offset = query.integerAtMost('offset', MAX_PAGE_VALUE);
-  const wanted = limit !== null && limit >= 1 ? limit : defaultLimit;
+  const wanted = limit !== null && limit >= 1 ? limit : (defaultLimit ?? maxLimit);
   return {
-    limit: wanted !== null && maxLimit !== null ? Math.min(wanted, maxLimit) : wanted,
+    limit: Math.min(wanted, maxLimit, MAX_PAGE_SIZE),
     offset: offset !== null && offset >= 0 ? offset : 0,
   };
 }

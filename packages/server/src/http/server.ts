@@ -3,14 +3,16 @@
  * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
 import { CorsPolicy, ORIGIN_NOT_ALLOWED } from './cors.js';
+import { withRequestSignal } from '../core/request-scope.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { parseJsonObject, readBody } from './body.js';
+import { BodyBudget, parseJsonObject, readBody } from './body.js';
 import { newHttpServer, takeOverRequests } from './listener.js';
 import { Query, decodeSegment } from './query.js';
 import { assertStorableBody, assertStorableParam } from './text.js';
@@ -23,6 +25,8 @@ const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 /** What the server needs besides its routes. */
 export interface ServerOptions {
   maxPayloadBytes: number;
+  /** Bytes of request bodies held at once (MAX_BODY_BYTES_IN_FLIGHT); past it a new body gets 503 + Retry-After. */
+  bodyBytesInFlight: number;
   /** Deepest nesting of arrays and objects a JSON body may have (checked before it is parsed). */
   maxJsonDepth: number;
   /**
@@ -70,6 +74,16 @@ export function errorReply(error: HttpError): Reply {
   return { status: error.status, body: error.body, headers: error.headers };
 }
 
+/**
+ * The answer to an error of the broker's own code: a generic 500 with a request id, never the error's text
+ * (it can quote internals: "Invalid string length"). The log line carries the same id and the error itself.
+ */
+export function internalError(log: Logger, error: unknown, where: string): Reply {
+  const requestId = randomUUID();
+  log.error({ err: error, route: where, requestId }, 'unexpected error');
+  return { status: 500, body: { error: 'Internal server error', requestId }, headers: { 'X-Request-Id': requestId } };
+}
+
 /** The HTTP server and the one shutdown step node:http lacks. */
 export interface HttpServer {
   server: http.Server;
@@ -85,13 +99,14 @@ export interface HttpServer {
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
   const corsPolicy = new CorsPolicy(options.corsOrigins);
+  const bodies = new BodyBudget(options.bodyBytesInFlight);
   const auth = options.auth;
   const server = options.server ?? newHttpServer(options);
   takeOverRequests(server);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void dispatch(req, res).catch((error: unknown) => {
-      options.log.error({ err: error }, 'request failed outside its handler');
-      if (!res.headersSent) send(res, { status: 500, body: { error: (error as Error).message } });
+      const reply = internalError(options.log, error, 'outside its handler');
+      if (!res.headersSent) send(res, reply);
       else res.destroy();
     });
   });
@@ -121,7 +136,9 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     }
     const { route } = match;
     const controller = new AbortController();
+    const ticket = bodies.ticket(); // the body's bytes count until the response is done
     res.on('close', () => {
+      ticket.release();
       if (!res.writableFinished) controller.abort();
     });
     try {
@@ -135,9 +152,9 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         assertStorableParam(name, params[name]);
       }
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
-      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes), route.body, options.maxJsonDepth);
+      const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes, ticket.take), route.body, options.maxJsonDepth);
       assertStorableBody(body);
-      const reply = await route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin });
+      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof InvalidInput
@@ -145,7 +162,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         : options.toReply(error, route);
       if (res.headersSent) return;
       send(res, reply, options.draining());
-      if (reply.status === 413) {
+      if ((reply.status === 413 || reply.status === 503) && !req.complete) {
         // Stop reading: let the client see the answer, then close whatever it is still sending.
         req.resume();
         setTimeout(() => req.socket.destroy(), 2000).unref();

@@ -74,7 +74,7 @@ export class Metrics {
       bufferedMessages: deps.bufferedMessages,
       bufferState: deps.bufferState,
       maintenance: deps.maintenance,
-    });
+    }, config.bounds.metricsMaxQueues);
     this.recorder = new Recorder(this.prometheus);
     this.sampler = new SystemSampler({ pool, parkedPops: () => bus.parked, inflightRequests: () => this.recorder.inflightRequests });
     const scoped = log.child({ component: 'metrics' });

@@ -6,7 +6,8 @@
  * collect() callbacks: process-local ones (parked pops, pool) read memory; database-derived ones (pending
  * messages, lag, DLQ depth, live leases) share one cached snapshot of `queen.metrics_gauges()`. Every
  * collect() resets its gauge first, so a deleted queue's series disappears instead of going stale, and when
- * the database cannot be read the database-derived series are absent rather than wrong.
+ * the database cannot be read the database-derived series are absent rather than wrong. Per-queue series are
+ * bounded: past METRICS_MAX_QUEUES queue names, the others share `queue="__other__"`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseGauges } from '../store/status.js';
@@ -29,6 +30,8 @@ export interface GaugeSources {
 
 /** The states of `queen_file_buffer_state` (1 for the current one, 0 for the others). */
 const BUFFER_STATES = ['idle', 'buffering', 'replaying', 'failed'];
+/** The label value shared by the queues past METRICS_MAX_QUEUES. */
+export const OTHER_QUEUES = '__other__';
 
 /** Upper bounds (seconds) of the request-duration histogram: long polls run up to minutes. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600];
@@ -54,8 +57,16 @@ export class PrometheusFamilies {
   /** Pops that delivered nothing, by X-Queen-Empty-Reason. */
   readonly popEmpty: Counter<'reason'>;
 
-  constructor(sources: GaugeSources) {
+  /** Queue names with a series of their own (at most `maxQueues`, the first ones seen by this process). */
+  private readonly namedQueues = new Set<string>();
+
+  /**
+   * `maxQueues` (METRICS_MAX_QUEUES) bounds the per-queue series: the first queues this process sees keep
+   * their name, every later one is counted under `queue="__other__"` (summed; the lag gauge keeps the oldest).
+   */
+  constructor(sources: GaugeSources, private readonly maxQueues = 1000) {
     const registers = [this.registry];
+    const label = (queue: string): string => this.queueLabel(queue);
     collectDefaultMetrics({ register: this.registry });
     const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
       new Counter({ name, help, labelNames, registers });
@@ -76,7 +87,7 @@ export class PrometheusFamilies {
       labelNames: ['queue'], registers,
       async collect() {
         this.reset();
-        for (const q of (await sources.database())?.queues ?? []) this.set({ queue: q.queue }, q.pending);
+        for (const q of (await sources.database())?.queues ?? []) this.inc({ queue: label(q.queue) }, q.pending);
       },
     });
     new Gauge({
@@ -84,14 +95,21 @@ export class PrometheusFamilies {
       labelNames: ['queue', 'consumer_group'], registers,
       async collect() {
         this.reset();
-        for (const l of (await sources.database())?.lags ?? []) this.set({ queue: l.queue, consumer_group: l.group }, l.seconds);
+        const oldest = new Map<string, { queue: string; group: string; seconds: number }>();
+        for (const l of (await sources.database())?.lags ?? []) {
+          const queue = label(l.queue);
+          const key = `${queue}\u0000${l.group}`;
+          const known = oldest.get(key);
+          if (known === undefined || l.seconds > known.seconds) oldest.set(key, { queue, group: l.group, seconds: l.seconds });
+        }
+        for (const l of oldest.values()) this.set({ queue: l.queue, consumer_group: l.group }, l.seconds);
       },
     });
     new Gauge({
       name: 'queen_dlq_depth', help: 'Dead-letter entries', labelNames: ['queue'], registers,
       async collect() {
         this.reset();
-        for (const q of (await sources.database())?.queues ?? []) this.set({ queue: q.queue }, q.dlqDepth);
+        for (const q of (await sources.database())?.queues ?? []) this.inc({ queue: label(q.queue) }, q.dlqDepth);
       },
     });
     new Gauge({
@@ -107,7 +125,7 @@ export class PrometheusFamilies {
       labelNames: ['queue'], registers,
       collect() {
         this.reset();
-        for (const [queue, parked] of sources.parkedByQueue()) this.set({ queue }, parked);
+        for (const [queue, parked] of sources.parkedByQueue()) this.inc({ queue: label(queue) }, parked);
       },
     });
     new Gauge({
@@ -147,5 +165,13 @@ export class PrometheusFamilies {
         this.set({ kind: 'pop' }, flags.pop ? 1 : 0);
       },
     });
+  }
+
+  /** The `queue` label of a queue: its name while fewer than `maxQueues` names are in use, else `__other__`. */
+  queueLabel(queue: string): string {
+    if (this.namedQueues.has(queue)) return queue;
+    if (this.namedQueues.size >= this.maxQueues) return OTHER_QUEUES;
+    this.namedQueues.add(queue);
+    return queue;
   }
 }

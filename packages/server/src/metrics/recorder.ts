@@ -70,7 +70,7 @@ export class Recorder {
   /** Buffered messages were written to the log by the replay (API.md 9.5): counted as pushed now, not as requests. */
   written(queue: string, count: number): void {
     this.ops.at(queue).pushMessages += count;
-    this.families.pushed.inc({ queue }, count);
+    this.families.pushed.inc({ queue: this.families.queueLabel(queue) }, count);
     this.messages.add(count);
   }
 
@@ -124,14 +124,14 @@ export class Recorder {
       }
       if (result.dlq) {
         counters.dlqMoved += 1;
-        this.families.deadLettered.inc({ queue });
+        this.families.deadLettered.inc({ queue: this.families.queueLabel(queue) });
       }
       const key = `${queue}\u0000${status}`;
       const label = perLabel.get(key);
       if (label === undefined) perLabel.set(key, { queue, status, count: 1 });
       else label.count += 1;
     });
-    for (const { queue, status, count } of perLabel.values()) this.families.acked.inc({ queue, status }, count);
+    for (const { queue, status, count } of perLabel.values()) this.families.acked.inc({ queue: this.families.queueLabel(queue), status }, count);
   }
 
   /** A database failure surfaced (a request's error, a failed pop attempt, a background job). */
@@ -148,7 +148,7 @@ export class Recorder {
     counters.popMessages += run.count;
     counters.lagSumMs += run.lagSum;
     counters.lagMaxMs = Math.max(counters.lagMaxMs, run.lagMax);
-    this.families.popped.inc({ queue: run.queue }, run.count);
+    this.families.popped.inc({ queue: this.families.queueLabel(run.queue) }, run.count);
     if (autoAck) counters.ackCompleted += run.count;
   }
 }

@@ -1,49 +1,17 @@
 /**
- * The connection pool and the classification of PostgreSQL failures into the broker's wire errors.
- *
- * Every session is pinned to UTC (timestamps are rendered by PostgreSQL with a literal Z), and carries the
- * statement and lock timeouts of the configuration. A broker holding QUEEN_ENCRYPTION_KEY also sets
- * `queen.sealing = on` on its sessions: `queen.push_messages` then refuses plaintext for encrypted queues
- * (sql/functions/push_messages.sql).
+ * The classification of PostgreSQL failures, and their mapping to the broker's wire errors. The connections
+ * themselves are opened in connections.ts.
  */
 import pg from 'pg';
 import { HttpError, databaseUnreachable, poolUnavailable, statementTimeout } from '../errors.js';
 
-/** Connection settings for the pool. */
-export interface ConnectionSettings {
-  connectionString?: string;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database: string;
-  poolSize: number;
-  acquireTimeoutMs: number;
-  statementTimeoutMs: number;
-  lockTimeoutMs: number;
-  applicationName: string;
-  /** The broker holds the encryption key: its sessions ask push_messages to refuse plaintext for encrypted queues. */
-  sealing?: boolean;
-}
+/** SQLSTATEs a failover shows on a live connection: read-only transaction, administrator or crash shutdown, cannot connect now. */
+const FAILOVER_CODES = new Set(['25006', '57P01', '57P02', '57P03']);
 
-/** Creates the pool. Idle-client errors (a restarted server) are reported, never thrown. */
-export function createPool(settings: ConnectionSettings, onIdleError: (error: Error) => void): pg.Pool {
-  const pool = new pg.Pool({
-    ...(settings.connectionString !== undefined
-      ? { connectionString: settings.connectionString }
-      : { host: settings.host, port: settings.port, user: settings.user, password: settings.password, database: settings.database }),
-    max: settings.poolSize,
-    connectionTimeoutMillis: settings.acquireTimeoutMs,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: settings.statementTimeoutMs || undefined,
-    lock_timeout: settings.lockTimeoutMs || undefined,
-    application_name: settings.applicationName,
-    options: settings.sealing === true ? '-c TimeZone=UTC -c queen.sealing=on' : '-c TimeZone=UTC',
-  } as pg.PoolConfig);
-  pool.on('error', onIdleError);
-  return pool;
+/** True for a SQLSTATE that a failover shows on a live connection. */
+export function isFailoverCode(code: string | undefined): boolean {
+  return code !== undefined && FAILOVER_CODES.has(code);
 }
-
 const CONNECTIVITY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 /** True when the error means PostgreSQL is unreachable or went away (not a statement failure). */
@@ -51,8 +19,10 @@ export function isConnectivityError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (code !== undefined && CONNECTIVITY_CODES.has(code)) return true;
-  // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions.
-  if (code !== undefined && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
+  // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions, and
+  // 25006 read-only transaction: the server was a primary and is a standby now (or is not the primary):
+  // what a failover looks like from a live connection, retried on the new primary.
+  if (code !== undefined && (code.startsWith('08') || isFailoverCode(code))) return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
 }
 
@@ -69,6 +39,22 @@ export function isDatabaseDown(error: unknown): boolean {
   return isConnectivityError(error) && !isPoolExhausted(error);
 }
 
+/** Node's codes of a certificate the client refused (and its own TLS errors). */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^ERR_TLS|^ERR_SSL/;
+
+/**
+ * True when TLS to PostgreSQL failed: a certificate refused, or a server without TLS asked for it. A
+ * configuration fault, not an outage: start-up says so at once instead of retrying. An error that lists
+ * the failures of several hosts (`causes`) is a TLS failure when all of them are.
+ */
+export function isTlsFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const causes = (error as { causes?: unknown[] }).causes;
+  if (causes !== undefined && causes.length > 0) return causes.every(isTlsFailure);
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && TLS_CODE.test(code)) || /does not support SSL connections/.test(error.message);
+}
+
 /** True when a statement was cancelled by statement_timeout. */
 export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === '57014';
@@ -78,19 +64,18 @@ export function isStatementTimeout(error: unknown): boolean {
 const CONFLICT_CODES = new Set(['40001', '40P01']); // serialization failure, deadlock detected
 
 /**
- * SQLSTATEs of other conditions that pass by themselves: lock not available (55P03, lock_timeout),
- * read-only transaction (25006: a standby not promoted yet). Class 53 (insufficient resources: too many
- * connections, out of memory, disk full) is matched by its prefix.
+ * SQLSTATEs of other conditions that pass by themselves: lock not available (55P03, lock_timeout). Class 53
+ * (insufficient resources: too many connections, out of memory, disk full) is matched by its prefix.
  */
-const PASSING_CODES = new Set(['55P03', '25006']);
+const PASSING_CODES = new Set(['55P03']);
 
 /**
  * The one classification of database failures; every retry decision is made from it.
- * - `down`: PostgreSQL is unreachable or went away (the failover buffer takes over pushes).
+ * - `down`: PostgreSQL is unreachable, went away or is no longer the primary (the failover buffer takes over pushes).
  * - `busy`: no pooled connection within DB_POOL_ACQUIRE_TIMEOUT_MS; the database may be healthy.
  * - `timeout`: statement_timeout cancelled the statement.
  * - `conflict`: a serialization failure or deadlock; the whole transaction may simply be run again.
- * - `passing`: another condition that passes by itself (lock timeout, read-only standby, resources).
+ * - `passing`: another condition that passes by itself (lock timeout, resources).
  * - `procedure`: any other error PostgreSQL reported: the statement (or its input) is at fault.
  * - `other`: not a database failure at all.
  */

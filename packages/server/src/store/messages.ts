@@ -58,10 +58,12 @@ export interface ListedMessage {
   offset: number;
   /** Groups with a DLQ entry for this message. */
   deadLetterGroups: string[];
+  /** The segment time as PostgreSQL renders it (microseconds, UTC): the listing's keyset position. */
+  at: string;
 }
 
 /** Everything the message detail shows. */
-export interface MessageFacts extends Omit<ListedMessage, 'deadLetterGroups' | 'priority'> {
+export interface MessageFacts extends Omit<ListedMessage, 'deadLetterGroups' | 'priority' | 'at'> {
   /** The stored JSON text. */
   payload: string;
   queueConfig: { leaseTime: number; retryLimit: number; retryDelay: number; ttl: number; priority: number };
@@ -77,6 +79,7 @@ type Db = pg.Pool | pg.PoolClient;
 const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text AS "partitionId", p.name AS partition,
     q.name AS queue, q.namespace, q.task, q.priority, m.trace::text AS "traceId", m.sub AS "producerSub",
     queen.format_millis(s.created_at) AS "createdAt", (s.first_offset + m.n - 1)::float8 AS "offset",
+    s.created_at::text AS at,
     ARRAY(SELECT DISTINCT d.consumer_group FROM queen.dead_letters d
           WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups"
   FROM queen.queues q
@@ -88,14 +91,29 @@ const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text 
     AND ($3::text IS NULL OR q.namespace = $3) AND ($4::text IS NULL OR q.task = $4)
     AND s.created_at >= coalesce($5::timestamptz, now() - interval '1 hour')
     AND s.created_at <= coalesce($6::timestamptz, now())
+    AND ($9::timestamptz IS NULL OR (s.created_at <= $9
+         AND (s.created_at, p.id, s.first_offset + m.n - 1) < ($9::timestamptz, $10::uuid, $11::bigint)))
   ORDER BY s.created_at DESC, p.id DESC, s.first_offset + m.n - 1 DESC
   LIMIT $7 OFFSET $8`;
 
-/** A page of messages matching the filter, newest first (segment time, then partition, then offset). */
-export async function messageList(db: Db, params: { filter: MessageFilter; limit: number; offset: number }): Promise<ListedMessage[]> {
-  const { filter } = params;
+/** Where a page starts: after this message of the order (segment time as rendered by PostgreSQL, partition, offset). */
+export interface MessagePosition {
+  at: string;
+  partitionId: string;
+  offset: number;
+}
+
+/**
+ * A page of messages matching the filter, newest first (segment time, then partition, then offset): the
+ * first `limit` after skipping `offset`, or, given `after`, the first `limit` past that position (keyset).
+ */
+export async function messageList(
+  db: Db,
+  params: { filter: MessageFilter; limit: number; offset: number; after?: MessagePosition | null },
+): Promise<ListedMessage[]> {
+  const { filter, after } = params;
   const result = await db.query<ListedMessage>(LIST_SQL, [filter.queue, filter.partition, filter.namespace, filter.task,
-    filter.from, filter.to, params.limit, params.offset]);
+    filter.from, filter.to, params.limit, params.offset, after?.at ?? null, after?.partitionId ?? null, after?.offset ?? null]);
   return result.rows;
 }
 

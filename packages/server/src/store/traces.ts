@@ -7,7 +7,9 @@
  * that JSON.stringify may write.
  *
  * The listings answer a page and the total in one statement (one snapshot): the page is joined laterally
- * to a single row, so the total comes back even when the page is empty.
+ * to a single row, so the total comes back even when the page is empty. They are bounded in bytes: event
+ * data are carried, in page order, while their running size stays within `maxBytes` (LISTING_MAX_BYTES),
+ * and so are message payloads (a budget of their own); the later ones are left out and flagged.
  */
 import type pg from 'pg';
 
@@ -15,12 +17,29 @@ import type pg from 'pg';
 export interface TraceEvent {
   id: string;
   eventType: string;
+  /** The event data; null when it was left out (`dataOmitted`). */
   data: unknown;
+  /** Size of the stored data in bytes. */
+  dataBytes: number;
+  /** True when the data was left out: the page's byte budget was spent. */
+  dataOmitted: boolean;
   consumerGroup: string;
   workerId: string;
   createdAt: string;
   traceNames: string[];
 }
+
+/**
+ * The budget columns of a trace listing: the running sums, in page order, of the event data sizes and of
+ * the message payload sizes (each is held to the budget on its own).
+ */
+const BUDGETED = (order: string, payload: string): string => `
+  octet_length(n.data) AS "dataBytes",
+  sum(octet_length(n.data)) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS data_running,
+  sum(coalesce(octet_length(${payload}), 0)) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running`;
+
+/** Parses a stored data text, or null when it was left out. */
+const parsedData = (data: string | null): unknown => (data === null ? null : (JSON.parse(data) as unknown));
 
 /** Records an event for the retained message (partition, transactionId); false when there is none. */
 export async function traceRecord(
@@ -37,17 +56,25 @@ export async function traceRecord(
   return result.rowCount === 1;
 }
 
-/** The events of one message, oldest first. */
-export async function traceListForMessage(db: pg.Pool, params: { partitionId: string; transactionId: string }): Promise<TraceEvent[]> {
-  const result = await db.query<TraceEvent & { data: string }>(
-    `SELECT t.id, t.event_type AS "eventType", t.data, t.consumer_group AS "consumerGroup", t.worker_id AS "workerId",
-            queen.format_millis(t.created_at) AS "createdAt", t.trace_names AS "traceNames"
-     FROM queen.message_find($1::uuid, $2) m
-     JOIN queen.traces t ON t.partition_id = $1::uuid AND t.transaction_id = $2 AND t.message_id = m.message_id
-     ORDER BY t.created_at, t.id`,
-    [params.partitionId, params.transactionId],
+/** The events of one message, oldest first; their data carried while its running size stays within `maxBytes`. */
+export async function traceListForMessage(
+  db: pg.Pool,
+  params: { partitionId: string; transactionId: string; maxBytes: number },
+): Promise<TraceEvent[]> {
+  type Row = Omit<TraceEvent, 'data'> & { data: string | null };
+  const result = await db.query<Row>(
+    `SELECT e.id, e.event_type AS "eventType", CASE WHEN e.data_running <= $3 THEN e.data END AS data,
+            e."dataBytes", e.data_running > $3 AS "dataOmitted", e.consumer_group AS "consumerGroup",
+            e.worker_id AS "workerId", queen.format_millis(e.created_at) AS "createdAt", e.trace_names AS "traceNames"
+     FROM (
+       SELECT n.*, ${BUDGETED('n.created_at, n.id', 'NULL::text')}
+       FROM queen.message_find($1::uuid, $2) m
+       JOIN queen.traces n ON n.partition_id = $1::uuid AND n.transaction_id = $2 AND n.message_id = m.message_id
+     ) e
+     ORDER BY e.created_at, e.id`,
+    [params.partitionId, params.transactionId, params.maxBytes],
   );
-  return result.rows.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }));
+  return result.rows.map((row) => ({ ...row, data: parsedData(row.data) }));
 }
 
 /** An event found by name, with its message. */
@@ -56,7 +83,10 @@ export interface NamedTraceEvent extends TraceEvent {
   partitionId: string;
   queueName: string;
   partitionName: string;
+  /** The message's payload; null when it was left out (`messagePayloadOmitted`). */
   messagePayload: unknown;
+  messagePayloadBytes: number;
+  messagePayloadOmitted: boolean;
 }
 
 /**
@@ -65,39 +95,43 @@ export interface NamedTraceEvent extends TraceEvent {
  */
 export async function traceListByName(
   db: pg.Pool,
-  params: { name: string; limit: number; offset: number; readPayload: (stored: string) => unknown },
+  params: { name: string; limit: number; offset: number; maxBytes: number; readPayload: (stored: string) => unknown },
 ): Promise<{ total: number; traces: NamedTraceEvent[] }> {
-  type Row = Omit<NamedTraceEvent, 'data' | 'messagePayload'> & { total: number; at: Date; data: string; messagePayload: string };
+  type Row = Omit<NamedTraceEvent, 'data' | 'messagePayload'> & { total: number; at: Date; data: string | null; messagePayload: string | null };
   const result = await db.query<Row>(
     `WITH named AS (
        SELECT t.*, m.payload
        FROM queen.traces t
        CROSS JOIN LATERAL queen.message_find(t.partition_id, t.transaction_id) m
        WHERE t.trace_names @> ARRAY[$1::text] AND m.message_id = t.message_id
+     ), page AS (
+       SELECT n.*, ${BUDGETED('n.created_at DESC, n.id DESC', 'n.payload')}
+       FROM (SELECT * FROM named ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) n
      )
      SELECT (SELECT count(*) FROM named)::integer AS total, page.*
      FROM (SELECT 1) one
      LEFT JOIN LATERAL (
        SELECT n.id, n.transaction_id AS "transactionId", n.partition_id AS "partitionId", n.event_type AS "eventType",
-              n.data, n.consumer_group AS "consumerGroup", n.worker_id AS "workerId",
+              CASE WHEN n.data_running <= $4 THEN n.data END AS data, n."dataBytes", n.data_running > $4 AS "dataOmitted",
+              n.consumer_group AS "consumerGroup", n.worker_id AS "workerId",
               queen.format_millis(n.created_at) AS "createdAt", q.name AS "queueName", p.name AS "partitionName",
-              n.payload AS "messagePayload", n.trace_names AS "traceNames", n.created_at AS at
-       FROM named n
+              CASE WHEN n.running <= $4 THEN n.payload END AS "messagePayload",
+              octet_length(n.payload) AS "messagePayloadBytes", n.running > $4 AS "messagePayloadOmitted",
+              n.trace_names AS "traceNames", n.created_at AS at
+       FROM page n
        JOIN queen.partitions p ON p.id = n.partition_id
        JOIN queen.queues q ON q.id = p.queue_id
-       ORDER BY n.created_at DESC, n.id DESC
-       LIMIT $2 OFFSET $3
      ) page ON true
      ORDER BY page.at DESC, page.id DESC`,
-    [params.name, params.limit, params.offset],
+    [params.name, params.limit, params.offset, params.maxBytes],
   );
   const total = result.rows[0]?.total ?? 0;
   const traces = result.rows
     .filter((row) => row.id !== null)
     .map(({ total: _total, at: _at, data, messagePayload, ...event }) => ({
       ...event,
-      data: JSON.parse(data) as unknown,
-      messagePayload: params.readPayload(messagePayload),
+      data: parsedData(data),
+      messagePayload: messagePayload === null ? null : params.readPayload(messagePayload),
     }));
   return { total, traces };
 }

@@ -412,10 +412,13 @@ describe('GET /health', () => {
     assert.equal(res.status, 200);
     assertJson(res, 'health');
     const h = res.json;
-    assert.deepEqual(Object.keys(h).sort(), ['buffer', 'database', 'queen', 'server', 'shared_state', 'status', 'version', 'worker_id']);
+    assert.deepEqual(Object.keys(h).sort(), ['buffer', 'database', 'database_server', 'queen', 'server', 'shared_state', 'status', 'version', 'worker_id']);
     assert.deepEqual(h.buffer, { state: 'idle', buffered_messages: 0, detail: 'empty' });
     assert.equal(h.status, 'healthy');
     assert.equal(h.database, 'connected');
+    const { PG_HOST, PG_PORT } = setup.db.env;
+    if (PG_HOST !== undefined) assert.equal(h.database_server, `${PG_HOST}:${PG_PORT ?? 5432}`, 'the PostgreSQL server in use');
+    else assert.match(h.database_server, /:\d+$/);
     assert.equal(h.server, 'Queen TS Broker');
     assert.equal(h.worker_id, 0);
     assert.equal(h.version, PACKAGE_VERSION);

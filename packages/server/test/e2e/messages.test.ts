@@ -47,7 +47,8 @@ describe('GET /api/v1/messages', () => {
     const pushed = await setup.api.push([{ queue, partition: 'p1', transactionId: 'm-1', payload: { secret: 1 }, traceId: randomUUID().toUpperCase() }, { queue, partition: 'p1', transactionId: 'm-2' }]);
     const p2 = await fx.push(queue, 'p2', 1, 'n');
     const body = await list(`queue=${queue}`);
-    assert.deepEqual(Object.keys(body), ['messages', 'mode']);
+    assert.deepEqual(Object.keys(body), ['messages', 'mode', 'nextCursor']);
+    assert.equal(body.nextCursor, null, 'the whole listing fits one page');
     assert.deepEqual(txids(body), ['n-1', 'm-2', 'm-1']);
     for (const m of body.messages) assert.deepEqual(Object.keys(m), LIST_KEYS);
     const m1 = body.messages[2];

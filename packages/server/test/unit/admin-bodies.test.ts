@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HttpError } from '../../src/errors.js';
-import { pageOf } from '../../src/http/pagination.js';
+import { MAX_PAGE_SIZE, pageOf } from '../../src/http/pagination.js';
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
@@ -61,7 +61,13 @@ describe('pageOf', () => {
     assert.deepEqual(pageOf(Query.parse(''), 100), { limit: 100, offset: 0 });
     assert.deepEqual(pageOf(Query.parse('limit=0&offset=-1'), 50), { limit: 50, offset: 0 });
     assert.deepEqual(pageOf(Query.parse('limit=abc&offset=1.5'), 50), { limit: 50, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), null), { limit: null, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse(''), null), { limit: 1000, offset: 0 }, 'no default: the largest page');
+  });
+
+  test('every listing has a largest page: MAX_PAGE_SIZE clamps any limit', () => {
+    assert.equal(MAX_PAGE_SIZE, 1000);
+    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), 50), { limit: MAX_PAGE_SIZE, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null), { limit: MAX_PAGE_SIZE, offset: 0 });
   });
 
   test('an optional maximum clamps the limit', () => {

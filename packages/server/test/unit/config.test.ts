@@ -145,25 +145,32 @@ describe('database target', () => {
       const config = loadConfig({ [name]: value });
       assert.deepEqual(config.database, {
         kind: 'external',
-        host: name === 'PG_HOST' ? 'custom' : 'localhost',
-        port: name === 'PG_PORT' ? 6543 : 5432,
+        source: 'PG_HOST',
+        hosts: [{ host: name === 'PG_HOST' ? 'custom' : 'localhost', port: name === 'PG_PORT' ? 6543 : 5432 }],
+        targetSessionAttrs: 'any',
         user: name === 'PG_USER' ? 'custom' : 'postgres',
         password: name === 'PG_PASSWORD' ? 'custom' : 'postgres',
         database: name === 'PG_DB' ? 'custom' : 'postgres',
+        tls: false,
+        options: undefined,
       });
     });
   }
 
-  test('DATABASE_URL selects an external database through its connection string', () => {
+  test('DATABASE_URL selects an external database: its host, credentials, database and sslmode', () => {
     const url = 'postgres://alice:secret@db.example:5433/queen?sslmode=require';
     const config = loadConfig({ DATABASE_URL: url, PG_HOST: 'ignored-host' });
     assert.equal(config.database.kind, 'external');
-    assert.equal(config.database.kind === 'external' ? config.database.connectionString : null, url);
+    if (config.database.kind !== 'external') return;
+    assert.deepEqual(config.database.hosts, [{ host: 'db.example', port: 5433 }]);
+    assert.equal(config.database.targetSessionAttrs, 'any');
+    assert.deepEqual([config.database.user, config.database.password, config.database.database], ['alice', 'secret', 'queen']);
+    assert.notEqual(config.database.tls, false, 'sslmode=require turns TLS on');
   });
 
   test('all PG_* variables together', () => {
     const config = loadConfig({ PG_HOST: 'h', PG_PORT: '15432', PG_USER: 'u', PG_PASSWORD: 'p', PG_DB: 'd' });
-    assert.deepEqual(config.database, { kind: 'external', host: 'h', port: 15432, user: 'u', password: 'p', database: 'd' });
+    assert.deepEqual(config.database, { kind: 'external', source: 'PG_HOST', hosts: [{ host: 'h', port: 15432 }], targetSessionAttrs: 'any', user: 'u', password: 'p', database: 'd', tls: false, options: undefined });
   });
 });
 

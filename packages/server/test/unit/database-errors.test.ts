@@ -17,7 +17,7 @@ test('each condition has one class', () => {
     [dbError('40P01'), 'conflict'],
     [dbError('40001'), 'conflict'],
     [dbError('55P03'), 'passing'],
-    [dbError('25006'), 'passing'],
+    [dbError('25006'), 'down'], // read-only: the server was demoted by a failover
     [dbError('53300'), 'passing'],
     [dbError('23505'), 'procedure'],
     [dbError('P0001'), 'procedure'],

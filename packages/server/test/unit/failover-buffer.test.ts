@@ -166,10 +166,11 @@ test('FIFO per partition across the failed set: a later file holding one of its 
 
 test('classifyFailure: passing database conditions are transient, not failures of the file', () => {
   const dbError = (code: string): Error => Object.assign(new Error(`error ${code}`), { code });
-  for (const code of ['55P03', '40P01', '40001', '53300', '53200', '53100', '25006', '57014']) {
+  for (const code of ['55P03', '40P01', '40001', '53300', '53200', '53100', '57014']) {
     assert.equal(classifyFailure(dbError(code)), 'transient', code);
   }
   assert.equal(classifyFailure(dbError('57P01')), 'down');
+  assert.equal(classifyFailure(dbError('25006')), 'down', 'a read-only server is a demoted primary: the buffer waits for the new one');
   assert.equal(classifyFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 'down');
   for (const code of ['23505', '22P02', '42P01', 'XX000']) assert.equal(classifyFailure(dbError(code)), 'failed', code);
   assert.equal(classifyFailure(new Error('no code')), 'failed');
@@ -177,7 +178,7 @@ test('classifyFailure: passing database conditions are transient, not failures o
 
 test('a lock timeout, deadlock or too many connections during replay retries the batch: no failed set, order kept', async () => {
   const replayed: string[] = [];
-  const codes = ['55P03', '40P01', '53300', '25006', '55P03'];
+  const codes = ['55P03', '40P01', '53300', '53200', '55P03'];
   const { dir, buffer, setMaintenance } = setup(async (items) => {
     const code = codes.shift();
     if (code !== undefined) throw Object.assign(new Error(`error ${code}`), { code });

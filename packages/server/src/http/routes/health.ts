@@ -49,6 +49,7 @@ export function healthRoutes(core: RouteContext): Route[] {
           body: {
             status: healthy ? 'healthy' : 'unhealthy',
             database: connected ? 'connected' : 'disconnected',
+            database_server: core.health.databaseServer(),
             server: 'Queen TS Broker',
             worker_id: 0,
             version: core.identity.version,

@@ -2,9 +2,9 @@
  * The message routes (API.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
-import { adminNotFound } from '../../errors.js';
+import { adminNotFound, badRequest } from '../../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
-import { describeMessage, listMessages, messageKey, type MessageSummary } from '../../core/messages.js';
+import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
 import { isSealed } from '../../core/payload-cipher.js';
 import type { RouteContext } from '../context.js';
@@ -27,6 +27,15 @@ function listFilter(query: Query): MessageFilter {
   };
 }
 
+/** `cursor`: the `nextCursor` of a previous page (absent or empty: from the start); anything else is a 400. */
+function cursorParam(query: Query): ListPosition | null {
+  const raw = query.string('cursor');
+  if (raw === null || raw === '') return null;
+  const position = decodeListPosition(raw);
+  if (position === null) throw badRequest('Invalid cursor');
+  return position;
+}
+
 function summaryWire(m: MessageSummary): Record<string, unknown> {
   return {
     id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
@@ -44,21 +53,29 @@ export function messageRoutes(core: RouteContext): Route[] {
       method: 'GET',
       path: '/api/v1/messages',
       access: 'READ_ONLY',
-      async handle({ query }) {
+      async handle({ query, signal }) {
         const filter = listFilter(query);
         const { limit, offset } = pageOf(query, 200, 1000);
         const status = query.string('status');
-        const { messages, mode } = await core.catalog.messageSnapshot(async (reads) => {
+        const after = cursorParam(query);
+        const { page, mode } = await core.catalog.messageSnapshot(async (reads) => {
           const reader = {
-            page: (page: { limit: number; offset: number }) => reads.messageList({ filter, ...page }),
+            page: (params: { limit: number; offset: number; after: ListPosition | null }) => reads.messageList({ filter, ...params }),
             cursors: (partitionIds: string[]) => reads.cursorFactsFind({ partitionIds }),
           };
           return {
-            messages: await listMessages(reader, { status, limit, offset }),
+            page: await listMessages(reader, { status, limit, offset, after, aborted: () => signal.aborted }),
             mode: filter.queue === null ? { hasQueueMode: false, busGroupsCount: 0 } : await reads.queueConsumerMode({ queue: filter.queue }),
           };
         });
-        return { status: 200, body: { messages: messages.map(summaryWire), mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount) } };
+        return {
+          status: 200,
+          body: {
+            messages: page.messages.map(summaryWire),
+            mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount),
+            nextCursor: page.next === null ? null : encodeListPosition(page.next),
+          },
+        };
       },
     },
     {

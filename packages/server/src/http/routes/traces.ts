@@ -74,7 +74,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       async handle({ params, query }) {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
-        const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
+        const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, maxBytes: core.bounds.listingMaxBytes, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
         return { status: 200, body: { traces: traces.map(namedTraceEventWire), total, pagination: page } };
       },
     },
@@ -84,7 +84,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ params }) {
         const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
-        const traces = key === null ? [] : await catalog.traceListForMessage(key);
+        const traces = key === null ? [] : await catalog.traceListForMessage({ ...key, maxBytes: core.bounds.listingMaxBytes });
         return { status: 200, body: { traces: traces.map(traceEventWire) } };
       },
     },

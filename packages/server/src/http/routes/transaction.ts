@@ -1,8 +1,9 @@
 /**
  * `POST /api/v1/transaction` (API.md 7.1): every 400 is checked over the whole request before anything runs;
- * an unknown operation type is not a 400 but fails the transaction when its turn comes.
+ * an unknown operation type is not a 400 but fails the transaction when its turn comes. More operations than
+ * TRANSACTION_MAX_OPERATIONS is a 413 before anything runs.
  */
-import { badRequest } from '../../errors.js';
+import { badRequest, transactionTooLarge } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -30,6 +31,20 @@ export function parseOperations(raw: unknown): TransactionOperation[] {
   });
 }
 
+/**
+ * Refuses a transaction of more than `max` operations (push items and acks, counted before anything is
+ * parsed): 413 naming the limit. One transaction holds one connection and its locks until it commits.
+ */
+export function assertOperationCount(raw: unknown, max: number): void {
+  if (!Array.isArray(raw)) return;
+  let count = 0;
+  for (const op of raw as unknown[]) {
+    const items = op !== null && typeof op === 'object' ? (op as { items?: unknown }).items : undefined;
+    count += Array.isArray(items) ? items.length : 1;
+  }
+  if (count > max) throw transactionTooLarge(count, max);
+}
+
 /** `requiredLeases`: the string elements of an array; anything else is no list. */
 function parseRequiredLeases(raw: unknown): string[] {
   return Array.isArray(raw) ? raw.filter((id): id is string => typeof id === 'string') : [];
@@ -44,6 +59,7 @@ export function transactionRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle({ body, subject }) {
+        assertOperationCount(body.operations, core.bounds.transactionMaxOperations);
         const operations = parseOperations(body.operations);
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
         const outcome = await executeTransaction(operations, requiredLeases, { ...core.transactions, producerSub: subject });
