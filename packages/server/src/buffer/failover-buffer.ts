@@ -29,7 +29,7 @@ import type { Logger } from '../logger.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
 import { partitionKey, type BufferRecord } from './format.js';
-import { ReplayPace, type FailureKind } from './replay-pace.js';
+import { REPLAY_MAX_BATCH, ReplayPace, type FailureKind } from './replay-pace.js';
 import { BufferLog, scanFiles, type BufferFile, type BufferLogOptions } from './log.js';
 import {
   OWNER_TOUCH_MS, acquireDirectory, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted,
@@ -78,11 +78,6 @@ export type BufferState = 'idle' | 'buffering' | 'replaying' | 'failed';
 const FAILURES_BEFORE_FAILED_SET = 3;
 const FAILED_RETRY_MS = 60_000;
 const PROBE_MS = 1000;
-
-function toRecord(item: AppendItem): BufferRecord {
-  return { queue: item.queue, partition: item.partition, transactionId: item.transactionId, traceId: item.traceId,
-    payload: item.payload, producerSub: item.producerSub };
-}
 
 /** The failover/maintenance buffer of this process and its replay. */
 export class FailoverBuffer {
@@ -171,7 +166,7 @@ export class FailoverBuffer {
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */
   async write(items: AppendItem[]): Promise<void> {
     try {
-      await this.log.append(items.map(toRecord));
+      await this.log.append(items.map(({ messageId: _minted, ...record }): BufferRecord => record));
     } catch (error) {
       this.deps.log.error({ err: error, items: items.length }, 'failover buffer write failed');
       throw error;
@@ -356,6 +351,7 @@ export class FailoverBuffer {
     const items: AppendItem[] = read.records.map((r) => ({ ...r, messageId: uuidv7() }));
     let results: AppendResult[];
     const started = Date.now();
+    this.log.prefetch(file, read.next, Math.min(this.pace.batch * 2, REPLAY_MAX_BATCH)); // used if this batch commits
     try {
       results = await this.deps.append(items, { replay: true });
     } catch (error) {
@@ -371,9 +367,8 @@ export class FailoverBuffer {
       }
       return this.fileFailed(file, error);
     }
-    const elapsedMs = Date.now() - started;
-    this.pace.committed(elapsedMs, items.length);
-    this.deps.log.debug({ records: items.length, elapsedMs, next: this.pace.batch }, 'buffer replay batch committed');
+    this.pace.committed(Date.now() - started, items.length);
+    this.deps.log.debug({ records: items.length, elapsedMs: Date.now() - started, next: this.pace.batch }, 'buffer replay batch committed');
     const signals = new Map<string, QueueSignal>();
     const written = new Map<string, number>();
     results.forEach((result, i) => {
