@@ -1,10 +1,14 @@
 /**
  * Unit tests of the target evaluation and the performance document: medians and worst runs are judged as
- * documented, scenarios that did not run are marked so, and the document carries every figure.
+ * documented, scenarios that did not run are marked so, and the document carries every figure; a rewrite
+ * keeps the hand-written tail from its marker on.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderPerformanceDoc, type DocInput } from '../src/doc.js';
+import { KEPT_MARKER, renderPerformanceDoc, writePerformanceDoc, type DocInput } from '../src/doc.js';
 import type { ScenarioResult } from '../src/scenarios/common.js';
 import { evaluateTargets, type RunRecord } from '../src/targets.js';
 
@@ -54,17 +58,18 @@ test('targets are judged on the median, "never" targets on the worst run', () =>
   assert.equal(Math.round(p99?.marginPct ?? NaN), 60);
 });
 
+const docInput = (): DocInput => ({
+  date: new Date('2026-01-02T03:04:05Z'),
+  machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 4, platform: 'linux', node: 'v20.0.0' },
+  loadAverage: [0.5, 0.25, 0.1],
+  command: 'npm run bench -- --runs 3 --write-doc',
+  runs: 3, durationS: 10, brokerUrl: undefined,
+  database: { ok: true, source: 'embedded', version: 'PostgreSQL 17', settings: { synchronous_commit: 'on' } },
+  scenarios: ['push-b1', 'e2e', 'drain'], records: RECORDS, note: 'busy machine',
+});
+
 test('the document lists the run, every figure of every run and the failures', () => {
-  const input: DocInput = {
-    date: new Date('2026-01-02T03:04:05Z'),
-    machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 4, platform: 'linux', node: 'v20.0.0' },
-    loadAverage: [0.5, 0.25, 0.1],
-    command: 'npm run bench -- --runs 3 --write-doc',
-    runs: 3, durationS: 10, brokerUrl: undefined,
-    database: { ok: true, source: 'embedded', version: 'PostgreSQL 17', settings: { synchronous_commit: 'on' } },
-    scenarios: ['push-b1', 'e2e', 'drain'], records: RECORDS, note: 'busy machine',
-  };
-  const doc = renderPerformanceDoc(input);
+  const doc = renderPerformanceDoc(docInput());
   assert.match(doc, /^# Performance/);
   assert.match(doc, /npm run bench -- --runs 3 --write-doc/);
   assert.match(doc, /busy machine/);
@@ -73,4 +78,21 @@ test('the document lists the run, every figure of every run and the failures', (
   assert.match(doc, /\| e2e \| 2 \| \*\*FAILED\*\* \|/);
   assert.match(doc, /Run 1 failed: Error: boom/);
   assert.match(doc, /\*\*missed\*\*/);
+});
+
+test('a rewrite replaces the generated part and keeps the hand-written tail from its marker on', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-doc-'));
+  try {
+    const file = path.join(dir, 'performance.md');
+    writePerformanceDoc(file, docInput());
+    assert.equal(fs.readFileSync(file, 'utf8'), renderPerformanceDoc(docInput()), 'no marker: nothing kept');
+    const tail = `${KEPT_MARKER}\n\n## Measured apart\n\nhand-written figures\n`;
+    fs.writeFileSync(file, `# Performance\n\nold generated figures\n\n${tail}`);
+    writePerformanceDoc(file, docInput());
+    const doc = fs.readFileSync(file, 'utf8');
+    assert.equal(doc, `${renderPerformanceDoc(docInput())}\n${tail}`);
+    assert.doesNotMatch(doc, /old generated figures/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

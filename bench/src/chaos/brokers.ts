@@ -37,6 +37,8 @@ export interface SlotOptions {
   repoRoot: string;
   folder: string;
   databaseEnv: Record<string, string>;
+  /** SERVER_ID (default chaos-<name>). */
+  serverId?: string;
   log: (line: string) => void;
   onUnexpectedExit: (exit: UnexpectedExit) => void;
 }
@@ -108,7 +110,7 @@ export class BrokerSlot {
     Object.assign(env, this.options.databaseEnv, {
       PORT: String(this.options.port),
       HOST: '127.0.0.1',
-      SERVER_ID: `chaos-${this.name}`,
+      SERVER_ID: this.options.serverId ?? `chaos-${this.name}`,
       QUEEN_DATA_DIR: dataDir,
       FILE_BUFFER_DIR: path.join(dataDir, 'buffer'),
       LOG_LEVEL: 'info',

@@ -1,7 +1,8 @@
 /**
  * The scenario registry: names accepted on the command line, in their running order, the default list
- * run when none is named (every scenario except the slow wake, about 50 s a run, the scale and ceiling
- * families and long-lived, several minutes each: name them explicitly), and the families a single name expands to.
+ * run when none is named (every scenario except the slow wake, about 50 s a run, sql-produce (the SQL API
+ * outbox, twice --duration), the scale and ceiling families and long-lived, several minutes each: name them
+ * explicitly), and the families a single name expands to.
  */
 import { ceilingDrainScenario, ceilingPushScenario } from './ceiling.js';
 import type { Scenario } from './common.js';
@@ -14,6 +15,7 @@ import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
 import { groupsScenario } from './scale-groups.js';
 import { parkedScenario } from './scale-parked.js';
+import { sqlProduceScenario } from './sql-produce.js';
 import { streamsScenario } from './streams.js';
 import { wakeScenario } from './wake.js';
 
@@ -22,6 +24,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['push-b1', pushScenario(1)],
   ['push-b10', pushScenario(10)],
   ['push-b100', pushScenario(100)],
+  ['sql-produce', sqlProduceScenario],
   ['drain', drainScenario],
   ['e2e', e2eScenario],
   ['fanout', fanoutScenario],

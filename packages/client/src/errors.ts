@@ -12,7 +12,8 @@ export type QueenErrorCode =
   | 'VALIDATION'
   | 'CLOSED'
   | 'PUSH_FAILED'
-  | 'TRANSACTION_FAILED';
+  | 'TRANSACTION_FAILED'
+  | 'DATABASE';
 
 /** Fields a {@link QueenError} can carry besides its code and message. */
 export interface QueenErrorDetails {

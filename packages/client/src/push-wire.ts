@@ -2,12 +2,17 @@
  * The wire side of a push, shared by the push builder and the client-side buffer: mapping inputs to wire
  * items, sending them, and dispatching the per-item results to the callbacks. It knows no builder and no
  * client context, so the buffer (which the context holds) can use it without an import circle.
+ *
+ * A push can also travel through the caller's own database client (`sendPushSql`): the same wire items go to
+ * the SQL API's `queen.produce`, which answers with the same per-item results, inside the caller's
+ * transaction. The driver's failure (bad input, an encrypted queue, a lost connection) leaves that
+ * transaction aborted, so it always rejects (`DATABASE`), whatever callbacks are attached.
  */
-import { QueenError } from './errors.js';
+import { errorMessage, QueenError } from './errors.js';
 import type { Transport } from './http.js';
 import { isUuid, uuidv7 } from './ids.js';
 import type { SafeLogger } from './log.js';
-import type { DuplicateResult, FailedResult, PushInput, PushItem, PushResultItem } from './types.js';
+import type { DuplicateResult, FailedResult, PushInput, PushItem, PushResultItem, SqlClient } from './types.js';
 
 /** Callbacks attached to one push. */
 export interface PushCallbacks<T> {
@@ -67,4 +72,24 @@ export async function sendPush<T>(transport: Transport, items: PushItem<T>[]): P
   const res = await transport.request({ method: 'POST', path: '/api/v1/push', body: { items }, affinityKey: `${first.queue}:${first.partition}` });
   if (!Array.isArray(res.body)) throw new QueenError('HTTP', 'Unexpected push answer', { status: res.status, body: res.body, url: res.url });
   return res.body as PushResultItem[];
+}
+
+/** The statement of a push through the caller's database client (SQL API v1, docs/sql-api.md). */
+const PRODUCE_SQL = 'SELECT queen.produce($1::jsonb) AS results';
+
+/** Sends wire items through `db` in its current transaction; resolves with the same per-item results as HTTP. */
+export async function sendPushSql<T>(db: SqlClient, items: PushItem<T>[]): Promise<PushResultItem[]> {
+  let rows: unknown[];
+  try {
+    ({ rows } = await db.query(PRODUCE_SQL, [JSON.stringify(items)]));
+  } catch (error) {
+    throw new QueenError('DATABASE', `Push through the database failed: ${errorMessage(error)}`, { cause: error });
+  }
+  const row = rows[0];
+  let results: unknown = row !== null && typeof row === 'object' ? (row as { results?: unknown }).results : undefined;
+  if (typeof results === 'string') results = JSON.parse(results) as unknown;
+  if (!Array.isArray(results) || results.length !== items.length) {
+    throw new QueenError('DATABASE', 'Unexpected answer of queen.produce', { body: row });
+  }
+  return results as PushResultItem[];
 }

@@ -2,11 +2,13 @@
  * Push (CLIENT.md §5.1): the payload rule, client-minted UUIDv7 transactionIds (so a retried push
  * deduplicates instead of duplicating), traceId filtering, and the per-status callbacks. The callback
  * dispatch (push-wire.ts) is shared with the client-side buffer, whose flushes complete pushes made earlier.
+ * With `{db}` the push goes through the caller's database client instead (the outbox): not buffered, and
+ * acknowledged only in the sense that it is part of that client's transaction.
  */
 import type { ClientContext } from './context.js';
 import { QueenError } from './errors.js';
-import { dispatchResults, pushFailed, sendPush, toWireItems, type PushCallbacks } from './push-wire.js';
-import type { BufferedPush, BufferOptions, FailedResult, PushInput, PushItem, PushResultItem } from './types.js';
+import { dispatchResults, pushFailed, sendPush, sendPushSql, toWireItems, type PushCallbacks } from './push-wire.js';
+import type { BufferedPush, BufferOptions, FailedResult, PushInput, PushItem, PushResultItem, SqlClient } from './types.js';
 
 /** Where a push goes. */
 export interface PushTarget {
@@ -14,6 +16,8 @@ export interface PushTarget {
   queue: () => string;
   partition: string;
   buffer: Required<BufferOptions> | undefined;
+  /** The caller's database client: the push goes through it (its transaction), never buffered. */
+  db?: SqlClient | undefined;
 }
 
 /** The thenable returned by `queue().push()`; runs once, when awaited. */
@@ -61,16 +65,18 @@ export class PushBuilder<T, R = PushResultItem[]> implements PromiseLike<R> {
       return [] as R;
     }
     const items = toWireItems(queue, this.target.partition, this.inputs, this.ctx.logger);
-    if (this.target.buffer) {
+    const db = this.target.db;
+    if (this.target.buffer && !db) {
       await this.ctx.buffers.add(queue, this.target.partition, this.target.buffer, items, this.callbacks as PushCallbacks<unknown>);
       return { buffered: true, count: items.length } satisfies BufferedPush as R;
     }
     if (items.length === 0) return [] as R;
     let results: PushResultItem[];
     try {
-      results = await sendPush(this.ctx.transport, items);
+      results = db ? await sendPushSql(db, items) : await sendPush(this.ctx.transport, items);
     } catch (error) {
-      if (!this.callbacks.onError) throw error;
+      // A database failure aborted the caller's transaction: it rejects even with onError attached.
+      if (db || !this.callbacks.onError) throw error;
       await this.callbacks.onError(items, error as QueenError);
       return [] as R;
     }

@@ -14,7 +14,7 @@ import { seg } from './http.js';
 import { OperationBuilder } from './operation.js';
 import { pop } from './pop.js';
 import { PushBuilder } from './push.js';
-import type { BufferedPush, BufferOptions, ConfigureResult, ConsumeOptions, DeleteResult, Message, PushInput, PushResultItem, QueueOptions, SubscriptionMode } from './types.js';
+import type { BufferedPush, BufferOptions, ConfigureResult, ConsumeOptions, DeleteResult, Message, PushInput, PushOptions, PushResultItem, QueueOptions, SqlClient, SubscriptionMode } from './types.js';
 
 /** Builder for one queue (or, without a name, a namespace/task discovery consumer). */
 export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffered extends boolean = false> {
@@ -189,10 +189,14 @@ export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffe
     });
   }
 
+  /** Pushes through the caller's database client, inside its transaction (never buffered). */
+  push(items: PushInput<T> | PushInput<T>[], options: PushOptions & { db: SqlClient }): PushBuilder<T, PushResultItem[]>;
   /** Pushes to this queue and partition (or into the client-side buffer after `.buffer()`). */
-  push(items: PushInput<T> | PushInput<T>[]): PushBuilder<T, Buffered extends true ? BufferedPush : PushResultItem[]> {
+  push(items: PushInput<T> | PushInput<T>[], options?: PushOptions): PushBuilder<T, Buffered extends true ? BufferedPush : PushResultItem[]>;
+  push(items: PushInput<T> | PushInput<T>[], options: PushOptions = {}): PushBuilder<T, BufferedPush | PushResultItem[]> {
     const list = Array.isArray(items) ? (items as PushInput<T>[]) : [items];
-    return new PushBuilder(this.ctx, { queue: () => this.requireName('push'), partition: this.spec.partition ?? BUILDER_DEFAULTS.partition, buffer: this.buffering }, list);
+    const target = { queue: () => this.requireName('push'), partition: this.spec.partition ?? BUILDER_DEFAULTS.partition, buffer: this.buffering, db: options.db };
+    return new PushBuilder(this.ctx, target, list);
   }
 
   /** One pop. 4xx rejects; a long-poll timeout or persisting transport failure resolves `[]`. */

@@ -155,6 +155,20 @@ export interface BufferedResult {
 /** One push result, discriminated on `status`. */
 export type PushResultItem = QueuedResult | DuplicateResult | FailedResult | BufferedResult;
 
+/**
+ * A database client the SDK can push through, inside the caller's transaction: a `pg` Client or PoolClient,
+ * or anything with this method (resolving with `{rows}`; a JSON column may come back parsed or as text).
+ */
+export interface SqlClient {
+  query(text: string, values?: unknown[]): PromiseLike<{ rows: unknown[] }>;
+}
+
+/** Options of `push()`. */
+export interface PushOptions {
+  /** Push through this database client (the SQL API's `queen.produce`) instead of HTTP: part of its transaction. */
+  db?: SqlClient;
+}
+
 /** What a push resolves with while client-side buffering is on. */
 export interface BufferedPush {
   buffered: true;

@@ -3,6 +3,7 @@
  * flow from `queue<T>()` to `push` inputs and `msg.data`, and misuse does not compile. Every
  * `@ts-expect-error` line makes tsc fail if that line ever stops being an error, so this test can fail.
  */
+import type pg from 'pg';
 import DefaultQueen, { Queen, QueenError, QUEUE_MODE, CLIENT_DEFAULTS, QUEUE_DEFAULTS, type AckResponse, type Message, type PushResultItem, type RenewResult } from '../src/index.js';
 
 interface Order {
@@ -38,6 +39,17 @@ export async function typed(queen: Queen): Promise<void> {
   const buffered = await queen.queue<Order>('orders').buffer({ messageCount: 10 }).push({ orderId: 'b', amountCents: 2 });
   const flag: true = buffered.buffered;
   const count: number = buffered.count;
+
+  // The outbox: a pg Client, a pool's client, or anything with query(text, values), typed like HTTP pushes,
+  // even on a buffering builder.
+  const viaClient: PushResultItem[] = await orders.push([{ data: { orderId: 'o', amountCents: 1 } }], { db: {} as pg.Client });
+  const viaPoolClient: PushResultItem[] = await queen.queue<Order>('orders').buffer().push({ orderId: 'p', amountCents: 1 }, { db: {} as pg.PoolClient });
+  const viaAnything: PushResultItem[] = await orders.push({ orderId: 'a', amountCents: 1 }, { db: { query: async () => ({ rows: [] }) } });
+  void [viaClient, viaPoolClient, viaAnything];
+  // @ts-expect-error the db client needs a query(text, values) method
+  await orders.push({ orderId: 'x', amountCents: 1 }, { db: { execute: async () => ({ rows: [] }) } });
+  // @ts-expect-error a push through the database is typed by the queue's payload too
+  await orders.push({ orderId: 'x' }, { db: {} as pg.Client });
 
   const ack: AckResponse = await queen.ack(popped, 'completed', { group: 'g' });
   const renewed: RenewResult = await queen.renew(popped[0]!);

@@ -74,3 +74,29 @@ export function asCurl(method: string, path: string, body?: unknown): string {
   if (body !== undefined) parts.push(`-H 'Content-Type: application/json' -d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
   return parts.join(' ');
 }
+
+/**
+ * A JSON call to another origin (the identity provider's discovery document and token endpoint): no bearer
+ * token, the provider's error text (`error_description`, else `error`) on failure. `form` is sent as
+ * application/x-www-form-urlencoded.
+ */
+export async function external<T>(url: string, form?: Record<string, string>): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, form === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  } catch (error) {
+    throw new ApiError(0, `cannot reach ${new URL(url, location.href).origin}: ${(error as Error).message}`);
+  }
+  let json: unknown = undefined;
+  try {
+    json = await res.json();
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const body = (typeof json === 'object' && json !== null ? json : {}) as { error?: unknown; error_description?: unknown };
+    const text = typeof body.error_description === 'string' ? body.error_description : typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+    throw new ApiError(res.status, text);
+  }
+  return json as T;
+}

@@ -78,3 +78,8 @@ export function severity(value: number | null | undefined, warn: number, bad: nu
   if (value === null || value === undefined || !Number.isFinite(value)) return 'ok';
   return value >= bad ? 'bad' : value >= warn ? 'warn' : 'ok';
 }
+
+/** A count with its sign: `+12`, `-3`, `0`. */
+export function signed(n: number): string {
+  return `${n > 0 ? '+' : ''}${fmtCount(n)}`;
+}

@@ -9,6 +9,10 @@ export type Role = 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
 const RANK: Record<Role, number> = { READ_ONLY: 0, READ_WRITE: 1, ADMIN: 2 };
 const TOKEN_KEY = 'queen.dashboard.token';
+const SOURCE_KEY = 'queen.dashboard.token-source';
+
+/** Where the token came from: pasted by hand, or the OpenID Connect sign-in (oidc.ts). */
+export type TokenSource = 'pasted' | 'oidc';
 
 /** What the UI knows about the caller. */
 export interface Session {
@@ -18,13 +22,16 @@ export interface Session {
   auth: 'unknown' | 'open' | 'token' | 'needed';
   /** The role of the token (ADMIN when auth is off). */
   role: Role;
-  /** Subject of the token, for the sidebar. */
+  /** Who the token names, for the sidebar: `name`, `preferred_username`, `email`, else `sub`. */
   subject: string | null;
+  source: TokenSource;
+  /** Why the prompt is shown again (e.g. the sign-in expired), or null. */
+  notice: string | null;
 }
 
-function readToken(): string | null {
+function readStored(key: string): string | null {
   try {
-    return sessionStorage.getItem(TOKEN_KEY);
+    return sessionStorage.getItem(key);
   } catch {
     return null;
   }
@@ -54,23 +61,38 @@ export function tokenRole(token: string): Role {
 }
 
 /** The session store. */
-export const session = createStore<Session>(sessionFor(readToken(), 'unknown'));
+export const session = createStore<Session>(sessionFor(readStored(TOKEN_KEY), 'unknown', readStored(SOURCE_KEY) === 'oidc' ? 'oidc' : 'pasted', null));
 
-function sessionFor(token: string | null, auth: Session['auth']): Session {
-  if (token === null) return { token: null, auth, role: 'ADMIN', subject: null };
-  const sub = tokenClaims(token)?.sub;
-  return { token, auth: auth === 'unknown' ? 'unknown' : 'token', role: tokenRole(token), subject: typeof sub === 'string' ? sub : null };
+function sessionFor(token: string | null, auth: Session['auth'], source: TokenSource, notice: string | null): Session {
+  if (token === null) return { token: null, auth, role: 'ADMIN', subject: null, source, notice };
+  const claims = tokenClaims(token) ?? {};
+  const name = [claims.name, claims.preferred_username, claims.email, claims.sub].find((v): v is string => typeof v === 'string' && v !== '');
+  return { token, auth: auth === 'unknown' ? 'unknown' : 'token', role: tokenRole(token), subject: name ?? null, source, notice };
 }
 
-/** Stores a pasted token (or clears it with null). */
-export function setToken(token: string | null): void {
+/**
+ * Stores a token (or clears it with null, which shows the prompt, with `notice` when given). Kept in this
+ * tab's sessionStorage (docs/decisions.md "Dashboard sign-in").
+ */
+export function setToken(token: string | null, source: TokenSource = 'pasted', notice: string | null = null): void {
   try {
-    if (token === null) sessionStorage.removeItem(TOKEN_KEY);
-    else sessionStorage.setItem(TOKEN_KEY, token);
+    if (token === null) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      sessionStorage.removeItem(SOURCE_KEY);
+    } else {
+      sessionStorage.setItem(TOKEN_KEY, token);
+      sessionStorage.setItem(SOURCE_KEY, source);
+    }
   } catch {
     // storage unavailable: the token lives in memory only
   }
-  session.set(sessionFor(token, token === null ? 'needed' : 'token'));
+  session.set(sessionFor(token, token === null ? 'needed' : 'token', source, notice));
+}
+
+/** Seconds since the epoch at which the token expires (`exp`), or null. */
+export function tokenExpiry(token: string): number | null {
+  const exp = tokenClaims(token)?.exp;
+  return typeof exp === 'number' ? exp : null;
 }
 
 /** Records what an API answer said about authentication. */

@@ -87,7 +87,13 @@ export interface SystemPoint {
 }
 
 /** GET /api/v1/analytics/system-metrics */
-export interface SystemMetrics { replicas: { hostname: string; port: number; workerId: string; timeSeries: SystemPoint[] }[]; replicaCount: number; bucketMinutes: number }
+export interface SystemMetrics {
+  replicas: { hostname: string; port: number; workerId: string; alive: boolean; timeSeries: SystemPoint[] }[];
+  replicaCount: number;
+  /** Replicas running now (`alive`): a restarted broker's old samples stay in the window as a stopped replica. */
+  aliveCount: number;
+  bucketMinutes: number;
+}
 
 /** One row of GET /api/v1/analytics/queue-ops */
 export interface QueueOpsRow { timestamp: string; queue: string; pushMessages: number; popMessages: number; ackMessages: number; ackFailed: number; transactions: number; dlqMoved: number }
@@ -105,6 +111,8 @@ export interface Retention { history: { timestamp: string; queue: string; partit
 export interface MessageRow {
   id: string; transactionId: string; partitionId: string; queue: string; partition: string; status: string;
   busStatus: { consumedBy: number; totalGroups: number } | null; traceId: string | null; createdAt: string;
+  /** With `preview=N`: the payload's JSON text cut to N characters (null: sealed and not openable). */
+  payloadPreview?: string | null; payloadTruncated?: boolean; payloadBytes?: number | null;
 }
 
 /** GET /api/v1/messages */

@@ -229,7 +229,7 @@ function closeServer(server: http.Server): Promise<void> {
 /** The dashboard's static handler when DASHBOARD_ENABLED and the bundle was built (else a warning, API only). */
 function dashboardFallback(config: Config, log: Logger): { fallback?: StaticHandler } {
   if (!config.dashboard.enabled) return {};
-  const found = createStaticHandler(config.dashboard.dir);
+  const found = createStaticHandler(config.dashboard.dir, { oidc: config.dashboard.oidc });
   if ('handler' in found) return { fallback: found.handler };
   log.warn({ missing: found.missing }, 'dashboard not built (run npm run build): serving the API only');
   return {};

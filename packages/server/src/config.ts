@@ -10,42 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCorsOrigins } from './http/cors.js';
-import fs from 'node:fs';
-import type { ConnectionOptions as TlsOptions } from 'node:tls';
-import { hostList, parseDatabaseUrl, portList, sessionAttrs, type HostAddress, type TargetSessionAttrs } from './database-address.js';
+import { databaseHealth, externalDatabase, type DatabaseHealth, type DatabaseTarget } from './config-database.js';
+import { boolean, ConfigError, decimal, integer, optionalTimeout, text, type Env } from './config-values.js';
 
-/** TLS to PostgreSQL: off, or node's TLS options (sslmode of DATABASE_URL, or PG_USE_SSL and its companions). */
-export type DatabaseTls = false | TlsOptions;
-
-/** An external PostgreSQL: one host, or the hosts of a primary and its standbys (database-address.ts). */
-export interface ExternalDatabase {
-  kind: 'external';
-  /** The variable that named the hosts, for messages. */
-  source: 'DATABASE_URL' | 'PG_HOST';
-  hosts: HostAddress[];
-  targetSessionAttrs: TargetSessionAttrs;
-  user: string;
-  password: string;
-  database: string;
-  tls: DatabaseTls;
-  /** Server settings the URL's `options` parameter asked for. */
-  options: string | undefined;
-}
-
-/** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */
-export type DatabaseTarget = ExternalDatabase | { kind: 'embedded'; dataDir: string; port: number | null };
-
-/**
- * Noticing a lost primary: the connect bound per host, the sockets' TCP keepalive, and the broker's own
- * liveness probe (a statement every `probeIntervalMs` on a connection of its own; none answered for
- * `probeTimeoutMs` means the primary is gone).
- */
-export interface DatabaseHealth {
-  connectTimeoutMs: number;
-  keepAliveIdleMs: number;
-  probeIntervalMs: number;
-  probeTimeoutMs: number;
-}
+export { ConfigError } from './config-values.js';
+export type { DatabaseHealth, DatabaseTarget, DatabaseTls, ExternalDatabase } from './config-database.js';
 
 /** Every setting the broker reads, typed and defaulted. */
 export interface Config {
@@ -92,7 +61,7 @@ export interface Config {
   /** JWT authentication (API.md 9.7); read by `auth/`. */
   auth: AuthConfig;
   /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
-  dashboard: { enabled: boolean; dir: string };
+  dashboard: { enabled: boolean; dir: string; oidc: DashboardOidc | null };
   /** Bounds on the work one request may cause (docs/configuration.md "Bounds"). */
   bounds: BoundsConfig;
 }
@@ -109,6 +78,33 @@ export interface BoundsConfig {
   bodyBytesInFlight: number;
   /** Queues with their own series in /metrics/prometheus; the others share queue="__other__". */
   metricsMaxQueues: number;
+}
+
+/**
+ * The dashboard's OpenID Connect sign-in (DASHBOARD_OIDC_*): the provider's issuer (its discovery document is
+ * `<issuer>/.well-known/openid-configuration`), the public client registered for the dashboard, the scopes
+ * asked for, and an optional `audience` parameter (providers that issue JWT access tokens only for one).
+ * Served to the browser as `/dashboard-config.json`; null when DASHBOARD_OIDC_ISSUER is unset.
+ */
+export interface DashboardOidc {
+  issuer: string;
+  clientId: string;
+  scopes: string;
+  audience: string | null;
+}
+
+function dashboardOidc(env: Env): DashboardOidc | null {
+  const issuer = text(env, 'DASHBOARD_OIDC_ISSUER')?.trim() ?? '';
+  if (issuer === '') return null;
+  if (!/^https?:\/\/[^\s]+$/.test(issuer)) throw new ConfigError(`DASHBOARD_OIDC_ISSUER must be an http(s) URL (got ${issuer})`);
+  const clientId = text(env, 'DASHBOARD_OIDC_CLIENT_ID')?.trim() ?? '';
+  if (clientId === '') throw new ConfigError('DASHBOARD_OIDC_ISSUER is set but DASHBOARD_OIDC_CLIENT_ID is not: name the client registered for the dashboard');
+  return {
+    issuer: issuer.replace(/\/+$/, ''),
+    clientId,
+    scopes: text(env, 'DASHBOARD_OIDC_SCOPES')?.trim() || 'openid profile email',
+    audience: text(env, 'DASHBOARD_OIDC_AUDIENCE')?.trim() || null,
+  };
 }
 
 /** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
@@ -129,54 +125,6 @@ export interface AuthConfig {
   roles: { admin: string; readWrite: string; readOnly: string };
   jwksRefreshIntervalSeconds: number;
   jwksTimeoutMs: number;
-}
-
-/** Thrown when a variable is set to a value outside its allowed range. */
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  const value = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got ${raw})`);
-  }
-  return value;
-}
-
-function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  const value = raw.trim() === '' ? NaN : Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a number between ${min} and ${max} (got ${raw})`);
-  }
-  return value;
-}
-
-/** A timeout variable that counts as unset unless it is a non-negative integer (API.md 5.2); a malformed one is reported in `warnings`. */
-function optionalTimeout(env: Env, name: string, warnings: string[]): number | undefined {
-  const raw = text(env, name);
-  if (raw === undefined) return undefined;
-  if (/^\d+$/.test(raw.trim()) && Number.isSafeInteger(Number(raw.trim()))) return Number(raw.trim());
-  warnings.push(`${name} is not a non-negative integer (got ${raw}): ignored, as if unset`);
-  return undefined;
-}
-
-/** A boolean variable: true/1 or false/0 (any case); anything else stops the start-up. */
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = text(env, name)?.trim().toLowerCase();
-  if (raw === undefined) return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(`${name} must be true or false (got ${text(env, name)})`);
 }
 
 const JWT_ALGORITHMS = ['HS256', 'RS256', 'EdDSA', 'auto'] as const;
@@ -236,71 +184,6 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
 
-/** Runs a parser of database-address.ts; its error becomes a ConfigError naming the variable. */
-function address<T>(name: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw new ConfigError(`${name} ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/** PG_USE_SSL, PG_SSL_REJECT_UNAUTHORIZED and PG_SSL_CA_FILE; false when TLS is off. */
-function tlsFromVariables(env: Env): DatabaseTls {
-  const caFile = text(env, 'PG_SSL_CA_FILE');
-  if (!boolean(env, 'PG_USE_SSL', caFile !== undefined)) return false;
-  const tls: TlsOptions = { rejectUnauthorized: boolean(env, 'PG_SSL_REJECT_UNAUTHORIZED', true) };
-  if (caFile !== undefined) tls.ca = address('PG_SSL_CA_FILE', () => fs.readFileSync(caFile, 'utf8'));
-  return tls;
-}
-
-/** DATABASE_URL (one host or several) or the PG_* variables (PG_HOST may list several hosts). */
-function externalDatabase(env: Env): ExternalDatabase {
-  const url = text(env, 'DATABASE_URL');
-  const variablesTls = tlsFromVariables(env);
-  if (url !== undefined) {
-    const parsed = address('DATABASE_URL', () => parseDatabaseUrl(url));
-    const urlTls: DatabaseTls | undefined = parsed.ssl === undefined ? undefined : parsed.ssl === false ? false : typeof parsed.ssl === 'object' ? (parsed.ssl as TlsOptions) : {};
-    return {
-      kind: 'external',
-      source: 'DATABASE_URL',
-      hosts: parsed.hosts,
-      targetSessionAttrs: parsed.targetSessionAttrs,
-      user: parsed.user ?? text(env, 'PG_USER') ?? 'postgres',
-      password: parsed.password ?? text(env, 'PG_PASSWORD') ?? 'postgres',
-      database: parsed.database ?? text(env, 'PG_DB') ?? 'postgres',
-      tls: urlTls ?? variablesTls, // sslmode in the URL wins over PG_USE_SSL
-      options: parsed.options,
-    };
-  }
-  const ports = address('PG_PORT', () => portList(text(env, 'PG_PORT')));
-  const hosts = address('PG_HOST', () => hostList(text(env, 'PG_HOST') ?? 'localhost', ports));
-  return {
-    kind: 'external',
-    source: 'PG_HOST',
-    hosts,
-    targetSessionAttrs: address('PG_TARGET_SESSION_ATTRS', () => sessionAttrs(text(env, 'PG_TARGET_SESSION_ATTRS'), hosts.length)),
-    user: text(env, 'PG_USER') ?? 'postgres',
-    password: text(env, 'PG_PASSWORD') ?? 'postgres',
-    database: text(env, 'PG_DB') ?? 'postgres',
-    tls: variablesTls,
-    options: undefined,
-  };
-}
-
-/** DB_CONNECT_TIMEOUT_MS (or the URL's connect_timeout), DB_KEEPALIVES_*, DB_TCP_USER_TIMEOUT_MS. */
-function databaseHealth(env: Env): DatabaseHealth {
-  const url = text(env, 'DATABASE_URL');
-  const urlTimeout = url === undefined ? undefined : address('DATABASE_URL', () => parseDatabaseUrl(url)).connectTimeoutSeconds;
-  const intervalSeconds = integer(env, 'DB_KEEPALIVES_INTERVAL', 2, 1, 3600);
-  const count = integer(env, 'DB_KEEPALIVES_COUNT', 3, 1, 100);
-  return {
-    connectTimeoutMs: urlTimeout !== undefined ? urlTimeout * 1000 : integer(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
-    keepAliveIdleMs: integer(env, 'DB_KEEPALIVES_IDLE', 10, 1, 86_400) * 1000,
-    probeIntervalMs: intervalSeconds * 1000,
-    probeTimeoutMs: integer(env, 'DB_TCP_USER_TIMEOUT_MS', intervalSeconds * count * 1000, 500, 3_600_000),
-  };
-}
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
   /^QUEEN_SYNC_/, /^SIDECAR_/, /^LIBQUEEN_/, /^WEBAPP_ROOT$/];
 
@@ -384,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboard: {
       enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),
       dir: path.resolve(text(env, 'DASHBOARD_DIR') ?? DEFAULT_DASHBOARD_DIR),
+      oidc: dashboardOidc(env),
     },
     bounds: boundsConfig(env, poolSize),
   };

@@ -11,6 +11,7 @@ import { refreshAll, useLoad } from '../load.js';
 import { navigate, useLocation } from '../router.js';
 import { prefs, setPrefs } from '../prefs.js';
 import { allows, session, setToken } from '../session.js';
+import { oidc, signIn, signOut } from '../oidc.js';
 import { useStore } from '../store.js';
 import type { GroupRow, Maintenance, QueueRow } from '../types.js';
 import { toast } from './toasts.js';
@@ -46,7 +47,7 @@ function Sidebar(props: { collapsed: boolean; onToggle: () => void }) {
         </div>
       ))}
       <div class="sidebar-foot">
-        {s.token !== null && <div class="who" data-testid="who">{s.subject ?? 'token'} · {s.role}<button type="button" class="btn plain small" onClick={() => setToken(null)}>Log out</button></div>}
+        {s.token !== null && <div class="who" data-testid="who" title={s.source === 'oidc' ? 'signed in with the identity provider' : 'pasted token'}>{s.subject ?? 'token'} · {s.role}<button type="button" class="btn plain small" data-testid="sign-out" onClick={() => void signOut()}>Log out</button></div>}
         <div class="muted">queen-dashboard 1.0.0</div>
         <button type="button" class="btn plain small" onClick={props.onToggle}>{props.collapsed ? '»' : '« Collapse'}</button>
       </div>
@@ -157,14 +158,25 @@ function Banners(props: { m: Maintenance | undefined }) {
 function Login() {
   const [text, setText] = useState('');
   const s = useStore(session);
+  const o = useStore(oidc);
+  const paste = (
+    <>
+      <p>{o.provider === null ? 'This broker requires a JWT. ' : ''}Paste a bearer token; it is kept in this tab only (sessionStorage).</p>
+      <textarea data-testid="token-input" rows={4} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} placeholder="eyJhbGciOi..." />
+    </>
+  );
   return (
     <div class="modal-backdrop">
       <form class="modal" data-testid="login" onSubmit={(e) => { e.preventDefault(); if (text.trim() !== '') { setToken(text.trim()); refreshAll(); } }}>
         <header class="modal-head"><h2>Sign in</h2></header>
         <div class="modal-body">
-          <p>This broker requires a JWT. Paste a bearer token; it is kept in this tab only (sessionStorage).</p>
-          {s.token !== null && <div class="note bad" data-testid="login-error">The broker rejected the token (401). Paste another one.</div>}
-          <textarea data-testid="token-input" rows={4} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} placeholder="eyJhbGciOi..." />
+          {s.notice !== null && <div class="note warn" data-testid="login-notice">{s.notice}</div>}
+          {o.error !== null && <div class="note bad" data-testid="oidc-error">{o.error}</div>}
+          {s.token !== null && <div class="note bad" data-testid="login-error">The broker rejected the token (401). {o.provider === null ? 'Paste another one.' : 'Sign in again or paste another one.'}</div>}
+          {o.provider !== null && (
+            <p><button type="button" class="btn primary" data-testid="oidc-signin" disabled={o.busy} onClick={() => void signIn()}>Sign in with {o.provider}</button></p>
+          )}
+          {o.provider === null ? paste : <details data-testid="paste-token"><summary>Paste a token instead</summary>{paste}</details>}
         </div>
         <footer class="modal-foot"><span class="grow" /><button type="submit" class="btn primary" data-testid="login-submit">Use token</button></footer>
       </form>

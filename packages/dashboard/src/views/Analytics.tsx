@@ -10,7 +10,8 @@ import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { latest, rangeParams } from '../series.js';
 import type { QueueRow, Status, SystemMetrics } from '../types.js';
-import { bucketSeconds, systemFrame } from './common.js';
+import { THRESHOLDS as T } from '../thresholds.js';
+import { brokerCountText, bucketSeconds, runningOnly, systemFrame } from './common.js';
 import { frameFrom } from '../series.js';
 
 /** The analytics page. */
@@ -43,9 +44,9 @@ export function AnalyticsView() {
     ? [['pending', m.pending], ['processing', m.processing]]
     : [['pending', m.pending], ['processing', m.processing], ['completed', m.completed], ['failed', m.failed], ['dead letter', m.deadLetter]]) as [string, number][];
   const distTotal = Math.max(1, dist.reduce((a, [, v]) => a + v, 0));
-  const el = d === undefined ? null : latest(systemFrame(d.system, ['lag'], (p) => [p.metrics.eventLoop.lagMs], 'avg').series[0]!.values);
-  const pool = d === undefined ? null : systemFrame(d.system, ['idle', 'size', 'inflight'], (p) => [p.metrics.database.idle, p.metrics.database.poolSize, p.metrics.registries.inflightRequests]);
-  const workersOk = el === null ? null : el < 100;
+  const el = d === undefined ? null : latest(systemFrame(runningOnly(d.system), ['lag'], (p) => [p.metrics.eventLoop.lagMs], 'avg').series[0]!.values);
+  const pool = d === undefined ? null : systemFrame(runningOnly(d.system), ['idle', 'size', 'inflight'], (p) => [p.metrics.database.idle, p.metrics.database.poolSize, p.metrics.registries.inflightRequests]);
+  const workersOk = el === null ? null : el < T.eventLoopMs.warn;
   return (
     <div class="stack">
       <div class="toolbar">
@@ -76,7 +77,7 @@ export function AnalyticsView() {
         <Card title="Active leases"><Facts testid="an-leases" rows={st === undefined ? [] : [['Active', fmtCount(st.leases.active)], ['Partitions with leases', fmtCount(st.leases.partitionsWithLeases)], ['Total batch size', fmtCount(st.leases.totalBatchSize)], ['Total acked', fmtCount(st.leases.totalAcked)]]} /></Card>
         <Card title="Dead letter queue"><Facts testid="an-dlq" rows={st === undefined ? [] : [['Total', fmtCount(st.deadLetterQueue.totalMessages)], ['Affected partitions', fmtCount(st.deadLetterQueue.affectedPartitions)], ...st.deadLetterQueue.topErrors.slice(0, 3).map((e) => [e.error, fmtCount(e.count)] as [string, string])]} /></Card>
         <Card title="Workers"><Facts testid="an-workers" rows={d === undefined ? [] : [
-          ['Replicas', fmtCount(d.system.replicaCount)], ['Avg event loop', fmtMs(el)],
+          ['Brokers', brokerCountText(d.system)], ['Avg event loop', fmtMs(el)],
           ['Pool free / total', `${fmtCount(latest(pool!.series[0]!.values))} / ${fmtCount(latest(pool!.series[1]!.values))}`], ['In-flight requests', fmtCount(latest(pool!.series[2]!.values))],
           ['Health', workersOk === null ? 'no samples in range' : workersOk ? 'event loop healthy' : 'event loop slow'],
         ]} /></Card>

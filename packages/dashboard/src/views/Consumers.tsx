@@ -8,14 +8,15 @@ import { call, get, seg, withQuery } from '../api.js';
 import { optionsOf, queueList } from '../cache.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
 import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, Select } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtTime } from '../format.js';
+import { fmtCount, fmtDuration, fmtTime, severity } from '../format.js';
+import { THRESHOLDS as T } from '../thresholds.js';
 import { refreshAll, useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import type { GroupDetail, GroupRow, LaggingRow } from '../types.js';
 
 const QM = '__QUEUE_MODE__';
 const display = (g: GroupRow): string => (g.name === QM ? g.queueName : g.name);
-const tone = (g: GroupRow): string => (g.state === 'Dead' ? 'muted' : g.state === 'Lagging' && g.maxTimeLag >= 300 ? 'bad' : g.maxTimeLag >= 60 || g.partitionsWithLag > 0 ? 'warn' : 'ok');
+const tone = (g: GroupRow): string => (g.state === 'Dead' ? 'muted' : severity(g.maxTimeLag, T.lagSeconds.warn, T.lagSeconds.bad));
 const RANK: Record<string, number> = { bad: 0, warn: 1, ok: 2, muted: 3 };
 const hourAgo = (): string => {
   const d = new Date(Date.now() - 3_600_000);
@@ -104,14 +105,14 @@ export function ConsumersView() {
   rows.sort(by[sort] ?? by.worst!);
   const queueOptions = [...new Set((d?.groups ?? []).map((g) => g.queueName))].filter((n) => { const q = scope.get(n); return (namespace === '' || q?.namespace === namespace) && (task === '' || q?.task === task); }).sort();
   const columns: Column<GroupRow>[] = [
-    { key: 'name', header: 'Group', width: 'minmax(200px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
-    { key: 'queue', header: 'Queue', width: 'minmax(130px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
-    { key: 'partitions', header: 'Partitions', width: '90px', align: 'right', cell: (g) => fmtCount(g.members) },
-    { key: 'lagging', header: 'Lagging', width: '90px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
-    { key: 'offset', header: 'Offset lag', width: '90px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
-    { key: 'lag', header: 'Time lag', width: '90px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
-    { key: 'state', header: 'State', width: '80px', cell: (g) => g.state },
-    { key: 'actions', header: '', width: '400px', cell: (g) => (
+    { key: 'name', header: 'Group', width: 'minmax(160px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
+    { key: 'queue', header: 'Queue', width: 'minmax(120px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
+    { key: 'partitions', header: 'Partitions', width: '80px', align: 'right', cell: (g) => fmtCount(g.members) },
+    { key: 'lagging', header: 'Lagging', width: '80px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
+    { key: 'offset', header: 'Offset lag', width: '80px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
+    { key: 'lag', header: 'Time lag', width: '80px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
+    { key: 'state', header: 'State', width: '76px', cell: (g) => g.state },
+    { key: 'actions', header: '', width: '370px', cell: (g) => (
       <span class="row-actions" onClick={(e) => e.stopPropagation()}>
         <button type="button" class="btn plain small" data-testid="view-group" onClick={() => setPending({ kind: 'view', g })}>View</button>
         <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>
@@ -146,7 +147,7 @@ export function ConsumersView() {
           <table class="list"><thead><tr><th>Group</th><th>Queue</th><th>Partition</th><th>Worker</th><th class="num">Offset lag</th><th class="num">Time lag</th><th>Oldest unconsumed</th><th /></tr></thead><tbody>
             {lagRows.map((r) => (
               <tr key={`${r.consumer_group}/${r.partition_id}`} data-testid="lagging-row"><td>{r.consumer_group === QM ? 'queue mode' : r.consumer_group}</td><td>{r.queue_name}</td><td>{r.partition_name}</td><td class="mono">{r.worker_id?.slice(0, 8) ?? '–'}</td>
-                <td class="num">{fmtCount(r.offset_lag)}</td><td class={`num ${r.time_lag_seconds > 600 ? 'bad' : r.time_lag_seconds > 60 ? 'warn' : ''}`}>{fmtDuration(r.time_lag_seconds)}</td><td>{fmtTime(r.oldest_unconsumed_at)}</td>
+                <td class="num">{fmtCount(r.offset_lag)}</td><td class={`num ${severity(r.time_lag_seconds, T.lagSeconds.warn, T.lagSeconds.bad).replace('ok', '')}`}>{fmtDuration(r.time_lag_seconds)}</td><td>{fmtTime(r.oldest_unconsumed_at)}</td>
                 <td><Action needs="READ_WRITE" testid="skip-to-end" onClick={() => setPending({ kind: 'skip', row: r })}>Skip to end</Action></td></tr>
             ))}
           </tbody></table>

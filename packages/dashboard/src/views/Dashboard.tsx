@@ -7,12 +7,13 @@ import { get, withQuery } from '../api.js';
 import { queueList } from '../cache.js';
 import { Chart } from '../components/Chart.js';
 import { Bar, Card, Empty, ErrorNote, RangePicker, Sparkline, Stat } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtMs, fmtRate, severity } from '../format.js';
+import { fmtCount, fmtDuration, fmtMs, fmtRate, severity, signed } from '../format.js';
 import { POLL_MS, useLoad, useNow } from '../load.js';
 import { useQueryState } from '../router.js';
-import { avg, frameFrom, latest, max, rangeParams, sum, type Frame } from '../series.js';
+import { avg, frameFrom, latest, max, rangeParams, type Frame } from '../series.js';
 import type { GroupRow, Overview, QueueOpsRow, Status, SystemMetrics, WorkerMetrics } from '../types.js';
-import { bucketSeconds, lagFrame, pendingDeltaFrame, queueOpsFrame, retentionAll, retentionFrame, systemFrame, throughputFrame } from './common.js';
+import { THRESHOLDS as T } from '../thresholds.js';
+import { brokerCountText, bucketSeconds, lagFrame, pendingDeltaFrame, retentionAll, retentionFrame, runningOnly, systemFrame, throughputFrame } from './common.js';
 
 interface Row { key: string; label: string; now: string; tone: 'ok' | 'warn' | 'bad'; context: string; frame: Frame; unit?: string; href?: string }
 
@@ -67,38 +68,46 @@ export function DashboardView() {
   const s = series.data;
   const rows: Row[] = [];
   if (ov !== undefined && s !== undefined) {
+    // Every figure of a row comes from the series it draws, so "now" never exceeds the peak beside it.
     const tp = throughputFrame(s.worker);
-    const peak = max(tp.series.flatMap((x) => x.values));
-    const nowRate = ov.throughput.ingestedPerSecond > 0 ? ov.throughput.ingestedPerSecond : ov.throughput.processedPerSecond;
-    rows.push({ key: 'throughput', label: 'Throughput (/s)', now: fmtRate(nowRate), tone: 'ok', context: peak !== null && peak > 0 ? `peak ${fmtRate(peak)} /s` : 'idle', frame: tp, unit: ' /s' });
+    const pushNow = latest(tp.series[0]!.values);
+    const peak = max(tp.series[0]!.values);
+    rows.push({ key: 'throughput', label: 'Push rate (msg/s)', now: fmtRate(pushNow ?? 0), tone: 'ok', context: peak !== null && peak > 0 ? `peak ${fmtRate(peak)} /s in ${range} · pop ${fmtRate(latest(tp.series[1]!.values) ?? 0)} · ack ${fmtRate(latest(tp.series[2]!.values) ?? 0)} /s now` : 'idle', frame: tp, unit: ' /s' });
     const pd = pendingDeltaFrame(s.status);
-    const pdNow = latest(pd.series[0]!.values) ?? 0;
-    rows.push({ key: 'pending-delta', label: 'Pending Δ', now: fmtCount(pdNow), tone: pdNow > 100_000 ? 'bad' : pdNow > 1000 ? 'warn' : 'ok', context: pdNow > 0 ? 'filling' : pdNow < 0 ? 'draining' : 'steady', frame: pd });
-    const parked = systemFrame(s.system, ['parked pops'], (p) => [p.metrics.registries.parkedPops]);
-    rows.push({ key: 'parked', label: 'Parked', now: fmtCount(latest(parked.series[0]!.values) ?? 0), tone: 'ok', context: `avg ${fmtRate(avg(parked.series[0]!.values) ?? 0)} in window`, frame: parked });
+    const pushed = s.status.throughput.reduce((a, p) => a + p.ingested, 0);
+    const done = s.status.throughput.reduce((a, p) => a + p.processed, 0);
+    rows.push({ key: 'pending-delta', label: `Net flow (${range})`, now: signed(pushed - done), tone: 'ok', context: `pushed ${fmtCount(pushed)} − acked ${fmtCount(done)} in ${range} (one ack per group); ${fmtCount(ov.messages.pending)} pending now`, frame: pd });
+    // A stopped broker's samples stay in the window: "now" figures are of the running brokers only.
+    const sys = runningOnly(s.system);
+    const brokers = brokerCountText(s.system);
+    const parked = systemFrame(sys, ['parked pops'], (p) => [p.metrics.registries.parkedPops]);
+    rows.push({ key: 'parked', label: 'Parked pops', now: fmtCount(latest(parked.series[0]!.values) ?? 0), tone: 'ok', context: `long-poll pops waiting, summed over ${brokers} broker(s) · avg ${fmtRate(avg(parked.series[0]!.values) ?? 0)} in ${range}`, frame: parked });
     const lag = lagFrame(s.status);
-    rows.push({ key: 'lag', label: 'Time lag', now: `${fmtDuration(ov.lag.time.avg)} / ${fmtDuration(ov.lag.time.max)}`, tone: severity(ov.lag.time.max, 60, 300), context: 'avg / max of pending messages', frame: lag, unit: ' ms' });
+    rows.push({ key: 'lag', label: 'Time lag', now: `${fmtDuration(ov.lag.time.avg)} / ${fmtDuration(ov.lag.time.max)}`, tone: severity(ov.lag.time.max, T.lagSeconds.warn, T.lagSeconds.bad), context: 'avg / max age of pending messages now', frame: lag, unit: ' ms' });
     const bucketMs = bucketSeconds(s.worker.bucketMinutes) * 1000;
-    const ackFailed = queueOpsFrame(s.ops, bucketMs, ['ackFailed'], ['ack failed']);
     const errFrame = frameFrom(s.worker.timeSeries, bucketMs, ['errors'], (p) => [p.errors]);
     const e = s.status.errors;
+    const dlqNow = s.status.deadLetterQueue.totalMessages;
     rows.push({
-      key: 'errors', label: 'Errors', now: fmtCount(e.dbErrors + e.ackFailed), href: '/dlq',
-      tone: e.dbErrors > 0 || e.ackFailed > 100 ? 'bad' : e.ackFailed > 0 || e.dlqMessages > 0 ? 'warn' : 'ok',
-      context: `db ${fmtCount(e.dbErrors)} · ack ${fmtCount(e.ackFailed)} · dlq ${fmtCount(e.dlqMessages)} · ack failed in window ${fmtCount(sum(ackFailed.series[0]!.values))}`, frame: errFrame,
+      key: 'errors', label: `Errors (${range})`, now: fmtCount(e.dbErrors + e.ackFailed), href: '/dlq',
+      tone: e.dbErrors > 0 || e.ackFailed >= T.ackFailed.bad ? 'bad' : e.ackFailed >= T.ackFailed.warn || e.dlqMessages > 0 ? 'warn' : 'ok',
+      context: `in ${range}: database ${fmtCount(e.dbErrors)} · failed acks ${fmtCount(e.ackFailed)} · moved to DLQ ${fmtCount(e.dlqMessages)} — ${fmtCount(dlqNow)} in the DLQ now`, frame: errFrame,
     });
-    const el = systemFrame(s.system, ['avg ms', 'max ms'], (p) => [p.metrics.eventLoop.lagMs, p.metrics.eventLoop.lagMs], 'avg');
-    const elMax = systemFrame(s.system, ['max ms'], (p) => [p.metrics.eventLoop.lagMs], 'max');
+    const el = systemFrame(sys, ['avg ms', 'max ms'], (p) => [p.metrics.eventLoop.lagMs, p.metrics.eventLoop.lagMs], 'avg');
+    const elMax = systemFrame(sys, ['max ms'], (p) => [p.metrics.eventLoop.lagMs], 'max');
     el.series[1] = elMax.series[0]!;
     const elNow = latest(elMax.series[0]!.values);
-    rows.push({ key: 'event-loop', label: 'Event loop', now: fmtMs(elNow), tone: severity(elNow, 50, 100), context: `avg ${fmtMs(latest(el.series[0]!.values))} across ${s.system.replicaCount} replica(s)`, frame: el, unit: ' ms' });
-    const cpu = systemFrame(s.system, ['user %', 'system %'], (p) => [p.metrics.cpu.userPercent, p.metrics.cpu.systemPercent], 'max');
-    const cpuNow = (latest(cpu.series[0]!.values) ?? 0) + (latest(cpu.series[1]!.values) ?? 0);
-    rows.push({ key: 'cpu', label: 'Queen CPU %', now: `${cpuNow.toFixed(1)}%`, tone: severity(cpuNow, 70, 90), context: 'user + system of the hottest replica', frame: cpu, unit: '%' });
-    const pool = systemFrame(s.system, ['active', 'idle', 'size', 'waiting'], (p) => [p.metrics.database.active, p.metrics.database.idle, p.metrics.database.poolSize, p.metrics.database.waiting]);
-    const active = latest(pool.series[0]!.values) ?? 0;
-    const size = latest(pool.series[2]!.values) ?? 0;
-    rows.push({ key: 'db-pool', label: 'DB pool', now: `${fmtRate(active)} / ${fmtRate(size)}`, tone: size > 0 && active >= size ? 'bad' : size > 0 && active / size > 0.8 ? 'warn' : 'ok', context: `idle ${fmtRate(latest(pool.series[1]!.values))} · waiting ${fmtRate(latest(pool.series[3]!.values))}`, frame: pool });
+    rows.push({ key: 'event-loop', label: 'Event loop (ms)', now: fmtMs(elNow), tone: severity(elNow, T.eventLoopMs.warn, T.eventLoopMs.bad), context: `worst broker; avg ${fmtMs(latest(el.series[0]!.values))} · brokers: ${brokers}`, frame: el, unit: ' ms' });
+    const cpu = systemFrame(sys, ['user %', 'system %'], (p) => [p.metrics.cpu.userPercent, p.metrics.cpu.systemPercent], 'max');
+    const cpuUser = latest(cpu.series[0]!.values);
+    const cpuNow = cpuUser === null ? null : cpuUser + (latest(cpu.series[1]!.values) ?? 0);
+    rows.push({ key: 'cpu', label: 'Queen CPU %', now: cpuNow === null ? '–' : `${cpuNow.toFixed(1)}%`, tone: severity(cpuNow, T.cpuPercent.warn, T.cpuPercent.bad), context: 'user + system of the busiest running broker (% of one core)', frame: cpu, unit: '%' });
+    const pool = systemFrame(sys, ['in use', 'idle', 'size', 'waiting'], (p) => [p.metrics.database.active, p.metrics.database.idle, p.metrics.database.poolSize, p.metrics.database.waiting]);
+    const activeNow = latest(pool.series[0]!.values);
+    const active = Math.round(activeNow ?? 0);
+    const size = Math.round(latest(pool.series[2]!.values) ?? 0);
+    // No complete minute of samples yet (a broker just started): "–", not "0 / 0".
+    rows.push({ key: 'db-pool', label: 'DB pool (in use / open)', now: activeNow === null ? '–' : `${fmtCount(active)} / ${fmtCount(size)}`, tone: size > 0 ? severity(active / size, T.poolUse.warn, T.poolUse.bad) : 'ok', context: `connections in use of those open, running brokers summed (minute averages, rounded) · idle ${fmtCount(Math.round(latest(pool.series[1]!.values) ?? 0))} · callers waiting ${fmtCount(Math.round(latest(pool.series[3]!.values) ?? 0))}`, frame: pool });
     rows.push({ key: 'partitions', label: 'Partitions', now: fmtCount(ov.partitions), tone: 'ok', context: 'current count (created/deleted per bucket not recorded)', frame: { x: [], series: [] } });
     const ret = retentionFrame(s.retention, bucketSeconds(s.status.bucketMinutes) * 1000);
     const deleted = s.retention.history.reduce((a, h) => a + h.deleted, 0);
@@ -126,7 +135,7 @@ export function DashboardView() {
         <Stat label="Queues" value={fmtCount(ov?.queues)} testid="count-queues" href="/queues" />
         <Stat label="Partitions" value={fmtCount(ov?.partitions)} testid="count-partitions" />
         <Stat label="Consumer groups" value={fmtCount(c === undefined ? undefined : new Set(c.groups.filter((g) => g.name !== '__QUEUE_MODE__').map((g) => g.name)).size)} testid="count-groups" href="/consumers" />
-        <Stat label="Pending" value={fmtCount(ov?.messages.pending)} testid="count-pending" tone={severity(ov?.messages.pending, 1000, 10_000)} />
+        <Stat label="Pending" value={fmtCount(ov?.messages.pending)} testid="count-pending" tone={severity(ov?.messages.pending, T.pending.warn, T.pending.bad)} />
         <Stat label="Completed" value={fmtCount(ov?.messages.completed)} testid="count-completed" />
         <Stat label="Batch eff (push / pop / ack)" value={eff === undefined ? '–' : `${fmtRate(eff.push)} / ${fmtRate(eff.pop)} / ${fmtRate(eff.ack)}`} testid="batch-eff" />
       </div>
@@ -143,10 +152,12 @@ export function DashboardView() {
             <table class="list"><thead><tr><th>Queue</th><th class="num">Pending</th><th>Depth</th><th class="num">Worst lag</th><th class="num">Partitions</th></tr></thead><tbody>
               {topQueues.map((q) => {
                 const lag = lagByQueue.get(q.name) ?? 0;
-                const tone = lag >= 300 || q.messages.pending > 0.8 * maxDepth ? 'bad' : lag >= 60 || q.messages.pending > 0.5 * maxDepth ? 'warn' : 'ok';
+                // Colour is severity at fixed thresholds (thresholds.ts); the bar's length is relative to the deepest.
+                const sevs = [severity(q.messages.pending, T.pending.warn, T.pending.bad), severity(lag, T.lagSeconds.warn, T.lagSeconds.bad)];
+                const tone = sevs.includes('bad') ? 'bad' : sevs.includes('warn') ? 'warn' : 'ok';
                 return (
                   <tr key={q.name} data-testid="top-queue"><td><a href={`/queues/${encodeURIComponent(q.name)}`}>{q.name}</a></td><td class="num" data-testid="top-queue-pending">{fmtCount(q.messages.pending)}</td>
-                    <td><Bar value={q.messages.pending} max={maxDepth} tone={tone} /></td><td class="num">{fmtDuration(lag)}</td><td class="num">{fmtCount(q.partitions)}</td></tr>
+                    <td data-testid="top-queue-bar" data-tone={tone}><Bar value={q.messages.pending} max={maxDepth} tone={tone} /></td><td class="num">{fmtDuration(lag)}</td><td class="num">{fmtCount(q.partitions)}</td></tr>
                 );
               })}
             </tbody></table>
@@ -156,10 +167,10 @@ export function DashboardView() {
           {c !== undefined && topGroups.length === 0 ? <Empty>No consumer groups</Empty> : (
             <table class="list"><thead><tr><th>Group</th><th>Queue</th><th class="num">Members</th><th class="num">Lag</th><th>State</th></tr></thead><tbody>
               {topGroups.map((g) => {
-                const lagging = g.maxTimeLag >= 60 || g.partitionsWithLag > 0;
+                const lagTone = severity(g.maxTimeLag, T.lagSeconds.warn, T.lagSeconds.bad);
                 return (
                   <tr key={`${g.name}/${g.queueName}`} data-testid="top-group"><td><a href={`/consumers?search=${encodeURIComponent(g.name === '__QUEUE_MODE__' ? g.queueName : g.name)}`}>{g.name === '__QUEUE_MODE__' ? 'queue mode' : g.name}</a></td>
-                    <td>{g.queueName}</td><td class="num">{fmtCount(g.members)}</td><td class={`num ${lagging ? 'warn' : ''}`}>{fmtDuration(g.maxTimeLag)}</td><td>{g.state}</td></tr>
+                    <td>{g.queueName}</td><td class="num">{fmtCount(g.members)}</td><td class={`num ${lagTone === 'ok' ? '' : lagTone}`} data-testid="top-group-lag">{fmtDuration(g.maxTimeLag)}</td><td>{g.state}</td></tr>
                 );
               })}
             </tbody></table>

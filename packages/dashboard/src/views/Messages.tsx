@@ -7,13 +7,23 @@ import { get, withQuery } from '../api.js';
 import { queueList } from '../cache.js';
 import { MessagePanel } from '../components/MessagePanel.js';
 import { Card, Empty, ErrorNote, RangePicker, Select, TextInput } from '../components/ui.js';
-import { fmtCount, fmtTime } from '../format.js';
+import { fmtBytes, fmtCount, fmtTime } from '../format.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { rangeParams } from '../series.js';
-import type { MessageList } from '../types.js';
+import type { MessageList, MessageRow } from '../types.js';
 
 const STATUSES = ['pending', 'processing', 'completed', 'dead_letter'];
+
+/** Characters of each payload the list asks for (the broker caps `preview` at 1000). */
+export const PREVIEW_CHARS = 160;
+
+/** The preview cell: the payload's JSON text as sent, cut at PREVIEW_CHARS with "…" and the full size. */
+function previewText(m: MessageRow): string {
+  if (m.payloadPreview === undefined) return '';
+  if (m.payloadPreview === null) return '(encrypted: cannot be opened)';
+  return m.payloadTruncated === true ? `${m.payloadPreview}… (${fmtBytes(m.payloadBytes ?? 0)})` : m.payloadPreview;
+}
 
 /** The message browser. */
 export function MessagesView() {
@@ -27,7 +37,7 @@ export function MessagesView() {
   const idSearch = query.get('id') ?? '';
   const panel = query.get('partitionId') !== null && query.get('transactionId') !== null ? { partitionId: query.get('partitionId')!, transactionId: query.get('transactionId')! } : null;
   const queues = useLoad(() => queueList(), []);
-  const list = useLoad(() => get<MessageList>(withQuery('/api/v1/messages', { queue, partition, status, limit, offset, ...rangeParams(range) })), [queue, partition, status, limit, offset, range]);
+  const list = useLoad(() => get<MessageList>(withQuery('/api/v1/messages', { queue, partition, status, limit, offset, preview: PREVIEW_CHARS, ...rangeParams(range) })), [queue, partition, status, limit, offset, range]);
   const needle = idSearch.trim().toLowerCase();
   const rows = (list.data?.messages ?? []).filter((m) => needle === '' || m.transactionId.toLowerCase().includes(needle) || m.id.toLowerCase().includes(needle));
   const mode = list.data?.mode;
@@ -47,10 +57,10 @@ export function MessagesView() {
       <div class="split">
         <Card title={`Messages (${fmtCount(rows.length)})`}>
           {list.data === undefined ? <div class="skeleton" /> : rows.length === 0 ? <Empty>No messages found</Empty> : (
-            <table class="list" data-testid="message-table"><thead><tr><th>Queue</th><th>Partition</th><th>Transaction ID</th><th>Created</th><th>Status</th></tr></thead><tbody>
+            <table class="list" data-testid="message-table"><thead><tr><th>Queue</th><th>Partition</th><th>Transaction ID</th><th>Payload</th><th>Created</th><th>Status</th></tr></thead><tbody>
               {rows.map((m) => (
                 <tr key={`${m.partitionId}/${m.transactionId}`} class="click" data-testid="message-row" onClick={() => setQuery({ partitionId: m.partitionId, transactionId: m.transactionId })}>
-                  <td>{m.queue}</td><td>{m.partition}</td><td class="mono">{m.transactionId}</td><td>{fmtTime(m.createdAt)}</td>
+                  <td>{m.queue}</td><td>{m.partition}</td><td class="mono">{m.transactionId}</td><td class="mono preview" data-testid="payload-preview" title={m.payloadTruncated === true ? `first ${PREVIEW_CHARS} characters of ${fmtBytes(m.payloadBytes ?? 0)}: open the message for the whole payload` : undefined}>{previewText(m)}</td><td class="nowrap">{fmtTime(m.createdAt)}</td>
                   <td><span class={`chip ${m.status === 'dead_letter' ? 'bad' : m.status === 'processing' ? 'warn' : m.status === 'completed' ? 'ok' : ''}`}>{m.status}</span>{m.busStatus !== null && m.busStatus.totalGroups > 0 && <span class="muted"> {m.busStatus.consumedBy}/{m.busStatus.totalGroups} groups</span>}</td>
                 </tr>
               ))}

@@ -7,13 +7,17 @@ import { useState } from 'preact/hooks';
 import { get, withQuery } from '../api.js';
 import { Chart } from '../components/Chart.js';
 import { Card, Empty, ErrorNote, RangePicker } from '../components/ui.js';
-import { fmtAgo, fmtCount, fmtMs, fmtRate } from '../format.js';
+import { fmtAgo, fmtCount, fmtMs, fmtRate, severity } from '../format.js';
+import { THRESHOLDS as T } from '../thresholds.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { allows, session } from '../session.js';
 import { frameFrom, latest, max, rangeParams, sum, type Frame } from '../series.js';
 import type { ParkedRow, QueueLagRow, QueueOpsRow, SharedState, Status, SystemMetrics, WorkerMetrics } from '../types.js';
-import { bucketSeconds, lagFrame, queueOpsFrame, retentionAll, retentionFrame, systemFrame, throughputFrame } from './common.js';
+import { brokerCountText, bucketSeconds, lagFrame, queueOpsFrame, retentionAll, retentionFrame, systemFrame, throughputFrame } from './common.js';
+
+/** Event-loop colour class ('' when fine). */
+const elClass = (ms: number | null): string => severity(ms, T.eventLoopMs.warn, T.eventLoopMs.bad).replace('ok', '');
 
 const OPS: { key: string; label: string; field: keyof QueueOpsRow }[] = [
   { key: 'pop', label: 'Pop/s', field: 'popMessages' }, { key: 'push', label: 'Push/s', field: 'pushMessages' },
@@ -130,8 +134,8 @@ export function OperationsView() {
         </div>
         <Chart span={window} frame={perQueueFrame} unit=" /s" />
       </Card>
-      <Card title="Workers" testid="workers">
-        <table class="list"><thead><tr><th>Worker ID</th><th>Hostname</th><th class="num">Avg EL</th><th class="num">Max EL</th><th class="num">Free slots</th><th class="num">DB conn</th><th class="num">In-flight</th><th>Last seen</th></tr></thead><tbody>
+      <Card title="Brokers" testid="workers" actions={d === undefined ? undefined : <span class="muted" data-testid="workers-count">{brokerCountText(d.system)}</span>}>
+        <table class="list"><thead><tr><th>Worker ID</th><th>Hostname</th><th class="num">Avg EL</th><th class="num">Max EL</th><th class="num">Free slots</th><th class="num">DB conn</th><th class="num">In-flight</th><th>Last seen</th><th>State</th></tr></thead><tbody>
           {(d?.system.replicas ?? []).map((r) => {
             const els = r.timeSeries.map((p) => p.metrics.eventLoop.lagMs);
             const avgEl = els.length === 0 ? null : els.reduce((a, b) => a + b, 0) / els.length;
@@ -139,9 +143,9 @@ export function OperationsView() {
             const last = r.timeSeries[r.timeSeries.length - 1];
             const seen = d?.shared?.processes.find((p) => p.serverId === r.workerId)?.lastHeartbeatAt ?? d?.status.workers.find((w) => w.workerId === r.workerId)?.lastSeen ?? null;
             return (
-              <tr key={r.workerId} data-testid="worker-row"><td class="mono">{r.workerId}</td><td>{r.hostname}</td>
-                <td class={`num ${(avgEl ?? 0) > 500 ? 'bad' : (avgEl ?? 0) > 100 ? 'warn' : ''}`}>{fmtMs(avgEl)}</td><td class={`num ${(maxEl ?? 0) > 500 ? 'bad' : (maxEl ?? 0) > 100 ? 'warn' : ''}`}>{fmtMs(maxEl)}</td>
-                <td class="num">{fmtRate(last?.metrics.database.idle)}</td><td class="num">{fmtRate(last?.metrics.database.poolSize)}</td><td class="num">{fmtRate(last?.metrics.registries.inflightRequests)}</td><td>{fmtAgo(seen)}</td></tr>
+              <tr key={r.workerId} data-testid="worker-row" data-alive={String(r.alive)} class={r.alive ? '' : 'stopped'}><td class="mono">{r.workerId}</td><td>{r.hostname}</td>
+                <td class={`num ${elClass(avgEl)}`}>{fmtMs(avgEl)}</td><td class={`num ${elClass(maxEl)}`}>{fmtMs(maxEl)}</td>
+                <td class="num">{fmtRate(last?.metrics.database.idle)}</td><td class="num">{fmtRate(last?.metrics.database.poolSize)}</td><td class="num">{fmtRate(last?.metrics.registries.inflightRequests)}</td><td>{fmtAgo(seen)}</td><td data-testid="worker-state">{r.alive ? 'running' : 'stopped'}</td></tr>
             );
           })}
         </tbody></table>

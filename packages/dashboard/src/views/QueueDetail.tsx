@@ -9,7 +9,8 @@ import { Chart } from '../components/Chart.js';
 import { PublishForm } from '../components/PublishForm.js';
 import { QueueForm } from '../components/QueueForm.js';
 import { Action, Card, Confirm, Empty, ErrorNote, Facts, RangePicker, Sparkline, Stat } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime } from '../format.js';
+import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime, severity, signed } from '../format.js';
+import { THRESHOLDS as T } from '../thresholds.js';
 import { POLL_MS, refreshAll, useLoad, useNow } from '../load.js';
 import { navigate, useQueryState } from '../router.js';
 import { frameFrom, latest, rangeParams, sum, type Frame } from '../series.js';
@@ -64,12 +65,13 @@ export function QueueDetailView(props: { name: string }) {
   const totalConsumed = (d.status?.partitions ?? []).reduce((a, p) => a + p.cursor.totalConsumed, 0);
   const nowOf = (f: Frame, i: number): string => fmtRate(latest(f.series[i]?.values ?? []));
   const c = r.config;
-  const pendingTone = totals.pending > 100_000 ? 'bad' : totals.pending > 10_000 ? 'warn' : undefined;
+  const pendingSev = severity(totals.pending, T.pending.warn, T.pending.bad);
+  const pendingTone = pendingSev === 'ok' ? undefined : pendingSev;
   const rows: [string, string, string, Frame, string][] = [
     ['throughput', 'Throughput (push / pop / ack per s)', `${nowOf(tp, 0)} / ${nowOf(tp, 1)} / ${nowOf(tp, 2)}`, tp, ' /s'],
-    ['pending-delta', 'Pending Δ (push - pop)', fmtCount(sum(delta.series[0]?.values ?? [])), delta, ''],
+    ['pending-delta', `Net flow, push − pop (${range})`, signed(sum(delta.series[0]?.values ?? [])), delta, ''],
     ['lag', 'Time lag avg / max', `${fmtMs(latest(lag.series[0]?.values ?? []))} / ${fmtMs(latest(lag.series[1]?.values ?? []))}`, lag, ' ms'],
-    ['errors', 'Errors (ack failed / dlq)', `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
+    ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
     ['consumed', 'Consumed (total)', fmtCount(totalConsumed), consumed, ''],
   ];
   const clearPath = (partition?: string) => withQuery(`/api/v1/queues/${seg(name)}/clear`, { partition });
@@ -94,8 +96,8 @@ export function QueueDetailView(props: { name: string }) {
         <Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setModal('delete')}>Delete queue</Action>
       </div>
       <ErrorNote error={detail.error ?? series.error} stale />
-      {d.dlqTotal > 0 && <a class="banner bad" href={`/dlq?queue=${encodeURIComponent(name)}`}>{fmtCount(d.dlqTotal)} message(s) in the dead-letter queue</a>}
-      {ackFailed > 0 && <div class="banner warn">{fmtCount(ackFailed)} ack failure(s) in this period</div>}
+      {d.dlqTotal > 0 && <a class="banner bad" href={`/dlq?queue=${encodeURIComponent(name)}`}>{fmtCount(d.dlqTotal)} message(s) in the dead-letter queue now</a>}
+      {ackFailed > 0 && <div class="banner warn">{fmtCount(ackFailed)} failed ack(s) in the last {range} (retried, not in the DLQ)</div>}
       {pendingTone !== undefined && <div class={`banner ${pendingTone}`}>{fmtCount(totals.pending)} messages pending</div>}
       <div class="strip" data-testid="queue-counts">
         <Stat label="Pending" value={fmtCount(totals.pending)} testid="q-pending" tone={pendingTone} />

@@ -13,17 +13,22 @@ import { refreshAll, useLoad } from '../load.js';
 import { navigate, useQueryState } from '../router.js';
 import { rangeParams } from '../series.js';
 import type { QueueLagRow, QueueOpsRow, QueueRow } from '../types.js';
+import { FALLING_MIN_PENDING, FALLING_MIN_PUSHED, FALLING_RATIO, THRESHOLDS as T } from '../thresholds.js';
 
 interface Line { q: QueueRow; density: number; push: number; pop: number; ratio: number; lagMs: number; sev: 'bad' | 'warn' | 'idle' | 'ok' }
 
 const WINDOW_S = 15 * 60;
 
-/** Severity of a queue row (DASHBOARD.md 3.3). */
-function rowSeverity(push: number, pop: number, pending: number, lagMs: number): Line['sev'] {
-  const ratio = push > 0 ? pop / push : 1;
-  if (ratio < 0.65 || lagMs >= 60_000) return 'bad';
-  if (ratio < 0.85 || lagMs >= 10_000) return 'warn';
-  if (push < 5 && pop < 5 && pending === 0) return 'idle';
+/**
+ * Severity of a queue row (docs/dashboard.md "Colour"): delivery lag, pending depth, and pops falling behind
+ * pushes, the last only with real traffic (FALLING_MIN_PUSHED in the window and FALLING_MIN_PENDING waiting).
+ */
+export function rowSeverity(pushed: number, popped: number, pending: number, lagMs: number): Line['sev'] {
+  const judged = pushed >= FALLING_MIN_PUSHED && pending >= FALLING_MIN_PENDING;
+  const ratio = judged ? popped / pushed : 1;
+  if (ratio < FALLING_RATIO.bad || lagMs >= T.deliveryLagMs.bad || pending >= T.pending.bad) return 'bad';
+  if (ratio < FALLING_RATIO.warn || lagMs >= T.deliveryLagMs.warn || pending >= T.pending.warn) return 'warn';
+  if (pushed === 0 && popped === 0 && pending === 0) return 'idle';
   return 'ok';
 }
 
@@ -62,10 +67,11 @@ export function QueuesView() {
     lines = d.queues
       .filter((q) => (needle === '' || q.name.toLowerCase().includes(needle)) && (namespace === '' || (q.namespace ?? '') === (namespace === '(empty)' ? '' : namespace)) && (task === '' || (q.task ?? '') === (task === '(empty)' ? '' : task)))
       .map((q) => {
-        const pu = (push.get(q.name) ?? 0) / WINDOW_S;
-        const po = (pop.get(q.name) ?? 0) / WINDOW_S;
+        const pushed = push.get(q.name) ?? 0;
+        const popped = pop.get(q.name) ?? 0;
         const l = lag.get(q.name) ?? 0;
-        return { q, density: q.partitions > 0 ? q.messages.total / q.partitions : 0, push: pu, pop: po, ratio: pu > 0 ? po / pu : 1, lagMs: l, sev: rowSeverity(pu, po, q.messages.pending, l) };
+        const sev = rowSeverity(pushed, popped, q.messages.pending, l);
+        return { q, density: q.partitions > 0 ? q.messages.total / q.partitions : 0, push: pushed / WINDOW_S, pop: popped / WINDOW_S, ratio: pushed > 0 ? popped / pushed : 1, lagMs: l, sev };
       });
     const by: Record<string, (a: Line, b: Line) => number> = {
       worst: (a, b) => RANK[a.sev] - RANK[b.sev] || b.lagMs - a.lagMs || b.q.messages.pending - a.q.messages.pending || a.q.name.localeCompare(b.q.name),
@@ -84,10 +90,10 @@ export function QueuesView() {
     { key: 'pending', header: 'Pending', width: '1fr', align: 'right', cell: (l) => fmtCount(l.q.messages.pending) },
     { key: 'total', header: 'Total', width: '1fr', align: 'right', cell: (l) => fmtCount(l.q.messages.total) },
     { key: 'density', header: 'Density', width: '1fr', align: 'right', cell: (l) => `${fmtRate(l.density)} msg/p` },
-    { key: 'throughput', header: 'Pop/s', width: '1fr', align: 'right', cell: (l) => <>{fmtRate(l.pop)} <span class={l.ratio >= 1 ? 'ok' : l.ratio >= 0.85 ? 'muted' : 'bad'}>{l.ratio >= 1 ? '↑' : l.ratio >= 0.85 ? '→' : '↓'}</span></> },
+    { key: 'throughput', header: 'Pop/s', width: '1fr', align: 'right', cell: (l) => <>{fmtRate(l.pop)} <span class="muted" title="pops against pushes in the last 15 minutes">{l.ratio >= 1 ? '↑' : l.ratio >= FALLING_RATIO.warn ? '→' : '↓'}</span></> },
     { key: 'lag', header: 'Lag p99', width: '1fr', align: 'right', cell: (l) => fmtMs(l.lagMs) },
     { key: 'partitions', header: 'Partitions', width: '1fr', align: 'right', cell: (l) => fmtCount(l.q.partitions) },
-    { key: 'actions', header: '', width: '70px', cell: (l) => <span onClick={(e) => e.stopPropagation()}><Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setDeleting(l.q)}>Delete</Action></span> },
+    { key: 'actions', header: '', width: '96px', cell: (l) => <span onClick={(e) => e.stopPropagation()}><Action needs="ADMIN" kind="danger" testid="delete-queue" onClick={() => setDeleting(l.q)}>Delete</Action></span> },
   ];
   const all = d?.queues ?? [];
   const nsOptions = [{ value: '', label: 'All namespaces' }, ...optionsOf(all, 'namespace').map((v) => ({ value: v, label: v })), { value: '(empty)', label: '(empty)' }];

@@ -13,7 +13,7 @@ import { latest, rangeParams, type Frame } from '../series.js';
 import { allows, session } from '../session.js';
 import { useStore } from '../store.js';
 import type { Overview, SharedState, SystemMetrics, SystemPoint } from '../types.js';
-import { perReplicaFrame, systemFrame } from './common.js';
+import { brokerCountText, perReplicaFrame, runningOnly, systemFrame } from './common.js';
 import { toast } from '../components/toasts.js';
 
 interface PgStats {
@@ -115,7 +115,8 @@ export function SystemView() {
     if (sm === null) return { x: [], series: [] };
     return mode === 'server' && sm.replicas.length > 1 ? perReplicaFrame(sm, single) : systemFrame(sm, labels, pick, agg);
   };
-  const last = sm?.replicas.map((r) => r.timeSeries[r.timeSeries.length - 1]).filter((p): p is SystemPoint => p !== undefined) ?? [];
+  // "Latest" figures are of the running brokers: a stopped one's last samples are history, not now.
+  const last = (sm === null ? [] : runningOnly(sm).replicas).map((r) => r.timeSeries[r.timeSeries.length - 1]).filter((p): p is SystemPoint => p !== undefined);
   const cpuNow = latest(last.map((p) => p.metrics.cpu.userPercent + p.metrics.cpu.systemPercent));
   return (
     <div class="stack">
@@ -133,11 +134,11 @@ export function SystemView() {
         <>
           <ErrorNote error={data.error} stale={sm !== null} />
           <div class="strip" data-testid="system-summary">
-            <div class="stat"><div class="stat-label">Replicas</div><div class="stat-value" data-testid="sys-replicas">{fmtCount(sm?.replicaCount)}</div></div>
+            <div class="stat"><div class="stat-label">Brokers</div><div class="stat-value" data-testid="sys-replicas">{sm === null ? '–' : brokerCountText(sm)}</div></div>
             <div class="stat"><div class="stat-label">Points</div><div class="stat-value">{fmtCount(sm?.replicas.reduce((a, r) => a + r.timeSeries.length, 0))}</div></div>
             <div class="stat"><div class="stat-label">Bucket</div><div class="stat-value">{sm === null ? '–' : `${sm.bucketMinutes} min`}</div></div>
             <div class="stat"><div class="stat-label">Latest CPU</div><div class="stat-value">{cpuNow === null ? '–' : `${cpuNow.toFixed(1)}%`}</div></div>
-            <div class="stat"><div class="stat-label">Memory (RSS)</div><div class="stat-value">{fmtBytes(last.reduce((a, p) => a + p.metrics.memory.rss, 0))}</div></div>
+            <div class="stat"><div class="stat-label">Memory (RSS, running)</div><div class="stat-value">{fmtBytes(last.reduce((a, p) => a + p.metrics.memory.rss, 0))}</div></div>
             <div class="stat"><div class="stat-label">DB active</div><div class="stat-value">{fmtCount(last.reduce((a, p) => a + p.metrics.database.active, 0))}</div></div>
           </div>
           <div class="grid2">
@@ -149,7 +150,7 @@ export function SystemView() {
             <Card title="Parked pops"><Chart span={rangeParams(range)} frame={chart(['parked'], (p) => [p.metrics.registries.parkedPops], (p) => p.metrics.registries.parkedPops)} /></Card>
           </div>
           {sm !== null && sm.replicas.length > 1 && (
-            <Card title="Server details"><Rows rows={sm.replicas} head={['Worker', 'Host', 'Port', 'Points']} cells={(r) => [r.workerId, r.hostname, String(r.port), r.timeSeries.length]} empty="" /></Card>
+            <Card title="Brokers with samples in this range"><Rows testid="sys-brokers" rows={sm.replicas} head={['Worker', 'Host', 'Port', 'Points', 'State']} cells={(r) => [r.workerId, r.hostname, String(r.port), r.timeSeries.length, r.alive ? 'running' : 'stopped']} empty="" /></Card>
           )}
           <Cluster />
         </>

@@ -27,6 +27,18 @@ export function pendingDeltaFrame(st: Status): Frame {
   return f;
 }
 
+/** Only the brokers running now: "now" figures and counts never include a stopped process's last samples. */
+export function runningOnly(sm: SystemMetrics): SystemMetrics {
+  const replicas = sm.replicas.filter((r) => r.alive);
+  return { ...sm, replicas, replicaCount: replicas.length, aliveCount: replicas.length };
+}
+
+/** "2 running", or "1 running · 1 stopped" when stopped brokers left samples in the window. */
+export function brokerCountText(sm: SystemMetrics): string {
+  const stopped = sm.replicaCount - sm.aliveCount;
+  return `${sm.aliveCount} running${stopped > 0 ? ` · ${stopped} stopped` : ''}`;
+}
+
 /** One value of every replica's samples, aggregated per bucket across replicas by `how`. */
 export function systemFrame(sm: SystemMetrics, labels: string[], pick: (p: SystemPoint) => number[], how: 'sum' | 'avg' | 'max' = 'sum'): Frame {
   const rows = sm.replicas.flatMap((r) => r.timeSeries.map((p) => ({ timestamp: p.timestamp, values: pick(p) })));

@@ -6,6 +6,7 @@
 -- ends, and the push that comes next finds no entry and writes one. So a message is never left without an
 -- entry by this removal.
 --   Parameters: the entry (p_queue_id, p_group, p_partition_id) and the locked cursor's committed offset.
+--   Skipped (nothing removed, no lock) inside SQL API calls (queen.api = on).
 --   Result: none.
 --   Locks: the partition row FOR SHARE SKIP LOCKED (a partition being written keeps its entry: the next pop
 --     sees it again), taken only when the entry exists: a pair not registered with the index, or whose
@@ -18,6 +19,11 @@ SET enable_seqscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
+  -- An SQL API call (queen.api = on) may sit inside a long application transaction: the share lock would
+  -- hold the partition's pushes until it commits. It leaves the entry for the broker's next pop to drop.
+  IF current_setting('queen.api', true) = 'on' THEN
+    RETURN;
+  END IF;
   PERFORM 1 FROM queen.backlog b
   WHERE b.queue_id = p_queue_id AND b.consumer_group = p_group AND b.partition_id = p_partition_id;
   IF NOT FOUND THEN

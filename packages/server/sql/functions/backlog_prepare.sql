@@ -12,6 +12,7 @@
 --   or whose pair another pop is registering or rebuilding right now, walks every partition instead, as
 --   before the index existed, and registration is tried again by the next pop.
 --   Parameters: p_queue_id, p_queue_name, p_group; p_now the caller's clock; p_every how old a rebuild may get.
+--   An SQL API call (queen.api = on) only reads: it never registers or rebuilds (see below).
 --   Result: true when the pair is registered (as this transaction sees it) and the pop walks the index;
 --     false when it must walk the partitions.
 --   Locks: a transaction-level advisory lock per (queue, group), taken with try (never waited for); at
@@ -37,6 +38,12 @@ BEGIN
   IF v_registered AND v_pair.repaired_at > p_now - p_every AND v_pair.sweep_after IS NULL THEN
     RETURN true;
   END IF;
+  -- An SQL API call (queen.api = on) runs inside an application's transaction, which may last: it walks a
+  -- fresh index but never registers or rebuilds one, whose lock would hold every push to the queue until
+  -- that application commits. It walks the partitions instead; the broker's next pop does the work.
+  IF current_setting('queen.api', true) = 'on' THEN
+    RETURN false;
+  END IF;
   IF NOT pg_try_advisory_xact_lock(hashtextextended('queen.backlog/' || p_queue_id::text || '/' || p_group, 0)) THEN
     RETURN v_registered;  -- another pop is registering or rebuilding this pair
   END IF;
@@ -57,6 +64,12 @@ BEGIN
   v_registered := FOUND;
   IF v_registered AND v_pair.repaired_at > p_now - p_every AND v_pair.sweep_after IS NULL THEN
     RETURN true;
+  END IF;
+  -- An SQL API call (queen.api = on) runs inside an application's transaction, which may last: it walks a
+  -- fresh index but never registers or rebuilds one, whose lock would hold every push to the queue until
+  -- that application commits. It walks the partitions instead; the broker's next pop does the work.
+  IF current_setting('queen.api', true) = 'on' THEN
+    RETURN false;
   END IF;
 
   -- The partitions of this slice (all of them at registration), in id order (partitions_rotation_idx); the

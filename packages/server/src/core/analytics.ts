@@ -81,13 +81,18 @@ export function statusAnalyticsBody(range: TimeRange, interval: string, points: 
   };
 }
 
-/** The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first. */
-export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[]): Record<string, unknown> {
-  const replicas = new Map<string, { hostname: string; port: number; workerId: string; timeSeries: unknown[] }>();
+/**
+ * The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first.
+ * `alive` (an addition to API.md) says whether the process is running now (in `aliveIds`: not stopped, a
+ * recent heartbeat), so a restarted broker's old samples are not counted as a second running broker;
+ * `aliveCount` counts those.
+ */
+export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[], aliveIds: ReadonlySet<string>): Record<string, unknown> {
+  const replicas = new Map<string, { hostname: string; port: number; workerId: string; alive: boolean; timeSeries: unknown[] }>();
   for (const row of rows) {
     let replica = replicas.get(row.serverId);
     if (replica === undefined) {
-      replica = { hostname: row.hostname, port: row.port, workerId: row.serverId, timeSeries: [] };
+      replica = { hostname: row.hostname, port: row.port, workerId: row.serverId, alive: aliveIds.has(row.serverId), timeSeries: [] };
       replicas.set(row.serverId, replica);
     }
     replica.timeSeries.push({
@@ -102,5 +107,6 @@ export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[]
       },
     });
   }
-  return { timeRange: wireRange(range), replicas: [...replicas.values()], replicaCount: replicas.size, bucketMinutes: range.bucketMinutes };
+  const list = [...replicas.values()];
+  return { timeRange: wireRange(range), replicas: list, replicaCount: list.length, aliveCount: list.filter((r) => r.alive).length, bucketMinutes: range.bucketMinutes };
 }

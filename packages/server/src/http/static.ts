@@ -8,6 +8,7 @@
  * Hashed assets are immutable for a year, `index.html` is never cached, the rest is cached for an hour.
  * A `<file>.gz` written by the build is sent instead of the file when the client accepts gzip.
  */
+import type { DashboardOidc } from '../config.js';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -33,6 +34,15 @@ const NEVER_SPA = /^\/(api|health|metrics|streams|internal)(\/|$)/;
 const HASHED = /\.[0-9a-f]{8,}\.(js|css)$/i;
 
 /** Answers a request no route matched; resolves false when the caller should send its 404 instead. */
+/** What the dashboard reads at start from SETTINGS_PATH (public: no secret in it). */
+export interface DashboardSettings {
+  /** The OpenID Connect sign-in, or null (token pasting only). */
+  oidc: DashboardOidc | null;
+}
+
+/** Where the dashboard's settings are served. */
+export const SETTINGS_PATH = '/dashboard-config.json';
+
 export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 function plain(res: ServerResponse, status: number, text: string): true {
@@ -60,8 +70,9 @@ async function regularFile(file: string): Promise<fs.Stats | null> {
  * The handler for a bundle directory, or null (with the reason) when the directory holds no `index.html`
  * (the dashboard was not built): the broker then serves the API alone.
  */
-export function createStaticHandler(dir: string): { handler: StaticHandler } | { missing: string } {
+export function createStaticHandler(dir: string, settings: DashboardSettings = { oidc: null }): { handler: StaticHandler } | { missing: string } {
   const root = path.resolve(dir);
+  const settingsBody = JSON.stringify(settings);
   if (!fs.existsSync(path.join(root, 'index.html'))) return { missing: path.join(root, 'index.html') };
 
   async function send(req: IncomingMessage, res: ServerResponse, file: string, stat: fs.Stats): Promise<true> {
@@ -114,6 +125,11 @@ export function createStaticHandler(dir: string): { handler: StaticHandler } | {
       return plain(res, 400, 'Bad Request');
     }
     if (decoded.includes('\0')) return plain(res, 400, 'Bad Request');
+    if (decoded === SETTINGS_PATH) {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Length': Buffer.byteLength(settingsBody) });
+      res.end(req.method === 'HEAD' ? undefined : settingsBody);
+      return true;
+    }
     const file = path.resolve(root, `.${decoded.replace(/\\/g, '/')}`);
     if (file !== root && !file.startsWith(root + path.sep)) return plain(res, 403, 'Forbidden');
     const stat = file === root ? null : await regularFile(file);

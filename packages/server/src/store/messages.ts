@@ -60,6 +60,13 @@ export interface ListedMessage {
   deadLetterGroups: string[];
   /** The segment time as PostgreSQL renders it (microseconds, UTC): the listing's keyset position. */
   at: string;
+  /**
+   * With a preview asked for: the stored text's first `previewChars` characters (a sealed payload whole, so
+   * that it can be opened), else null.
+   */
+  payloadHead: string | null;
+  /** With a preview asked for: the stored text's size in bytes, else null. */
+  payloadBytes: number | null;
 }
 
 /** Everything the message detail shows. */
@@ -81,7 +88,10 @@ const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text 
     queen.format_millis(s.created_at) AS "createdAt", (s.first_offset + m.n - 1)::float8 AS "offset",
     s.created_at::text AS at,
     ARRAY(SELECT DISTINCT d.consumer_group FROM queen.dead_letters d
-          WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups"
+          WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups",
+    CASE WHEN $12 > 0 THEN CASE WHEN starts_with(s.payloads[m.n], $13) THEN s.payloads[m.n] ELSE left(s.payloads[m.n], $12) END END
+      AS "payloadHead",
+    CASE WHEN $12 > 0 THEN octet_length(s.payloads[m.n]) END AS "payloadBytes"
   FROM queen.queues q
   JOIN queen.partitions p ON p.queue_id = q.id
   JOIN queen.segments s ON s.partition_id = p.id
@@ -106,14 +116,17 @@ export interface MessagePosition {
 /**
  * A page of messages matching the filter, newest first (segment time, then partition, then offset): the
  * first `limit` after skipping `offset`, or, given `after`, the first `limit` past that position (keyset).
+ * `preview` (optional): the characters of each payload to return and the prefix of sealed payloads, which
+ * come back whole.
  */
 export async function messageList(
   db: Db,
-  params: { filter: MessageFilter; limit: number; offset: number; after?: MessagePosition | null },
+  params: { filter: MessageFilter; limit: number; offset: number; after?: MessagePosition | null; preview?: { chars: number; sealedPrefix: string } },
 ): Promise<ListedMessage[]> {
   const { filter, after } = params;
   const result = await db.query<ListedMessage>(LIST_SQL, [filter.queue, filter.partition, filter.namespace, filter.task,
-    filter.from, filter.to, params.limit, params.offset, after?.at ?? null, after?.partitionId ?? null, after?.offset ?? null]);
+    filter.from, filter.to, params.limit, params.offset, after?.at ?? null, after?.partitionId ?? null, after?.offset ?? null,
+    params.preview?.chars ?? 0, params.preview?.sealedPrefix ?? '']);
   return result.rows;
 }
 

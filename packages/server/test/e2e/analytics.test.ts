@@ -130,12 +130,13 @@ describe('GET /api/v1/analytics/system-metrics', () => {
     await refresh(a);
     await refresh(b);
     const body = (await a.get('/api/v1/analytics/system-metrics')).json;
-    assert.deepEqual(Object.keys(body), ['timeRange', 'replicas', 'replicaCount', 'bucketMinutes']);
+    assert.deepEqual(Object.keys(body), ['timeRange', 'replicas', 'replicaCount', 'aliveCount', 'bucketMinutes']);
     assert.equal(body.bucketMinutes, 1);
     assert.equal(body.replicaCount, body.replicas.length);
     const replica = body.replicas.find((r: any) => r.workerId === 'an-b');
     assert.ok(replica, JSON.stringify(body.replicas.map((r: any) => r.workerId)));
-    assert.deepEqual(Object.keys(replica), ['hostname', 'port', 'workerId', 'timeSeries']);
+    assert.deepEqual(Object.keys(replica), ['hostname', 'port', 'workerId', 'alive', 'timeSeries']);
+    assert.equal(replica.alive, true);
     assert.deepEqual([replica.hostname, replica.port], [os.hostname(), brokerB.port]);
     const point = replica.timeSeries[replica.timeSeries.length - 1];
     assert.deepEqual(Object.keys(point), ['timestamp', 'sampleCount', 'metrics']);
@@ -153,6 +154,25 @@ describe('GET /api/v1/analytics/system-metrics', () => {
     assert.deepEqual(only.replicas.map((r: any) => r.workerId), ['an-a']);
     const none = (await a.get('/api/v1/analytics/system-metrics?hostname=no-such-host')).json;
     assert.deepEqual([none.replicas, none.replicaCount], [[], 0]);
+  });
+
+  test('a stopped broker keeps its samples in the range but is marked alive: false and not counted in aliveCount', async () => {
+    // A 1 s heartbeat: alive means a beat within 3 intervals, and 0.6 s is too tight on a loaded machine.
+    const brokerC = await startBroker(db, { ...SETTINGS, QUEEN_HEARTBEAT_INTERVAL_MS: '1000', SERVER_ID: 'an-c' });
+    try {
+      await refresh(client(brokerC.url));
+      const before = await waitFor(async () => (await a.get('/api/v1/analytics/system-metrics')).json,
+        (m) => m.replicas.some((r: any) => r.workerId === 'an-c' && r.alive === true));
+      assert.ok(before.aliveCount >= 1);
+    } finally {
+      await brokerC.stop();
+    }
+    const after = (await a.get('/api/v1/analytics/system-metrics')).json;
+    const c = after.replicas.find((r: any) => r.workerId === 'an-c');
+    assert.ok(c !== undefined && c.timeSeries.length >= 1, 'its samples stay in the range');
+    assert.equal(c.alive, false);
+    assert.equal(after.aliveCount, after.replicas.filter((r: any) => r.alive).length);
+    assert.ok(after.replicaCount > after.aliveCount);
   });
 });
 

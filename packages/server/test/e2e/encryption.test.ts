@@ -126,6 +126,10 @@ describe('a queue with encryptionEnabled', () => {
     const list = await setup.api.get(`/api/v1/messages?queue=${queue}&partition=p3`);
     assert.equal(list.status, 200);
     assert.deepEqual(list.json.messages.map((m: any) => m.transactionId).sort(), ['tx-0', 'tx-1']);
+    // The payload preview is of the plaintext, never of the ciphertext.
+    const previewed = await setup.api.get(`/api/v1/messages?queue=${queue}&partition=p1&preview=1000`);
+    const row = previewed.json.messages.find((m: any) => m.transactionId === 'p1-3');
+    assert.deepEqual([row.payloadPreview, row.payloadTruncated], [JSON.stringify(PAYLOADS[3]), false]);
   });
 
   test('DLQ listing, traces by name and requeue use the plaintext', async () => {

@@ -63,6 +63,25 @@ describe('GET /api/v1/messages', () => {
     assert.deepEqual(body.mode, NO_MODE);
   });
 
+  test('preview=N: the JSON text of each payload cut to N characters, whether it was cut, its size; a bad preview is a 400', async () => {
+    const queue = uniqueQueue('ml-preview');
+    const big = { blob: 'é'.repeat(300) };
+    await setup.api.push([{ queue, partition: 'p1', transactionId: 'small', payload: { a: 1 } }, { queue, partition: 'p1', transactionId: 'big', payload: big }]);
+    const body = await list(`queue=${queue}&preview=40`);
+    for (const m of body.messages) assert.deepEqual(Object.keys(m), [...LIST_KEYS, 'payloadPreview', 'payloadTruncated', 'payloadBytes']);
+    const [bigRow, smallRow] = body.messages;
+    assert.deepEqual([smallRow.payloadPreview, smallRow.payloadTruncated, smallRow.payloadBytes], ['{"a":1}', false, 7]);
+    const bigText = JSON.stringify(big);
+    assert.deepEqual([bigRow.payloadPreview, bigRow.payloadTruncated, bigRow.payloadBytes], [bigText.slice(0, 40), true, Buffer.byteLength(bigText)]);
+    // Without preview (or preview=0) the listing has no payload fields, as before.
+    for (const m of (await list(`queue=${queue}&preview=0`)).messages) assert.deepEqual(Object.keys(m), LIST_KEYS);
+    for (const bad of ['abc', '-1', '1001', '2.5']) {
+      const res = await setup.api.get(`/api/v1/messages?queue=${queue}&preview=${bad}`);
+      assert.equal(res.status, 400, bad);
+      assert.deepEqual(res.json, { error: 'Invalid preview: must be an integer from 0 to 1000' });
+    }
+  });
+
   test('filters: partition, ns and namespace, task; without a queue filter mode is none', async () => {
     const ns = `ns${randomUUID().slice(0, 8)}`;
     await fx.push(`${ns}.alpha`, 'x', 1, 'a');

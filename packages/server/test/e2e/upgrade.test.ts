@@ -5,7 +5,8 @@
  * functions inside migrations) and filled through that release's SQL functions — queues, partitions with
  * backlog, a leased batch, DLQ rows, a consumer group part-way through a partition — is upgraded by today's
  * start-up, then served by a real broker: nothing is lost, the old lease still settles, every function is the
- * one a fresh database gets.
+ * one a fresh database gets, and the public SQL API (docs/sql-api.md), which 1.0 did not have, exists with its
+ * grants and round-trips a message in SQL through a 1.0 queue and its consumer group.
  *
  * This file is the template for every later schema change: freeze the released migrations under
  * test/fixtures/release-X, seed what the change touches, upgrade, check.
@@ -81,6 +82,30 @@ async function drainAndAck(api: Client, group: string | null): Promise<string[]>
   throw new Error('the queue did not drain in 20 pops');
 }
 
+/** The SQL API v1 functions with access rules (docs/sql-api.md "Roles"), none of which release 1.0 had. */
+const SQL_API: ReadonlyArray<[signature: string, access: string]> = [
+  ['queen.produce(jsonb)', 'producer'],
+  ['queen.produce_one(text, jsonb, text, text, boolean)', 'producer'],
+  ['queen.produce_full(text, jsonb, text, text, text, text, timestamptz, boolean)', 'producer'],
+  ['queen.produce_notify(text, jsonb, text, text)', 'producer'],
+  ['queen.consume(jsonb)', 'consumer'],
+  ['queen.consume_one(text, text, integer, text, integer, boolean, text)', 'consumer'],
+  ['queen.commit(jsonb)', 'consumer'],
+  ['queen.commit_one(text, uuid, text, text, text, text)', 'consumer'],
+  ['queen.nack(text, uuid, text, text, text)', 'consumer'],
+  ['queen.reject(text, uuid, text, text, text)', 'consumer'],
+  ['queen.renew(jsonb)', 'consumer'],
+  ['queen.renew_one(text, integer)', 'consumer'],
+  ['queen.transaction(jsonb)', 'consumer'],
+  ['queen.forward(text, uuid, text, text, text, jsonb, text, text)', 'consumer'],
+  ['queen.depth(text, text)', 'consumer, admin'],
+  ['queen.lag(text, text)', 'consumer, admin'],
+  ['queen.has_messages(text, text, text)', 'consumer, admin'],
+  ['queen.configure(text, integer, integer, boolean)', 'admin'],
+  ['queen.seek(text, text, boolean, timestamptz)', 'admin'],
+  ['queen.delete_consumer_group(text, text, boolean)', 'admin'],
+];
+
 describe('upgrade from release 1.0', () => {
   let db: TestDatabase;
   let fresh: TestDatabase;
@@ -89,11 +114,14 @@ describe('upgrade from release 1.0', () => {
   let leased: Array<{ transaction_id: string; partition_id: string }>;
   const leaseId = '0198f2d3-1b2c-7a00-8c11-5e6f708192a3';
   let report: Awaited<ReturnType<typeof migrate>>;
+  let sqlApiBefore: string[];
 
   before(async () => {
     db = await createDatabase();
     fresh = await createDatabase();
     await migrateAsRelease10(db);
+    const existing = await db.query<{ s: string }>('SELECT s FROM unnest($1::text[]) s WHERE to_regprocedure(s) IS NOT NULL', [SQL_API.map(([signature]) => signature)]);
+    sqlApiBefore = existing.rows.map((r) => r.s);
 
     // The data of a working 1.0 installation, written through 1.0's functions.
     const items = PARTITIONS.flatMap((p) => Array.from({ length: PER_PARTITION }, (_, i) => ({ partition: p, id: txn(p, i) })));
@@ -182,5 +210,62 @@ describe('upgrade from release 1.0', () => {
     assert.equal(pushed.status, 201, pushed.text);
     assert.deepEqual(await drainAndAck(api, null), ['after-upgrade']);
     assert.deepEqual(await drainAndAck(api, 'billing'), ['after-upgrade']);
+  });
+
+  test('the SQL API exists with its grants and round-trips a message in SQL through a 1.0 queue and group', async () => {
+    assert.deepEqual(sqlApiBefore, [], 'release 1.0 had none of them');
+    const catalog = await db.query<{ signature: string; definer: boolean; comment: string | null; producer: boolean; consumer: boolean; admin: boolean; public: boolean }>(
+      `SELECT s AS signature, p.prosecdef AS definer, obj_description(p.oid, 'pg_proc') AS comment,
+              has_function_privilege('queen_producer', p.oid, 'EXECUTE') AS producer,
+              has_function_privilege('queen_consumer', p.oid, 'EXECUTE') AS consumer,
+              has_function_privilege('queen_admin', p.oid, 'EXECUTE') AS admin,
+              EXISTS (SELECT 1 FROM aclexplode(p.proacl) a WHERE a.grantee = 0) AS public
+       FROM unnest($1::text[]) s LEFT JOIN pg_proc p ON p.oid = to_regprocedure(s)`, [SQL_API.map(([signature]) => signature)]);
+    for (const [i, row] of catalog.rows.entries()) {
+      const access = SQL_API[i]![1];
+      assert.equal(row.definer, true, `${row.signature} exists and is SECURITY DEFINER`);
+      assert.equal(row.comment, `Queen SQL API v1 (access: ${access})`, row.signature);
+      assert.deepEqual([row.producer, row.consumer, row.admin, row.public], ['producer', 'consumer', 'admin'].map((r) => access.includes(r)).concat(false), row.signature);
+    }
+
+    // An application role that may only produce and consume, with no privilege on any table.
+    const app = new pg.Client(serverConnection(db.name));
+    await app.connect();
+    const role = `upgrade_app_${crypto.randomUUID().slice(0, 8)}`;
+    await app.query(`CREATE ROLE ${role} NOLOGIN IN ROLE queen_producer, queen_consumer`);
+    try {
+      await app.query(`SET ROLE ${role}`);
+      await assert.rejects(app.query('SELECT count(*) FROM queen.partitions'), /permission denied/);
+      await app.query('BEGIN');
+      const produced = await app.query<{ results: Array<{ status: string; transaction_id: string; queueName: string }> }>(
+        'SELECT queen.produce($1::jsonb) AS results', [JSON.stringify([{ queue: QUEUE, partition: 'p2', transactionId: 'sql-after-upgrade', payload: { via: 'sql' } }])]);
+      assert.deepEqual(produced.rows[0]!.results.map((r) => [r.status, r.transaction_id, r.queueName]), [['queued', 'sql-after-upgrade', QUEUE]]);
+      await app.query('COMMIT');
+
+      // Queue mode (drained over HTTP above) and group billing (its 1.0 cursor, then HTTP acks) each get it once.
+      const consumed = await app.query<{ result: Array<{ success: boolean; leaseId: string; partitionId: string; messages: Array<{ transactionId: string; data: unknown }> }> }>(
+        'SELECT queen.consume($1::jsonb) AS result', [JSON.stringify([{ queueName: QUEUE, batchSize: 10 }])]);
+      const pop = consumed.rows[0]!.result[0]!;
+      assert.deepEqual(pop.messages.map((m) => [m.transactionId, m.data]), [['sql-after-upgrade', { via: 'sql' }]]);
+      const committed = await app.query<{ result: Array<{ success: boolean }> }>('SELECT queen.commit($1::jsonb) AS result',
+        [JSON.stringify([{ transactionId: 'sql-after-upgrade', partitionId: pop.partitionId, leaseId: pop.leaseId }])]);
+      assert.deepEqual(committed.rows[0]!.result.map((r) => r.success), [true]);
+
+      const billing = await app.query<{ transaction_id: string; partition_id: string; lease_id: string; payload: unknown }>(
+        `SELECT transaction_id, partition_id, lease_id, payload FROM queen.consume_one($1, 'billing', 10)`, [QUEUE]);
+      assert.deepEqual(billing.rows.map((r) => [r.transaction_id, r.payload]), [['sql-after-upgrade', { via: 'sql' }]]);
+      const one = await app.query<{ ok: boolean }>(`SELECT queen.commit_one($1, $2, $3, 'billing') AS ok`,
+        [billing.rows[0]!.transaction_id, billing.rows[0]!.partition_id, billing.rows[0]!.lease_id]);
+      assert.equal(one.rows[0]!.ok, true);
+      const depth = await app.query<{ q: string; b: string }>(`SELECT queen.depth($1) AS q, queen.depth($1, 'billing') AS b`, [QUEUE]);
+      assert.deepEqual([Number(depth.rows[0]!.q), Number(depth.rows[0]!.b)], [0, 0]);
+    } finally {
+      await app.query('RESET ROLE').catch(() => undefined);
+      await app.query(`DROP ROLE ${role}`).catch(() => undefined);
+      await app.end();
+    }
+    // Settled in SQL means settled for HTTP consumers too.
+    assert.deepEqual(await drainAndAck(api, null), []);
+    assert.deepEqual(await drainAndAck(api, 'billing'), []);
   });
 });

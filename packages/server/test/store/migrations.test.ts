@@ -210,8 +210,9 @@ describe('migrate: function files', () => {
     const pool = poolOn(db);
     const first = await migrateSchema(pool);
     assert.deepEqual(first.functions, functionFiles.map((f) => f.name));
-    const recorded = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.function_files ORDER BY name');
-    assert.deepEqual(recorded.rows, functionFiles.map((f) => ({ name: f.name, checksum: f.checksum })).sort((a, b) => a.name.localeCompare(b.name)));
+    // Byte order on both sides: locale collations disagree on '_' against '.' (commit_one.sql, commit.sql).
+    const recorded = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.function_files ORDER BY name COLLATE "C"');
+    assert.deepEqual(recorded.rows, functionFiles.map((f) => ({ name: f.name, checksum: f.checksum })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
     assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [] });
     const checksums = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
     assert.deepEqual(checksums.rows, files.map((m) => ({ name: m.name, checksum: m.checksum })));

@@ -16,7 +16,7 @@ function rows(count: number): ListedMessage[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `id-${count - i}`, transactionId: `t-${count - i}`, partitionId: PID, partition: 'p', queue: 'q', namespace: '', task: '',
     priority: 0, traceId: null, producerSub: null, createdAt: '2026-01-01T00:00:00.000Z', offset: count - i, deadLetterGroups: [],
-    at: '2026-01-01 00:00:00.000001+00',
+    at: '2026-01-01 00:00:00.000001+00', payloadHead: null, payloadBytes: null,
   }));
 }
 

@@ -35,8 +35,11 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
-        const rows = await catalog.systemSeries({ buckets: range, hostname: query.string('hostname'), serverId: query.string('workerId') });
-        return { status: 200, body: systemMetricsBody(range, rows) };
+        const [rows, alive] = await Promise.all([
+          catalog.systemSeries({ buckets: range, hostname: query.string('hostname'), serverId: query.string('workerId') }),
+          catalog.serverAliveList({ aliveSeconds: core.metrics.heartbeat.aliveSeconds }),
+        ]);
+        return { status: 200, body: systemMetricsBody(range, rows, new Set(alive.map((r) => r.serverId))) };
       },
     },
     {

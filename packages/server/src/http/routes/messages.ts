@@ -6,7 +6,7 @@ import { adminNotFound, badRequest } from '../../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
-import { isSealed } from '../../core/payload-cipher.js';
+import { isSealed, SEALED_PREFIX } from '../../core/payload-cipher.js';
 import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import { pageOf } from '../pagination.js';
@@ -36,12 +36,43 @@ function cursorParam(query: Query): ListPosition | null {
   return position;
 }
 
-function summaryWire(m: MessageSummary): Record<string, unknown> {
+/** Largest `preview` of `GET /api/v1/messages` (characters of each payload's JSON text). */
+export const MAX_PREVIEW_CHARS = 1000;
+
+/** `preview`: absent or 0 = no preview; else an integer from 1 to MAX_PREVIEW_CHARS, otherwise a 400. */
+function previewOf(query: Query): number {
+  const raw = query.string('preview');
+  if (raw === null) return 0;
+  const n = query.integer('preview');
+  if (n === null || n < 0 || n > MAX_PREVIEW_CHARS) throw badRequest(`Invalid preview: must be an integer from 0 to ${MAX_PREVIEW_CHARS}`);
+  return n;
+}
+
+/**
+ * The preview fields (only when asked for): the payload's JSON text cut to `chars` characters (a sealed
+ * payload opened first; null when it cannot be), whether it was cut, and the stored size in bytes.
+ */
+function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
+  if (chars === 0 || m.payloadHead === null) return {};
+  if (!isSealed(m.payloadHead)) {
+    // The head is the first `chars` characters: it was cut when the whole text has more bytes than it.
+    return { payloadPreview: m.payloadHead, payloadTruncated: Buffer.byteLength(m.payloadHead) < (m.payloadBytes ?? 0), payloadBytes: m.payloadBytes };
+  }
+  let text: string | null;
+  try {
+    text = payloads.text(m.payloadHead);
+  } catch {
+    text = null;
+  }
+  return { payloadPreview: text?.slice(0, chars) ?? null, payloadTruncated: text !== null && text.length > chars, payloadBytes: m.payloadBytes };
+}
+
+function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
   return {
     id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
     queue: m.queue, partition: m.partition, namespace: m.namespace, task: m.task, status: m.status,
     queueStatus: m.queueStatus, busStatus: m.busStatus, traceId: m.traceId, producerSub: m.producerSub,
-    queuePriority: m.priority, createdAt: m.createdAt, leaseExpiresAt: m.leaseExpiresAt,
+    queuePriority: m.priority, createdAt: m.createdAt, leaseExpiresAt: m.leaseExpiresAt, ...previewWire(m, chars, payloads),
   };
 }
 
@@ -58,9 +89,11 @@ export function messageRoutes(core: RouteContext): Route[] {
         const { limit, offset } = pageOf(query, 200, 1000);
         const status = query.string('status');
         const after = cursorParam(query);
+        const chars = previewOf(query);
+        const preview = chars > 0 ? { chars, sealedPrefix: SEALED_PREFIX } : undefined;
         const { page, mode } = await core.catalog.messageSnapshot(async (reads) => {
           const reader = {
-            page: (params: { limit: number; offset: number; after: ListPosition | null }) => reads.messageList({ filter, ...params }),
+            page: (params: { limit: number; offset: number; after: ListPosition | null }) => reads.messageList({ filter, ...params, ...(preview === undefined ? {} : { preview }) }),
             cursors: (partitionIds: string[]) => reads.cursorFactsFind({ partitionIds }),
           };
           return {
@@ -71,7 +104,7 @@ export function messageRoutes(core: RouteContext): Route[] {
         return {
           status: 200,
           body: {
-            messages: page.messages.map(summaryWire),
+            messages: page.messages.map((m) => summaryWire(m, chars, core.payloads)),
             mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount),
             nextCursor: page.next === null ? null : encodeListPosition(page.next),
           },
