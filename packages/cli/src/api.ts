@@ -18,7 +18,7 @@ export function query(params: Params = {}): string {
   return text ? `?${text}` : '';
 }
 
-/** Percent-encodes a path segment. */
+/** Percent-encodes a path segment (the SDK refuses a `.` or `..` segment before sending). */
 export const seg = (name: string): string => encodeURIComponent(name);
 
 /** Options of one call. */

@@ -71,8 +71,20 @@ export function queryString(params: Record<string, unknown> | undefined): string
   return text === '' ? '' : `?${text}`;
 }
 
-/** Percent-encodes one path segment. */
+/**
+ * Percent-encodes one path segment. A name `.` or `..` cannot be sent in a path at all (URL parsers resolve
+ * it, also as `%2E%2E`): `assertNoDotSegment` refuses such a request before it is sent.
+ */
 export const seg = (name: string): string => encodeURIComponent(name);
+
+/** A path segment that URL parsers resolve (`.`, `..`, also percent-encoded): the request would reach another resource. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
+
+/** Throws VALIDATION when `path` holds a `.` or `..` segment (a queue, partition or group named so). */
+export function assertNoDotSegment(path: string): void {
+  const bare = path.split('?')[0]!;
+  if (DOT_SEGMENT.test(bare)) throw new QueenError('VALIDATION', `A name "." or ".." cannot be used in a request path (it would address another resource): ${bare}`);
+}
 
 /** Sends requests to the brokers with the retry, failover and timeout policy of CLIENT.md §9. */
 export class Transport {
@@ -94,6 +106,7 @@ export class Transport {
 
   /** Runs `spec` under the retry policy; resolves with a 2xx answer or rejects with a QueenError. */
   async request(spec: RequestSpec): Promise<HttpResponse> {
+    assertNoDotSegment(spec.path);
     const failover = this.options.enableFailover && this.options.urls.length > 1;
     const order = this.balancer.order(spec.affinityKey);
     const plan = failover ? order : Array.from({ length: Math.max(1, this.options.retryAttempts) }, () => order[0]!);
@@ -157,7 +170,7 @@ export class Transport {
       if (res.status < 200 || res.status >= 300) {
         const brokerText = body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : undefined;
         const error = new QueenError('HTTP', brokerText ?? `HTTP ${res.status}: ${res.statusText}`, { status: res.status, body, url: baseUrl });
-        if (res.status === 429) {
+        if (res.status === 429 || res.status === 503) {
           const retryAfterMillis = parseRetryAfter(res.headers.get('retry-after'));
           if (retryAfterMillis !== undefined) this.failures.set(error, { retryAfterMillis });
         }

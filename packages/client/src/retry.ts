@@ -4,7 +4,7 @@
  */
 import { QueenError } from './errors.js';
 
-/** Longest Retry-After honoured on a 429. */
+/** Longest Retry-After honoured on a 429 or 503. */
 export const MAX_RETRY_AFTER_MILLIS = 30_000;
 
 /** True when another attempt may succeed. */

@@ -68,6 +68,30 @@ describe('retry policy', () => {
     assert.ok(gap >= 950, `waited ${gap} ms`);
   });
 
+  test('503 (the database is unreachable) is retried after Retry-After seconds', async () => {
+    const s = await serve([{ status: 503, headers: { 'Retry-After': '1' }, body: { error: 'Service Unavailable: the database is unreachable' } }, { status: 200, body: { ok: 1 } }]);
+    const q = testClient(s.url, { retryDelayMillis: 1 });
+    assert.deepEqual(await q.admin.metrics(), { ok: 1 });
+    const gap = s.seen[1]!.at - s.seen[0]!.at;
+    assert.ok(gap >= 950, `waited ${gap} ms`);
+  });
+
+  test('names "." and ".." never reach a path: VALIDATION before any request; dots inside a name are fine', async () => {
+    const s = await serve([{ status: 200, body: {} }]);
+    const q = testClient(s.url);
+    for (const call of [
+      () => q.admin.deleteConsumerGroupForQueue('G', '..'),
+      () => q.admin.seekConsumerGroupPartition('G', 'q', '..', { toEnd: true }),
+      () => q.admin.deleteConsumerGroup('.'),
+    ]) {
+      const error = await rejection(call());
+      assert.equal(error.code, 'VALIDATION', error.message);
+    }
+    assert.equal(s.seen.length, 0, 'nothing was sent');
+    await q.admin.deleteConsumerGroupForQueue('G', 'orders.v2');
+    assert.equal(s.seen[0]!.url, '/api/v1/consumer-groups/G/queues/orders.v2?deleteMetadata=true');
+  });
+
   test('network errors are retried and end as NETWORK', async () => {
     const q = testClient(await deadUrl(), { retryAttempts: 2 });
     const error = await rejection(q.admin.health());

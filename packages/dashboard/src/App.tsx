@@ -2,7 +2,7 @@
 import { Shell } from './components/Shell.js';
 import { Toasts } from './components/toasts.js';
 import { Empty } from './components/ui.js';
-import { useLocation, useTitle } from './router.js';
+import { decodeSegment, useLocation, useTitle } from './router.js';
 import { AnalyticsView } from './views/Analytics.js';
 import { ConsumersView } from './views/Consumers.js';
 import { DashboardView } from './views/Dashboard.js';
@@ -15,9 +15,9 @@ import { SystemView } from './views/System.js';
 import { TracesView } from './views/Traces.js';
 
 function pick(path: string): { title: string; view: () => preact.JSX.Element } {
-  const queue = /^\/queues\/(.+)$/.exec(path);
-  if (queue !== null) {
-    const name = queue[1]!;
+  const queue = /^\/queues\/([^/]+)$/.exec(path);
+  const name = queue === null ? null : decodeSegment(queue[1]!);
+  if (name !== null) {
     return { title: name, view: () => <QueueDetailView key={name} name={name} /> };
   }
   switch (path) {

@@ -14,6 +14,7 @@ export class ApiError extends Error {
 
 /** One JSON call. `needs` names the route's level for the 403 text. */
 export async function call<T>(method: string, path: string, body?: unknown, needs?: Role): Promise<T> {
+  if (DOT_SEGMENT.test(path.split('?')[0]!)) throw new ApiError(400, 'A name "." or ".." cannot be used in a request path (it would address another resource)');
   const headers: Record<string, string> = {};
   const token = session.get().token;
   if (token !== null) headers.Authorization = `Bearer ${token}`;
@@ -60,8 +61,11 @@ export function withQuery(path: string, params: Record<string, string | number |
   return text === '' ? path : `${path}?${text}`;
 }
 
-/** Percent-encodes one path segment. */
+/** Percent-encodes one path segment (`call` refuses a `.` or `..` segment: the browser would resolve it). */
 export const seg = (value: string): string => encodeURIComponent(value);
+
+/** A segment the browser resolves (`.`, `..`, also as `%2E`): the call would reach another resource. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i;
 
 /** The request as a curl command line (with the token as a variable, never its value). */
 export function asCurl(method: string, path: string, body?: unknown): string {

@@ -5,13 +5,22 @@
 import { useEffect } from 'preact/hooks';
 import { createStore, useStore } from './store.js';
 
-/** The current path and query. */
+/** The current path (still percent-encoded: a name may contain `/`, `?`, `#`...) and query. */
 export interface Location {
   path: string;
   query: URLSearchParams;
 }
 
-const read = (): Location => ({ path: decodeURI(location.pathname), query: new URLSearchParams(location.search) });
+const read = (): Location => ({ path: location.pathname, query: new URLSearchParams(location.search) });
+
+/** Decodes one path segment (`decodeURI` would leave `%2F`, `%3F`, `%23`, `%3A`... encoded); null when malformed. */
+export function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
 
 /** The location store. */
 export const currentLocation = createStore<Location>(read());

@@ -428,3 +428,13 @@ test('Deep links, history fallback, back/forward, jump search; the API keeps its
   assert.deepEqual(api.json, { error: 'Not Found' });
   noProblems();
 });
+
+test('Queue detail opens queues whose names hold : = / ? # & + , ; @ $', async () => {
+  const name = 'dash.odd:a=b/c?d#e&f+g,h;i@j$k';
+  assert.equal((await setup.api.post('/api/v1/configure', { queue: name })).status, 200);
+  await open(ui.page, url(), `/queues/${encodeURIComponent(name)}`);
+  await waitText(ui.page.getByTestId('queue-name'), name);
+  await ui.page.getByText('No page at').waitFor({ state: 'detached', timeout: 1000 }).catch(() => undefined);
+  assert.equal(await ui.page.getByText('No page at').count(), 0);
+  noProblems();
+});

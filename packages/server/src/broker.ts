@@ -98,6 +98,7 @@ export class Broker {
       const started = new Metrics({
         config, db: pool, bus, log,
         bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
+        bufferState: () => write?.buffer.state ?? 'idle',
         maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),
       });
       await started.start(port); // the first heartbeat: /health knows the cluster from here on

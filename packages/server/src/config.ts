@@ -9,6 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCorsOrigins } from './http/cors.js';
 import { databaseHealth, externalDatabase, type DatabaseHealth, type DatabaseTarget } from './config-database.js';
 import { boolean, ConfigError, decimal, integer, optionalTimeout, text, type Env } from './config-values.js';
 
@@ -27,7 +28,7 @@ export interface Config {
   /** Deepest nesting of a JSON request body (the body object is level 1); deeper bodies are a 400. */
   maxJsonDepth: number;
   /** Slow clients: headers must arrive within headersTimeoutMs, the whole request (headers and body) within requestTimeoutMs. */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; corsOrigins: string[] };
   dataDir: string;
   database: DatabaseTarget;
   databaseHealth: DatabaseHealth;
@@ -214,6 +215,8 @@ export function loadConfig(env: Env = process.env): Config {
   const poolSize = integer(env, 'DB_POOL_SIZE', 20, 2, 10_000);
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
   const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 1000, requestTimeoutMs);
+  const corsOrigins = parseCorsOrigins(text(env, 'CORS_ORIGINS'));
+  if (!Array.isArray(corsOrigins)) throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://ops.example.com (got ${corsOrigins.invalid})`);
 
   return {
     port: integer(env, 'PORT', 6632, 0, 65535),
@@ -223,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: logFormat as Config['logFormat'],
     maxPayloadBytes: integer(env, 'MAX_PAYLOAD_BYTES', 10_485_760, 1, 2 ** 31),
     maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 512, 8, 2048),
-    http: { headersTimeoutMs, requestTimeoutMs },
+    http: { headersTimeoutMs, requestTimeoutMs, corsOrigins },
     dataDir,
     database,
     databaseHealth: databaseHealth(env),

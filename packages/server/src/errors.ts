@@ -32,8 +32,18 @@ export const badRequest = (text: string): HttpError => new HttpError(400, { erro
 export const popBadRequest = (text: string): HttpError =>
   new HttpError(400, { success: false, error: text, messages: [] });
 
-/** 500 `{"error":"pool"}`: no database connection could be had. */
+/** 500 `{"error":"pool"}`: the database answers, but no pooled connection became free in time. */
 export const poolUnavailable = (): HttpError => new HttpError(500, { error: 'pool' });
+
+/** Seconds a client is asked to wait before retrying a 503 (the broker probes the database every second). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The 503 text while PostgreSQL is unreachable (docs/decisions.md: outage answers). */
+export const DATABASE_UNREACHABLE = 'Service Unavailable: the database is unreachable';
+
+/** 503 with `Retry-After`: PostgreSQL is unreachable or went away; pushes are still buffered. */
+export const databaseUnreachable = (): HttpError =>
+  new HttpError(503, { error: DATABASE_UNREACHABLE }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 
 /** 500 for a cancelled statement; the pop routes say `pop failed`, everything else `statement timeout`. */
 export const statementTimeout = (onPop: boolean): HttpError =>

@@ -291,7 +291,7 @@ export class StreamRunner implements StreamHandle {
       ({ stateOps, emits } = await reduceSessions({ rows, events: [], tag: w.tag, gapMs: w.gapMs, graceMs: w.graceMs, clock, reducer: this.pipeline.reducer }));
     } else {
       const ripeAt = clock - w.graceMs;
-      const rows = await this.wire.stateGet({ query_id: this.serverQueryId, partition_id: pid, key_prefix: `${w.tag}${KEY_SEPARATOR}`, ripe_at_or_before: ripeAt });
+      const rows = await this.wire.stateGet({ query_id: this.serverQueryId, partition_id: pid, key_prefix: `${w.tag}${KEY_SEPARATOR}`, ripe_at_or_before: ripeAt, consumer_group: this.group });
       stateOps = [];
       emits = [];
       for (const [key, value] of rows) {

@@ -7,6 +7,7 @@
 import { StreamsError, type StreamsErrorCode } from './errors.js';
 import type { SourceMessage } from './types.js';
 import type { StateOp } from './window-reduce.js';
+import { assertNoDotSegment, seg } from '../http.js';
 
 const RETRIES = 3;
 const TIMEOUT_MS = 30_000;
@@ -46,6 +47,8 @@ export interface StateGetRequest {
   keys?: string[];
   key_prefix?: string;
   ripe_at_or_before?: number;
+  /** With ripe_at_or_before: rows that a message this group has not consumed yet belongs to are not ripe. */
+  consumer_group?: string;
 }
 
 /** Source pop parameters. */
@@ -89,6 +92,7 @@ export class StreamsWire {
     if (this.bearerToken) headers.Authorization = `Bearer ${this.bearerToken}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     let delay = 100;
+    assertNoDotSegment(path);
     for (let attempt = 0; ; attempt++) {
       let failure: StreamsError;
       try {
@@ -155,7 +159,7 @@ export class StreamsWire {
     if (req.partitions > 1) query.set('partitions', String(req.partitions));
     if (req.subscriptionMode) query.set('subscriptionMode', req.subscriptionMode);
     if (req.subscriptionFrom) query.set('subscriptionFrom', req.subscriptionFrom);
-    const path = `/api/v1/pop/queue/${encodeURIComponent(req.queue)}?${query.toString()}`;
+    const path = `/api/v1/pop/queue/${seg(req.queue)}?${query.toString()}`;
     const { status, body } = await this.send('GET', path, undefined, req.timeoutMillis + POLL_GRACE_MS, 'STREAMS_POP_FAILED');
     if (status === 204 || body === null) return [];
     if (status < 200 || status >= 300) throw new StreamsError('STREAMS_POP_FAILED', errorText(body) ?? `HTTP ${status}`, { status, body });

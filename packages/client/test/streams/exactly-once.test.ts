@@ -135,3 +135,46 @@ test('a lease that expires while a worker computes: its late commit is refused, 
   assert.equal(slowRun.handle.metrics().messagesTotal + fast.handle.metrics().messagesTotal, 5);
   assert.ok(slowRun.errors.some((e) => /lease/i.test(String((e as Error).message))), `the slow worker's late cycle failed on its lease: ${slowRun.errors.map(String).join('; ')}`);
 });
+
+test('processing time under a live load, two workers and a fast idle flush: each (partition, window) emitted once, totals exact', async () => {
+  // Windows of 0.5 s, flushed every 50 ms, cycles slowed to 30-120 ms: a worker whose flush clock passes a
+  // window's end while the other worker still holds messages of that window must not close it.
+  const src = await kit.source({}, { leaseTime: 5, retryLimit: 100 });
+  const sink = kit.name('sink');
+  const queryId = kit.name('query');
+  const chain = () =>
+    Stream.from<{ v: number }>({ queueName: src })
+      .map(async (m) => {
+        await sleep(Math.floor(Math.random() * 4)); // per message: a cycle of 25 takes tens of ms
+        return m.data.v;
+      })
+      .windowTumbling({ seconds: 0.5, idleFlushMs: 50 })
+      .aggregate({ count: () => 1, sum: (v) => v })
+      .map((agg, ctx) => ({ partition: ctx.partition, windowStart: ctx.windowStart, count: agg.count, sum: agg.sum }))
+      .to({ queueName: sink });
+  const options = { queryId, batchSize: 25, maxPartitions: 1, maxWaitMillis: 100 };
+  const a = await kit.run(chain(), options);
+  const b = await kit.run(chain(), options);
+  let sent = 0;
+  let sum = 0;
+  const until = Date.now() + 6000;
+  for (let n = 1; Date.now() < until; n++) {
+    await Promise.all(PARTITIONS.map((p) => kit.push(src, p, Array.from({ length: 3 }, (_, i) => ({ v: n * 10 + i })))));
+    sent += 3 * PARTITIONS.length;
+    sum += PARTITIONS.length * (30 * n + 3);
+    await sleep(20);
+  }
+  let windows: WindowTotal[] = [];
+  await eventually(`the sink holds all ${sent} messages`, 30_000, async () => {
+    windows = (await drainQueue(setup.api, sink)).map((m) => m.data as WindowTotal);
+    return windows.reduce((s, w) => s + w.count, 0) >= sent;
+  });
+  await sleep(1000);
+  windows = (await drainQueue(setup.api, sink)).map((m) => m.data as WindowTotal);
+  await Promise.all([a.handle.stop(), b.handle.stop()]);
+  assert.deepEqual([windows.reduce((s, w) => s + w.count, 0), windows.reduce((s, w) => s + w.sum, 0)], [sent, sum], 'totals exact');
+  const ids = windows.map((w) => `${w.partition}@${w.windowStart}`);
+  const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+  assert.deepEqual(twice, [], `windows emitted in more than one part (of ${ids.length})`);
+  assert.deepEqual([...a.errors, ...b.errors], []);
+});

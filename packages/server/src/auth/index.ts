@@ -13,6 +13,8 @@ import { TokenVerifier, type VerifierOptions } from './verifier.js';
 export interface Caller {
   /** The token's `sub` (stamped as `producerSub` on pushed messages), null when the token has none. */
   subject: string | null;
+  /** The caller's role grants ADMIN. */
+  admin: boolean;
 }
 
 /** The authorizer of one broker process (built only when JWT_ENABLED=true). */
@@ -37,10 +39,8 @@ export class Authenticator {
     const token = bearerToken(header);
     if (token === null) throw authenticationRequired();
     const claims = await this.verifier.verify(token);
-    if (required !== 'PUBLIC') {
-      const granted = grantedLevel(claims, this.config);
-      if (granted === null || !satisfies(granted, required)) throw insufficientPermissions();
-    }
-    return { subject: typeof claims.sub === 'string' ? claims.sub : null };
+    const granted = grantedLevel(claims, this.config);
+    if (required !== 'PUBLIC' && (granted === null || !satisfies(granted, required))) throw insufficientPermissions();
+    return { subject: typeof claims.sub === 'string' ? claims.sub : null, admin: granted !== null && satisfies(granted, 'ADMIN') };
   }
 }

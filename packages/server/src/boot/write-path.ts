@@ -8,7 +8,8 @@ import { PayloadCipher, PayloadDecryptError, PayloadReader } from '../core/paylo
 import { PayloadSealer, QueueEncryptionView, type AppendFunction } from '../core/payload-sealing.js';
 import { PushService } from '../core/push.js';
 import type { QueueSignal, WakeBus } from '../core/wake-bus.js';
-import { FailoverBuffer, classifyFailure } from '../buffer/failover-buffer.js';
+import { FailoverBuffer } from '../buffer/failover-buffer.js';
+import { classifyFailure } from '../buffer/replay-pace.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
 import { MaintenanceService } from '../services/maintenance.js';

@@ -3,21 +3,21 @@
  * is on, while PostgreSQL is unreachable, and while earlier buffered items are still waiting for replay
  * (so per-partition order is kept), and the replay that moves them into the log.
  *
- * Routing is decided synchronously when a push is about to be written: `active(items)` is true while any of
- * the three holds (or an item's partition is held by the failed set, see below), and `write()` counts its
- * records as pending at once, so a replay finishing at that moment cannot let a later push overtake them. A push whose database work fails with a connectivity
- * error (not pool exhaustion) marks the database down and is buffered instead: its commit may or may not
- * have happened, and replay is idempotent through (partition, transactionId), so it is not lost and not
- * duplicated while the first copy is still in the log (once retention removed it, a replayed copy is new).
- * While the database is down a probe runs every second.
+ * Routing is decided synchronously: `active(items)` is true while any of the three holds (or an item's
+ * partition is held by the failed set, see below), and `write()` counts its records as pending at once, so a
+ * replay finishing then cannot let a later push overtake them. A push whose database work fails with a
+ * connectivity error (not pool exhaustion) marks the database down and is buffered instead: its commit may
+ * or may not have happened; replay is idempotent through (partition, transactionId) while the first copy is
+ * still in the log. While the database is down a probe runs every second.
  *
  * Replay runs while the database is up and push maintenance is off: the oldest file first, records in
- * append order, `maxBatch` records every `flushMs`, through the same append function as every push (so
- * whatever wraps it, encryption at rest, applies), with maxSize not enforced. Replayed messages wake
- * parked pops. A connectivity error stops replay until the probe succeeds; a pool timeout, statement
- * timeout or other passing condition (lock timeout, deadlock, too many connections, read-only standby: see
- * `classifyFailure`) retries the batch; any other failure counts against the file, and after three in a
- * row the file moves to the failed set, which is retried every minute (and at each start-up).
+ * append order, one batch at a time (order per partition), through the same append function as every push
+ * (so encryption at rest applies), with maxSize not enforced. While records are pending the next batch
+ * follows at once, its size adapted to the database (replay-pace.ts), so replay outruns the pushes that
+ * keep arriving meanwhile; `flushMs` is the pause after a failure. Replayed messages wake parked pops. A
+ * connectivity error stops replay until the probe succeeds; a passing condition (`classifyFailure`) retries
+ * the batch; any other failure counts against the file, and after three in a row the file moves to the
+ * failed set, which is retried every minute (and at each start-up).
  *
  * FIFO per partition holds across the failed set too: while a failed file holds records of a (queue,
  * partition), new pushes to it are buffered (`active(items)`) and later files with records of it wait.
@@ -27,32 +27,14 @@ import fs from 'node:fs';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { QueueSignal } from '../core/wake-bus.js';
-import { classifyDatabaseError } from '../store/database.js';
 import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
 import { partitionKey, type BufferRecord } from './format.js';
-import { BufferLog, scanFile, type BufferFile, type BufferLogOptions } from './log.js';
+import { REPLAY_MAX_BATCH, ReplayPace, type FailureKind } from './replay-pace.js';
+import { BufferLog, scanFiles, type BufferFile, type BufferLogOptions } from './log.js';
 import {
   OWNER_TOUCH_MS, acquireDirectory, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted,
   releaseDirectory, removeIfEmpty, takeDirectory, touchOwner,
 } from './ownership.js';
-
-/** How a database failure affects the buffer: the database is down, a retry may succeed, or the batch is bad. */
-export type FailureKind = 'down' | 'transient' | 'failed';
-
-/** The buffer's view of a database failure (replay retries `transient`, counts `failed` against the file). */
-export function classifyFailure(error: unknown): FailureKind {
-  switch (classifyDatabaseError(error)) {
-    case 'down':
-      return 'down';
-    case 'busy':
-    case 'timeout':
-    case 'conflict':
-    case 'passing':
-      return 'transient';
-    default:
-      return 'failed';
-  }
-}
 
 /** Where and how the buffer works (FILE_BUFFER_*, the process's server id, the database's cluster id). */
 export interface FailoverSettings {
@@ -90,14 +72,12 @@ export interface BufferStats {
   failedFiles: { count: number; totalBytes: number; totalMB: number; failoverCount: number; qos0Count: number };
 }
 
+/** What the buffer is doing, for /health and the metrics. */
+export type BufferState = 'idle' | 'buffering' | 'replaying' | 'failed';
+
 const FAILURES_BEFORE_FAILED_SET = 3;
 const FAILED_RETRY_MS = 60_000;
 const PROBE_MS = 1000;
-
-function toRecord(item: AppendItem): BufferRecord {
-  return { queue: item.queue, partition: item.partition, transactionId: item.transactionId, traceId: item.traceId,
-    payload: item.payload, producerSub: item.producerSub };
-}
 
 /** The failover/maintenance buffer of this process and its replay. */
 export class FailoverBuffer {
@@ -115,12 +95,15 @@ export class FailoverBuffer {
   private touchTimer: NodeJS.Timeout | null = null;
   /** Directories of other runs were taken in: remove them once their files are replayed. */
   private adoptedDirectories = false;
+  /** Records per replay batch now (adaptive, see the design note). */
+  private readonly pace: ReplayPace;
 
   constructor(
     private readonly settings: FailoverSettings,
     private readonly deps: FailoverDeps,
   ) {
     this.own = path.join(settings.dir, directoryName(settings.serverId));
+    this.pace = new ReplayPace(settings.maxBatch);
     this.log = new BufferLog({
       dir: this.own, eventsPerFile: settings.eventsPerFile, prepare: () => this.prepareDirectory(), onDurable: () => this.kick(),
       ...(settings.log !== undefined ? { options: settings.log } : {}),
@@ -152,6 +135,17 @@ export class FailoverBuffer {
     return count;
   }
 
+  /**
+   * What the buffer is doing: `buffering` (the database is unreachable or push maintenance is on: pushes
+   * are kept here), `replaying` (buffered messages are being written to the database), `failed` (only
+   * the failed set is left, retried every minute) or `idle`.
+   */
+  get state(): BufferState {
+    if (this.down || this.deps.pushMaintenance()) return 'buffering';
+    if (this.log.pendingCount > 0) return 'replaying';
+    return this.bufferedCount > 0 ? 'failed' : 'idle';
+  }
+
   /** False after a write to the buffer failed, until one succeeds. */
   get healthy(): boolean {
     return this.log.writeHealthy;
@@ -172,7 +166,7 @@ export class FailoverBuffer {
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */
   async write(items: AppendItem[]): Promise<void> {
     try {
-      await this.log.append(items.map(toRecord));
+      await this.log.append(items.map(({ messageId: _minted, ...record }): BufferRecord => record));
     } catch (error) {
       this.deps.log.error({ err: error, items: items.length }, 'failover buffer write failed');
       throw error;
@@ -239,7 +233,6 @@ export class FailoverBuffer {
     if (this.dirReady) releaseDirectory(this.own);
   }
 
-
   private prepareDirectory(): void {
     if (this.dirReady) return;
     takeDirectory(this.settings.dir, this.own, currentOwner(this.settings.serverId, this.settings.clusterId));
@@ -247,16 +240,8 @@ export class FailoverBuffer {
   }
 
   private async load(files: string[], origin: string): Promise<void> {
-    const found: Array<{ path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> }> = [];
-    for (const file of files) {
-      const scanned = await scanFile(file);
-      if (scanned.records === 0 && !scanned.corruptTail) {
-        fs.rmSync(file, { force: true }); // created but never acknowledged anything
-        continue;
-      }
-      if (scanned.corruptTail) this.deps.log.warn({ file, validBytes: scanned.bytes, size: scanned.size }, 'buffer file has unreadable data after its valid records: they are kept as .corrupt after replay');
-      found.push({ path: file, ...scanned });
-    }
+    const found = await scanFiles(files, (file, validBytes, size) =>
+      this.deps.log.warn({ file, validBytes, size }, 'buffer file has unreadable data after its valid records: they are kept as .corrupt after replay'));
     if (found.length > 0) {
       this.log.add(found);
       this.deps.log.info({ files: found.length, records: found.reduce((s, f) => s + f.records, 0), origin }, 'buffer files to replay');
@@ -357,30 +342,33 @@ export class FailoverBuffer {
   }
 
   private async replayBatch(file: BufferFile): Promise<number> {
-    const started = Date.now();
-    const pace = (): number => Math.max(0, this.settings.flushMs - (Date.now() - started)); // one batch per FILE_BUFFER_FLUSH_MS
     let read: Awaited<ReturnType<BufferLog['read']>>;
     try {
-      read = await this.log.read(file, this.settings.maxBatch);
+      read = await this.log.read(file, this.pace.batch);
     } catch (error) {
       return this.fileFailed(file, error);
     }
     const items: AppendItem[] = read.records.map((r) => ({ ...r, messageId: uuidv7() }));
     let results: AppendResult[];
+    const started = Date.now();
+    this.log.prefetch(file, read.next, Math.min(this.pace.batch * 2, REPLAY_MAX_BATCH)); // used if this batch commits
     try {
       results = await this.deps.append(items, { replay: true });
     } catch (error) {
       const kind = this.deps.classify(error);
+      this.pace.failed();
       if (kind === 'down') {
         this.markDown(error);
         return this.settings.flushMs; // replayOnce returns at once while down; the probe kicks it again
       }
       if (kind === 'transient') {
-        this.deps.log.warn({ err: error }, 'buffer replay batch will be retried');
+        this.deps.log.warn({ err: error, batch: this.pace.batch }, 'buffer replay batch will be retried');
         return this.settings.flushMs;
       }
       return this.fileFailed(file, error);
     }
+    this.pace.committed(Date.now() - started, items.length);
+    this.deps.log.debug({ records: items.length, elapsedMs: Date.now() - started, next: this.pace.batch }, 'buffer replay batch committed');
     const signals = new Map<string, QueueSignal>();
     const written = new Map<string, number>();
     results.forEach((result, i) => {
@@ -396,7 +384,7 @@ export class FailoverBuffer {
     file.failures = 0;
     await this.log.replayed(file, read.records.length, read.next);
     if (this.log.pendingCount === 0 && this.log.files.every((f) => !f.failed)) this.deps.log.info('failover buffer drained');
-    return pace();
+    return 0; // as fast as the database accepts: replayOnce finds nothing to do once the buffer is empty
   }
 
   private fileFailed(file: BufferFile, error: unknown): number {

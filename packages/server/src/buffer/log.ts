@@ -129,6 +129,27 @@ export interface BufferLogParams {
   options?: BufferLogOptions;
 }
 
+/** Records read for replay and the offset after them. */
+type ReadBatch = { records: BufferRecord[]; next: number };
+
+/** A file found on disk, ready for `BufferLog.add`. */
+export type FoundFile = { path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> };
+
+/** Scans leftover files: empty ones (they never acknowledged anything) are deleted, a corrupt tail is reported. */
+export async function scanFiles(files: string[], onCorruptTail: (file: string, validBytes: number, size: number) => void): Promise<FoundFile[]> {
+  const found: FoundFile[] = [];
+  for (const file of files) {
+    const scanned = await scanFile(file);
+    if (scanned.records === 0 && !scanned.corruptTail) {
+      await fsp.rm(file, { force: true });
+      continue;
+    }
+    if (scanned.corruptTail) onCorruptTail(file, scanned.bytes, scanned.size);
+    found.push({ path: file, ...scanned });
+  }
+  return found;
+}
+
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
   /** Files in replay order. */
@@ -139,6 +160,8 @@ export class BufferLog {
   private idle: Array<() => void> = [];
   private reserved = 0;
   private lastMillis = 0;
+  /** The next replay batch, read while the current one commits (`prefetch`). */
+  private ahead: { file: BufferFile; from: number; result: Promise<ReadBatch> } | null = null;
   private sequence = 0;
   /** False after a failed write, until a write succeeds again. */
   writeHealthy = true;
@@ -168,7 +191,7 @@ export class BufferLog {
   }
 
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
-  add(files: Array<{ path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> }>): void {
+  add(files: FoundFile[]): void {
     for (const f of files) {
       this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0 });
       const millis = Number(path.basename(f.path).slice(0, 15));
@@ -294,22 +317,42 @@ export class BufferLog {
     await this.seal();
   }
 
-  /** The next records of a file to replay (at most `max`), and the offset after them. Only durable data is read. */
-  async read(file: BufferFile, max: number): Promise<{ records: BufferRecord[]; next: number }> {
-    if (file.replayOffset >= file.bytes) return { records: [], next: file.replayOffset };
+  /**
+   * The next records of a file to replay (at most `max`), and the offset after them. Only durable data is
+   * read. A prefetch of exactly these records (same file, same offset) is used when there is one.
+   */
+  async read(file: BufferFile, max: number): Promise<ReadBatch> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    if (ahead !== null && ahead.file === file && ahead.from === file.replayOffset) {
+      const early = await ahead.result.catch(() => null);
+      if (early !== null && early.records.length > 0) return early; // its size was chosen by the caller too
+    }
+    return this.readAt(file, file.replayOffset, max);
+  }
+
+  /** Starts reading the batch after `from` while the current one commits (replay is one batch at a time). */
+  prefetch(file: BufferFile, from: number, max: number): void {
+    const result = this.readAt(file, from, max);
+    result.catch(() => undefined); // a failed prefetch is read again, and fails, in read()
+    this.ahead = { file, from, result };
+  }
+
+  private async readAt(file: BufferFile, from: number, max: number): Promise<ReadBatch> {
+    if (from >= file.bytes) return { records: [], next: from };
     const handle = await fsp.open(file.path, 'r');
     try {
-      let length = Math.min(file.bytes - file.replayOffset, READ_CHUNK);
+      let length = Math.min(file.bytes - from, READ_CHUNK);
       for (;;) {
         const data = Buffer.allocUnsafe(length);
-        const { bytesRead } = await handle.read(data, 0, length, file.replayOffset);
+        const { bytesRead } = await handle.read(data, 0, length, from);
         const decoded = decodeFrames(data.subarray(0, bytesRead), 0, max);
-        if (decoded.records.length > 0) return { records: decoded.records, next: file.replayOffset + decoded.end };
+        if (decoded.records.length > 0) return { records: decoded.records, next: from + decoded.end };
         if (decoded.stop === 'torn' && decoded.needed !== undefined && decoded.needed > length && bytesRead === length) {
-          length = Math.min(file.bytes - file.replayOffset, decoded.needed);
+          length = Math.min(file.bytes - from, decoded.needed);
           continue;
         }
-        throw new Error(`unreadable buffer record in ${file.path} at offset ${file.replayOffset}`);
+        throw new Error(`unreadable buffer record in ${file.path} at offset ${from}`);
       }
     } finally {
       await handle.close();

@@ -20,7 +20,7 @@ export interface AckRequestItem {
 }
 
 /** Stands for a leaseId that is not a UUID: it matches no lease (API.md 1.9), and is text PostgreSQL can store. */
-const NO_LEASE = '00000000-0000-0000-0000-000000000000';
+export const NO_LEASE = '00000000-0000-0000-0000-000000000000';
 
 /** Builds the store's ack items: default status, effective group, ids that are not UUIDs never match. */
 export function toAckItems(items: AckRequestItem[]): AckItem[] {

@@ -18,6 +18,20 @@ export function isValidName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && isStorableText(name);
 }
 
+/**
+ * True for `.` and `..`: as a URL path segment, browsers, fetch and curl resolve them (also when sent as
+ * `%2E%2E`), so a request about such a name would reach another resource. They are refused where a queue,
+ * partition or consumer group is created; names are otherwise free (docs/decisions.md "Dot names").
+ */
+export function isDotSegment(name: string): boolean {
+  return name === '.' || name === '..';
+}
+
+/** The 400 / per-item text of a dot name: `Invalid queue name: "." and ".." are not allowed`. */
+export function dotNameError(what: 'queue name' | 'partition name' | 'consumerGroup'): string {
+  return `Invalid ${what}: "." and ".." are not allowed`;
+}
+
 /** Namespace and task derived from a dotted queue name: `orders.created.v2` -> `orders` / `created`. */
 export function deriveScope(queue: string): { namespace: string; task: string } {
   const parts = queue.split('.');

@@ -8,7 +8,7 @@
 import { isUuid, uuidv7 } from '../ids.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { Coalescer } from './coalescer.js';
-import { isValidName } from './names.js';
+import { dotNameError, isDotSegment, isValidName } from './names.js';
 import type { QueueSignal } from './wake-bus.js';
 
 /** One item of a push request, type-checked by the HTTP layer. */
@@ -48,6 +48,8 @@ export interface PushDiversion {
 export function itemError(item: PushItem): string | null {
   if (!isValidName(item.queue)) return 'Invalid queue name';
   if (!isValidName(item.partition)) return 'Invalid partition name';
+  if (isDotSegment(item.queue)) return dotNameError('queue name');
+  if (isDotSegment(item.partition)) return dotNameError('partition name');
   if (item.transactionId !== null && item.transactionId.length > 255) return 'TransactionId too long (max 255 characters)';
   if (item.traceId !== null && !isUuid(item.traceId)) return 'Invalid traceId: must be a UUID';
   return null;

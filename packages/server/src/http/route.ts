@@ -16,6 +16,8 @@ export interface RequestContext {
   arrivedAt: number;
   /** The caller's JWT subject when auth is on, else null. */
   subject: string | null;
+  /** True when auth is off or the caller's role grants ADMIN (what a READ_ONLY caller may not see is redacted). */
+  admin: boolean;
 }
 
 /** What a handler answers. `body` is JSON text (written verbatim) or a value to serialise; absent for 204. */

@@ -1,6 +1,6 @@
 /**
  * The HTTP server: node:http, one dispatcher. It answers every request (never drops a connection instead),
- * puts the CORS headers on every response (API.md 1.3), reads bodies for the routes that want one, maps
+ * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one, maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
+import { CorsPolicy, ORIGIN_NOT_ALLOWED } from './cors.js';
 import { withRequestSignal } from '../core/request-scope.js';
 import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -19,12 +20,6 @@ import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
 import type { StaticHandler } from './static.js';
 
-const CORS_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
-  'Access-Control-Expose-Headers': 'X-Queen-Empty-Reason, X-Queen-Status',
-};
 /** The 404 of a method and path no route serves: both named, so a typo or a wrong method shows (path capped). */
 function notFound(method: string, rawPath: string): string {
   const shown = rawPath.length > 200 ? `${rawPath.slice(0, 200)}...` : rawPath;
@@ -45,6 +40,8 @@ export interface ServerOptions {
    */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** CORS_ORIGINS: origins allowed besides the broker's own; `*` = any; empty = same-origin only. */
+  corsOrigins: readonly string[];
   log: Logger;
   /** Maps a thrown error to a reply (database failures become `pool`, `pop failed`, ...). */
   toReply: (error: unknown, route: Route) => Reply;
@@ -60,9 +57,9 @@ export interface ServerOptions {
   fallback?: StaticHandler;
 }
 
-/** Writes a reply with the CORS headers. */
+/** Writes a reply (the CORS headers of the request were set on `res` before). */
 function send(res: ServerResponse, reply: Reply, closeConnection = false): void {
-  const headers: Record<string, string | number> = { ...CORS_HEADERS, ...reply.headers };
+  const headers: Record<string, string | number> = { ...reply.headers };
   if (closeConnection) headers.Connection = 'close';
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
@@ -105,6 +102,7 @@ export interface HttpServer {
 /** Creates the server for a route table. */
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
+  const corsPolicy = new CorsPolicy(options.corsOrigins);
   const bodies = new BodyBudget(options.bodyBytesInFlight);
   const auth = options.auth;
   const server = options.server ?? newHttpServer(options);
@@ -119,6 +117,12 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivedAt = Date.now();
+    const cors = corsPolicy.decide(req);
+    if (!cors.allowed) {
+      send(res, { status: 403, body: { error: ORIGIN_NOT_ALLOWED } });
+      return;
+    }
+    for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
     if (req.method === 'OPTIONS') {
       send(res, { status: 204, headers: { 'Access-Control-Max-Age': '86400' } });
       return;
@@ -143,9 +147,9 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     });
     try {
       // Before the path, query and body are decoded: a 401/403 wins over any 400 (API.md 9.7).
-      const subject = auth === undefined || auth.exempt(route.access, rawPath)
-        ? null
-        : (await auth.authorize(req.headers.authorization, route.access)).subject;
+      const caller = auth === undefined ? { subject: null, admin: true }
+        : auth.exempt(route.access, rawPath) ? { subject: null, admin: false }
+          : await auth.authorize(req.headers.authorization, route.access);
       const params: Record<string, string> = {};
       for (const [name, raw] of Object.entries(match.rawParams)) {
         params[name] = decodeSegment(raw);
@@ -154,7 +158,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
       const body = route.body === undefined ? {} : parseJsonObject(await readBody(req, options.maxPayloadBytes, ticket.take), route.body, options.maxJsonDepth);
       assertStorableBody(body);
-      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject }));
+      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof InvalidInput

@@ -12,6 +12,7 @@ import type { DashboardOidc } from '../config.js';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { DASHBOARD_SECURITY_HEADERS } from './cors.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -80,6 +81,7 @@ export function createStaticHandler(dir: string, settings: DashboardSettings = {
       'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Cache-Control': cacheControl(relative),
       'X-Content-Type-Options': 'nosniff',
+      ...DASHBOARD_SECURITY_HEADERS,
       Vary: 'Accept-Encoding',
     };
     let source = file;

@@ -38,6 +38,8 @@ export interface MetricsDeps {
   log: Logger;
   /** Messages in this process's failover buffer, not yet replayed (failed set included). */
   bufferedMessages: () => number;
+  /** What the failover buffer is doing (`idle`, `buffering`, `replaying`, `failed`). */
+  bufferState: () => string;
   /** The maintenance flags (API.md 9.4). */
   maintenance: () => { push: boolean; pop: boolean };
 }
@@ -70,6 +72,7 @@ export class Metrics {
       parkedByQueue: () => bus.parkedByQueue(),
       pool,
       bufferedMessages: deps.bufferedMessages,
+      bufferState: deps.bufferState,
       maintenance: deps.maintenance,
     }, config.bounds.metricsMaxQueues);
     this.recorder = new Recorder(this.prometheus);

@@ -22,10 +22,14 @@ export interface GaugeSources {
   pool(): { total: number; idle: number; waiting: number };
   /** Messages in the failover/maintenance buffer (API.md 9.5). */
   bufferedMessages(): number;
+  /** What the failover buffer is doing: one of BUFFER_STATES. */
+  bufferState(): string;
   /** The maintenance flags (API.md 9.4). */
   maintenance(): { push: boolean; pop: boolean };
 }
 
+/** The states of `queen_file_buffer_state` (1 for the current one, 0 for the others). */
+const BUFFER_STATES = ['idle', 'buffering', 'replaying', 'failed'];
 /** The label value shared by the queues past METRICS_MAX_QUEUES. */
 export const OTHER_QUEUES = '__other__';
 
@@ -143,6 +147,14 @@ export class PrometheusFamilies {
       name: 'queen_file_buffer_pending_messages', help: 'Messages in the failover buffer, not yet replayed', registers,
       collect() {
         this.set(sources.bufferedMessages());
+      },
+    });
+    new Gauge({
+      name: 'queen_file_buffer_state', help: 'What the failover buffer does (1 = the current state): buffering while the database is unreachable or push maintenance is on, replaying while buffered messages are written back',
+      labelNames: ['state'], registers,
+      collect() {
+        const current = sources.bufferState();
+        for (const state of BUFFER_STATES) this.set({ state }, state === current ? 1 : 0);
       },
     });
     new Gauge({

@@ -3,7 +3,7 @@
  * themselves are opened in connections.ts.
  */
 import pg from 'pg';
-import { HttpError, poolUnavailable, statementTimeout } from '../errors.js';
+import { HttpError, databaseUnreachable, poolUnavailable, statementTimeout } from '../errors.js';
 
 /** SQLSTATEs a failover shows on a live connection: read-only transaction, administrator or crash shutdown, cannot connect now. */
 const FAILOVER_CODES = new Set(['25006', '57P01', '57P02', '57P03']);
@@ -97,14 +97,15 @@ export function isDataException(error: unknown): boolean {
 }
 
 /**
- * Maps a database failure to the broker's wire error: no connection -> 500 pool, cancelled statement ->
+ * Maps a database failure to the broker's wire error: PostgreSQL unreachable (`down`) -> 503 with
+ * Retry-After, no free pooled connection (`busy`) -> 500 pool, cancelled statement ->
  * 500 pop failed / statement timeout, any other PostgreSQL error -> 500 `Internal server error` (its text
  * is logged, never sent: it can quote stored data or the schema). Anything else is returned unchanged.
  */
 export function toWireError(error: unknown, onPop: boolean): unknown {
   if (error instanceof HttpError) return error;
   if (isStatementTimeout(error)) return statementTimeout(onPop);
-  if (isConnectivityError(error)) return poolUnavailable();
+  if (isConnectivityError(error)) return isPoolExhausted(error) ? poolUnavailable() : databaseUnreachable();
   if (error instanceof pg.DatabaseError) return new HttpError(500, { error: 'Internal server error' });
   return error;
 }

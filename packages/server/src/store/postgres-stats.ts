@@ -29,7 +29,7 @@ export interface PostgresStats {
   hotUpdates: Array<{ table: string; updates: number; hotUpdates: number; hotRatio: number | null }>;
   activeQueries: Array<{
     pid: number; applicationName: string; state: string | null; waitEventType: string | null; waitEvent: string | null;
-    durationMs: number | null; query: string;
+    durationMs: number | null; query: string | null; // null for a caller without ADMIN
   }>;
   autovacuumStatus: Array<{
     table: string; lastAutovacuum: string | null; lastAutoanalyze: string | null; autovacuumCount: number;

@@ -43,12 +43,12 @@ export interface StateRow {
 /** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
 export async function stateRead(
   db: pg.Pool,
-  params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null },
+  params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null; group: string | null },
 ): Promise<StateRow[]> {
   const result = await db.query<StateRow>({
     name: 'queen.streams_state_get',
-    text: 'SELECT key, value, updated_at AS "updatedAt" FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric)',
-    values: [params.queryId, params.partitionId, params.keys, params.keyPrefix, params.ripeAtOrBefore],
+    text: 'SELECT key, value, updated_at AS "updatedAt" FROM queen.streams_state_get($1::uuid, $2::uuid, $3::text[], $4, $5::numeric, $6)',
+    values: [params.queryId, params.partitionId, params.keys, params.keyPrefix, params.ripeAtOrBefore, params.group],
   });
   return result.rows;
 }

@@ -261,7 +261,6 @@ describe('never authenticated', () => {
     for (const path of ['/api/v1/push', '/api/v1/system/maintenance', '/api/v1/resources/queues/x', '/nowhere']) {
       const res = await send('OPTIONS', path, {});
       assert.equal(res.status, 204, path);
-      assert.equal(res.headers.get('access-control-allow-headers'), 'Content-Type, Authorization');
     }
   });
 

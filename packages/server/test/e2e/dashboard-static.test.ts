@@ -50,6 +50,10 @@ describe('dashboard enabled (DASHBOARD_DIR = a built bundle)', () => {
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', p);
       assert.equal(res.headers['cache-control'], 'no-cache, no-store, must-revalidate', p);
       assert.equal(res.body.toString(), INDEX, p);
+      // No framing by other pages, scripts and connections from this origin only.
+      assert.equal(res.headers['x-frame-options'], 'DENY', p);
+      assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/, p);
+      assert.match(String(res.headers['content-security-policy']), /script-src 'self';/, p);
     }
   });
 

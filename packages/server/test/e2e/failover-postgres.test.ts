@@ -1,6 +1,7 @@
 /**
  * Failover (API.md 9.5, 4.1, 1.4): PostgreSQL stops under a push load. Pushes keep being answered 201
- * (`queued` before, `buffered` after), `/health` answers 503, pops and acks 500 `{"error":"pool"}`; the
+ * (`queued` before, `buffered` after), `/health` answers 503 (buffer `buffering`, nothing `draining`), pops
+ * and acks 503 `database is unreachable` with Retry-After; the
  * broker process never exits; when PostgreSQL is back the buffer is replayed and every message is delivered
  * exactly once, in order per partition.
  *
@@ -51,7 +52,9 @@ after(async () => {
 
 const PARTITIONS = ['p1', 'p2', 'p3'];
 
-test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, everything delivered exactly once after', async () => {
+const UNREACHABLE = { error: 'Service Unavailable: the database is unreachable' };
+
+test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while down, everything delivered exactly once after', async () => {
   const api = client(broker.url);
   const queue = uniqueQueue('failover');
   const answered = new Map<string, string[]>(PARTITIONS.map((p) => [p, []]));
@@ -77,22 +80,26 @@ test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, 
   const atStop = count();
   await waitFor(async () => count(), (n) => n >= atStop + 40, 20_000);
 
-  // Down: health 503, pops and acks 500 pool; the buffer holds the pushes.
+  // Down: health 503, pops and acks 503 with Retry-After; the buffer holds the pushes; nothing drains.
   const health = await api.get('/health');
   assert.equal(health.status, 503);
+  assert.equal(health.headers.get('retry-after'), '1');
   assert.equal(health.json.status, 'unhealthy');
   assert.equal(health.json.database, 'disconnected');
+  assert.equal(health.json.queen.status, 'active', 'nothing drains while the database is down');
+  assert.equal(health.json.buffer.state, 'buffering');
+  assert.ok(health.json.buffer.buffered_messages > 0);
   const pop = await api.get(`/api/v1/pop/queue/${queue}/partition/p1`);
-  assert.deepEqual([pop.status, pop.json], [500, { error: 'pool' }]);
+  assert.deepEqual([pop.status, pop.json, pop.headers.get('retry-after')], [503, UNREACHABLE, '1']);
   const ack = await api.post('/api/v1/ack', { transactionId: 'f-p1-1', partitionId: randomUUID(), leaseId: randomUUID(), status: 'completed' });
-  assert.deepEqual([ack.status, ack.json], [500, { error: 'pool' }]);
+  assert.deepEqual([ack.status, ack.json, ack.headers.get('retry-after')], [503, UNREACHABLE, '1']);
   for (const [method, route, body] of [
     ['GET', '/api/v1/resources/queues', undefined], ['GET', '/api/v1/status', undefined], ['GET', '/api/v1/system/shared-state', undefined],
     ['POST', '/api/v1/configure', { queue }], ['POST', '/api/v1/system/maintenance', { enabled: true }],
     ['POST', '/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue, payload: 1 }] }] }],
   ] as const) {
     const res = method === 'GET' ? await api.get(route) : await api.post(route, body);
-    assert.deepEqual([res.status, res.json], [500, { error: 'pool' }], `${method} ${route}`);
+    assert.deepEqual([res.status, res.json, res.headers.get('retry-after')], [503, UNREACHABLE, '1'], `${method} ${route}`);
   }
   const maintenance = await api.get('/api/v1/system/maintenance');
   assert.equal(maintenance.status, 200, 'the flags and buffer figures are answered from memory');
@@ -114,7 +121,8 @@ test('PostgreSQL stopped during a push load: buffered, 503/500 pool while down, 
   const expected = new Map([...answered].map(([p, l]) => [p, l.length]));
   const got = await drain(api, queue, expected, 60_000);
   for (const p of PARTITIONS) assert.deepEqual(got.get(p), sent('f', p, answered.get(p)!.length), `exactly once, in order, on ${p}`);
-  await waitFor(() => api.get('/health'), (res) => res.status === 200, 10_000);
+  const healthy = await waitFor(() => api.get('/health'), (res) => res.status === 200 && res.json.buffer.state === 'idle', 10_000);
+  assert.deepEqual([healthy.json.queen.status, healthy.json.buffer], ['active', { state: 'idle', buffered_messages: 0, detail: 'empty' }]);
   await waitFor(async () => bufferFiles(dir).length, (n) => n === 0, 10_000);
   const after = await api.get('/api/v1/system/maintenance');
   assert.equal(after.json.bufferedMessages, 0);

@@ -17,15 +17,21 @@ const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
   'access-control-allow-headers': 'Content-Type, Authorization',
-  'access-control-expose-headers': 'X-Queen-Empty-Reason, X-Queen-Status',
+  'access-control-expose-headers': 'X-Queen-Empty-Reason, X-Queen-Status, Retry-After',
 };
 const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(
   path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as { version: string }).version;
 
 const setup = useBroker();
 
-function assertCors(res: TestResponse, what: string): void {
+/** With CORS_ORIGINS=*: the four CORS headers on every response (API.md 1.3). */
+function assertCorsAny(res: TestResponse, what: string): void {
   for (const [name, value] of Object.entries(CORS)) assert.equal(res.headers.get(name), value, `${what}: ${name}`);
+}
+
+/** By default (no CORS_ORIGINS), a request without Origin gets no CORS headers. */
+function assertCors(res: TestResponse, what: string): void {
+  for (const name of Object.keys(CORS)) assert.equal(res.headers.get(name), null, `${what}: ${name}`);
 }
 
 function assertJson(res: TestResponse, what: string): void {
@@ -89,7 +95,57 @@ function rawGet(url: string, pathName: string): Promise<{ status: number; header
   });
 }
 
-describe('CORS headers and content types', () => {
+describe('cross-origin access by default: same-origin pages and clients without Origin only', () => {
+  test('no CORS headers; a page of another origin gets 403 before the route runs, even for a simple POST', async () => {
+    const queue = uniqueQueue('cors-default');
+    const own = { Origin: setup.broker.url };
+    const evil = { Origin: 'http://evil.example' };
+    const plain = await setup.api.post('/api/v1/configure', { queue });
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers.get('access-control-allow-origin'), null);
+    const same = await request(setup.broker.url, 'POST', '/api/v1/push', { items: [{ queue, payload: 1 }] }, own);
+    assert.equal(same.status, 201, 'the dashboard (same origin) works');
+    for (const [method, route, body] of [
+      ['GET', `/api/v1/pop/queue/${queue}?autoAck=true&wait=false`, undefined],
+      ['DELETE', `/api/v1/resources/queues/${queue}`, undefined],
+      ['POST', '/api/v1/push', JSON.stringify({ items: [{ queue, payload: 2 }] })],
+    ] as const) {
+      const res = await request(setup.broker.url, method, route, body, { ...evil, 'Content-Type': 'text/plain' });
+      assert.deepEqual([res.status, res.json], [403, { error: 'Origin not allowed (set CORS_ORIGINS)' }], `${method} ${route}`);
+      assert.equal(res.headers.get('access-control-allow-origin'), null);
+    }
+    const preflight = await request(setup.broker.url, 'OPTIONS', '/api/v1/push', undefined, evil);
+    assert.equal(preflight.status, 403);
+    assert.equal(await queueExists(queue), true, 'the DELETE did not run');
+    const stored = await setup.db.query(`SELECT count(*)::int AS n FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id JOIN queen.segments s ON s.partition_id = p.id WHERE q.name = $1`, [queue]);
+    assert.equal(stored.rows[0]!.n, 1, 'only the same-origin push was stored');
+  });
+});
+
+describe('CORS_ORIGINS lists origins', () => {
+  let listed: BrokerProcess;
+  before(async () => {
+    listed = await startBroker(setup.db, { CORS_ORIGINS: 'https://ops.example.com, http://localhost:5173/' });
+  });
+  after(async () => {
+    await listed?.stop();
+  });
+
+  test('a listed origin gets its own Access-Control-Allow-Origin and Vary: Origin; others get 403', async () => {
+    const ok = await request(listed.url, 'GET', '/health', undefined, { Origin: 'http://localhost:5173' });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+    assert.equal(ok.headers.get('vary'), 'Origin');
+    assert.equal(ok.headers.get('access-control-expose-headers'), 'X-Queen-Empty-Reason, X-Queen-Status, Retry-After');
+    const preflight = await request(listed.url, 'OPTIONS', '/api/v1/push', undefined, { Origin: 'https://ops.example.com' });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, PUT, DELETE, OPTIONS');
+    assert.equal((await request(listed.url, 'GET', '/health', undefined, { Origin: 'https://other.example.com' })).status, 403);
+  });
+});
+
+describe('CORS headers and content types with CORS_ORIGINS=*', () => {
+  const setup = useBroker({ CORS_ORIGINS: '*' });
   test('every response carries the four CORS headers: 200, 201, 204, 400, 404, and the admin 200 + X-Queen-Status', async () => {
     const queue = uniqueQueue('cors');
     const responses: Array<[string, TestResponse, number]> = [];
@@ -106,7 +162,7 @@ describe('CORS headers and content types', () => {
     responses.push(['GET missing queue', missing, 200]);
     for (const [what, res, status] of responses) {
       assert.equal(res.status, status, what);
-      assertCors(res, what);
+      assertCorsAny(res, what);
       if (status !== 204) assertJson(res, what);
     }
     assert.equal(missing.headers.get('x-queen-status'), '404');
@@ -124,10 +180,10 @@ describe('CORS headers and content types', () => {
       assert.equal(res.status, 204, p);
       assert.equal(res.text, '', p);
       assert.equal(res.headers.get('access-control-max-age'), '86400', p);
-      assertCors(res, `OPTIONS ${p}`);
+      assertCorsAny(res, `OPTIONS ${p}`);
       assert.ok(Date.now() - started < 5000, 'OPTIONS must not run the route (no long poll)');
     }
-    assert.equal(await queueExists(queue), false, 'OPTIONS must not run the pop route');
+    assert.equal(await queueExists(queue, setup.db), false, 'OPTIONS must not run the pop route');
   });
 
   test('a JSON 200 is never a zero-length body', async () => {
@@ -388,7 +444,8 @@ describe('GET /health', () => {
     assert.equal(res.status, 200);
     assertJson(res, 'health');
     const h = res.json;
-    assert.deepEqual(Object.keys(h).sort(), ['database', 'database_server', 'queen', 'server', 'shared_state', 'status', 'version', 'worker_id']);
+    assert.deepEqual(Object.keys(h).sort(), ['buffer', 'database', 'database_server', 'queen', 'server', 'shared_state', 'status', 'version', 'worker_id']);
+    assert.deepEqual(h.buffer, { state: 'idle', buffered_messages: 0, detail: 'empty' });
     assert.equal(h.status, 'healthy');
     assert.equal(h.database, 'connected');
     const { PG_HOST, PG_PORT } = setup.db.env;
@@ -482,7 +539,7 @@ describe('MAX_PAYLOAD_BYTES', () => {
     const res = await rawChunkedNeverEnding(small.url, '/api/v1/push', chunks);
     assert.equal(res.status, 413);
     assert.deepEqual(JSON.parse(res.text), { error: 'Payload too large' });
-    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(res.headers['access-control-allow-origin'], undefined, 'no CORS headers by default');
     assert.equal(await queueExists(queue), false);
     const next = await smallApi.push([{ queue, payload: 'after' }]);
     assert.equal(next.status, 201);
@@ -525,7 +582,7 @@ describe('shutdown', () => {
       assert.equal(res.status, 204);
       assert.equal(res.text, '');
       assert.equal(res.headers['x-queen-empty-reason'], 'shutdown');
-      for (const [name, value] of Object.entries(CORS)) assert.equal(res.headers[name], value, name);
+      for (const name of Object.keys(CORS)) assert.equal(res.headers[name], undefined, name);
       assert.ok(answeredAt - signalledAt < 10_000, `the parked pop was answered ${answeredAt - signalledAt} ms after SIGTERM`);
       assert.equal(await exited, 0);
       await assert.rejects(fetch(`${own.url}/health`), 'a stopped broker accepts no connections');

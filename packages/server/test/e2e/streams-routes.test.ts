@@ -200,6 +200,10 @@ describe('POST /streams/v1/cycle', () => {
     });
     const foreign = await attempt({ transactionId: s.messages[0]!.transactionId, leaseId: randomUUID() });
     assert.equal(foreign.json.error, 'Invalid or expired lease');
+    for (const leaseId of ['\u0000', 'not-a-uuid', `${s.leaseId}\u0000`]) {
+      const odd = await attempt({ transactionId: s.messages[0]!.transactionId, leaseId });
+      assert.deepEqual([odd.status, odd.json.success, odd.json.error], [200, false, 'Invalid or expired lease'], JSON.stringify(leaseId));
+    }
     const unleased = await attempt({ transactionId: s.messages[0]!.transactionId });
     assert.equal(unleased.json.error, 'leaseId required: partition is leased');
     const missing = await attempt({ transactionId: 'no-such-message', leaseId: s.leaseId });

@@ -61,6 +61,8 @@ export interface StateReadRequest {
   keys: string[] | null;
   keyPrefix: string | null;
   ripeAtOrBefore: number | null;
+  /** With ripeAtOrBefore: the stream's group; rows a message it has not consumed yet belongs to are not ripe. */
+  group: string | null;
 }
 
 /** A state row under the wire names of STREAMS.md 3.4 (`updated_at` is snake_case there). */

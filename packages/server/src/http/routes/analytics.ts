@@ -17,6 +17,14 @@ function queueOnly(query: Query): CounterFilter {
   return { queue: query.string('queue'), namespace: null, task: null, hostname: null, serverId: null };
 }
 
+/**
+ * Other sessions' SQL text can quote stored data: only an admin sees it; for anyone else `query` is null
+ * (docs/decisions.md "postgres-stats for the read-only role").
+ */
+function redactQueries<T extends { activeQueries: Array<{ query: string | null }> }>(stats: T): T {
+  return { ...stats, activeQueries: stats.activeQueries.map((q) => ({ ...q, query: null })) };
+}
+
 /** The analytics routes. */
 export function analyticsRoutes(core: RouteContext): Route[] {
   const { catalog } = core;
@@ -96,8 +104,9 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       method: 'GET',
       path: '/api/v1/analytics/postgres-stats',
       access: 'READ_ONLY',
-      async handle() {
-        return { status: 200, body: await catalog.postgresStatsRead() };
+      async handle({ admin }) {
+        const stats = await catalog.postgresStatsRead();
+        return { status: 200, body: admin ? stats : redactQueries(stats) };
       },
     },
   ];

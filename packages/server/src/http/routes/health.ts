@@ -1,4 +1,11 @@
-/** `GET /health` (API.md 4.1). */
+/**
+ * `GET /health` (API.md 4.1): 200 while the database answers `SELECT 1` within 2 s and the broker is not
+ * shutting down, else 503 (with Retry-After while the database is unreachable). `queen.status` is
+ * `draining` only while the broker shuts down; `buffer` says what the failover buffer is doing
+ * (docs/decisions.md "Outage answers").
+ */
+import { RETRY_AFTER_SECONDS } from '../../errors.js';
+import type { BufferState } from '../../buffer/failover-buffer.js';
 import { serverHealthWire } from '../../core/status.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -7,6 +14,20 @@ import type { Route } from '../route.js';
 function cacheFigures(stats: { size: number; hits: number; misses: number }): Record<string, number> {
   const lookups = stats.hits + stats.misses;
   return { ...stats, hit_rate: lookups === 0 ? 0 : Number((stats.hits / lookups).toFixed(4)) };
+}
+
+/** The buffer's line of the health body: "replaying 1 234 buffered messages". */
+export function bufferDetail(state: BufferState, messages: number): string {
+  switch (state) {
+    case 'buffering':
+      return `buffering pushes: ${messages} buffered messages wait for the database`;
+    case 'replaying':
+      return `replaying ${messages} buffered messages`;
+    case 'failed':
+      return `${messages} buffered messages in the failed set, retried every minute`;
+    default:
+      return 'empty';
+  }
 }
 
 /** The health route. */
@@ -18,9 +39,13 @@ export function healthRoutes(core: RouteContext): Route[] {
       access: 'PUBLIC',
       async handle() {
         const connected = await core.health.databaseReachable();
-        const healthy = connected && !core.health.draining();
+        const draining = core.health.draining();
+        const healthy = connected && !draining;
+        const state = core.buffer.state;
+        const buffered = core.buffer.bufferedCount;
         return {
           status: healthy ? 200 : 503,
+          ...(connected ? {} : { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }),
           body: {
             status: healthy ? 'healthy' : 'unhealthy',
             database: connected ? 'connected' : 'disconnected',
@@ -38,7 +63,8 @@ export function healthRoutes(core: RouteContext): Route[] {
               maintenance_mode: core.maintenance.push,
               pop_maintenance_mode: core.maintenance.pop,
             },
-            queen: { worker_id: 0, status: healthy ? 'active' : 'draining' },
+            queen: { worker_id: 0, status: draining ? 'draining' : 'active' },
+            buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered) },
           },
         };
       },

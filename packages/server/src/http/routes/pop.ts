@@ -3,7 +3,7 @@
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
 import { popBadRequest } from '../../errors.js';
-import { isValidName } from '../../core/names.js';
+import { dotNameError, isDotSegment, isValidName } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
 import type { RouteContext } from '../context.js';
 import { OutOfRange, type Query } from '../query.js';
@@ -42,6 +42,7 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
 
 function checkedName(value: string | null, error: string): string | null {
   if (value !== null && value.length > 255) throw popBadRequest(error);
+  if (value !== null && isDotSegment(value)) throw popBadRequest(dotNameError('consumerGroup'));
   return value;
 }
 

@@ -1,6 +1,6 @@
 /** `/configure`, queue detail and queue deletion (API.md 4.2, 4.3, 7.2). */
 import { adminNotFound, badRequest } from '../../errors.js';
-import { deriveScope, isValidName } from '../../core/names.js';
+import { deriveScope, dotNameError, isDotSegment, isValidName } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
@@ -26,6 +26,7 @@ export function queueRoutes(core: RouteContext): Route[] {
       async handle({ body }) {
         if (typeof body.queue !== 'string') throw badRequest('queue is required');
         if (!isValidName(body.queue)) throw badRequest('Invalid queue name');
+        if (isDotSegment(body.queue)) throw badRequest(dotNameError('queue name'));
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
         const { queue, defaultPartitionId } = await core.catalog.queueConfigure({

@@ -11,6 +11,7 @@
  */
 import { badRequest } from '../../errors.js';
 import { isUuid } from '../../ids.js';
+import { NO_LEASE } from '../../core/ack.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
 import { stateRowWire } from '../../core/streams/queries.js';
 import type { RouteContext } from '../context.js';
@@ -80,6 +81,11 @@ export function parseStateOps(raw: unknown): StateOpRequest[] {
   });
 }
 
+/** A leaseId that is not a UUID (a NUL byte, any text) matches no lease, as on the ack routes (core/ack.ts). */
+function leaseIdOf(value: string | null): string | null {
+  return value === null || value === '' || isUuid(value) ? value : NO_LEASE;
+}
+
 /** Type-checks `ack`; its status and transactionId are checked by the cycle (they fail it, STREAMS.md 3.3.5). */
 export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   if (absent(raw)) return null;
@@ -89,7 +95,7 @@ export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   if (!absent(count) && (typeof count !== 'number' || !Number.isFinite(count))) throw badRequest('ack.count must be a number');
   return {
     transactionId: fields.transactionId,
-    leaseId: optionalString(fields, 'leaseId', 'ack.leaseId'),
+    leaseId: leaseIdOf(optionalString(fields, 'leaseId', 'ack.leaseId')),
     status: fields.status,
     count: absent(count) ? null : count,
     error: optionalString(fields, 'error', 'ack.error'),
@@ -162,12 +168,14 @@ export function streamsRoutes(core: RouteContext): Route[] {
         const keys = Array.isArray(body.keys) && body.keys.length > 0 ? body.keys.filter((k): k is string => typeof k === 'string') : null;
         const keyPrefix = typeof body.key_prefix === 'string' && body.key_prefix !== '' ? body.key_prefix : null;
         const ripe = body.ripe_at_or_before;
+        const group = typeof body.consumer_group === 'string' && body.consumer_group !== '' ? body.consumer_group : null;
         const rows = await core.streams.state({
           queryId,
           partitionId,
           keys,
           keyPrefix,
           ripeAtOrBefore: typeof ripe === 'number' && Number.isFinite(ripe) ? ripe : null,
+          group,
         });
         return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } };
       },
