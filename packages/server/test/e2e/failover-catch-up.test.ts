@@ -12,46 +12,14 @@
  * This file stops and starts a PostgreSQL of its own (embedded, data under a temporary folder).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../dist/index.js';
-import { client, freePort, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { bufferDir, drain, sent } from '../support/buffering.js';
+import { test } from 'node:test';
+import { client, uniqueQueue } from '../support/harness.js';
+import { useOwnPostgres } from '../support/own-postgres.js';
+import { drain, sent } from '../support/buffering.js';
 import { waitFor } from '../support/monitoring.js';
 
-let folder: string;
-let port: number;
-let postgres: EmbeddedServer | null = null;
-let broker: BrokerProcess;
-let database: TestDatabase;
-const dir = bufferDir();
-
-async function startPostgres(): Promise<void> {
-  postgres = await startEmbeddedPostgres(path.join(folder, 'pgdata'), port, () => undefined, 100);
-}
-
-before(async () => {
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-catch-up-pg-'));
-  fs.chmodSync(folder, 0o777); // as root, PostgreSQL runs as `postgres` and must reach its data folder
-  port = await freePort();
-  await startPostgres();
-  const env = { PG_HOST: '127.0.0.1', PG_PORT: String(port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' };
-  const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres', max: 2 });
-  pool.on('error', () => undefined);
-  database = { name: 'postgres', env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
-  // The replay settings are the defaults, said out loud: the first batch is 100 records.
-  broker = await startBroker(database, { FILE_BUFFER_DIR: dir, FILE_BUFFER_FLUSH_MS: '100', FILE_BUFFER_MAX_BATCH: '100' });
-});
-after(async () => {
-  await broker?.stop();
-  await database?.close().catch(() => undefined);
-  await postgres?.stop();
-  fs.rmSync(folder, { recursive: true, force: true });
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+// The replay settings are the defaults, said out loud: the first batch is 100 records.
+const own = useOwnPostgres('catch-up', { FILE_BUFFER_FLUSH_MS: '100', FILE_BUFFER_MAX_BATCH: '100' });
 
 const PARTITIONS = Array.from({ length: 15 }, (_, i) => `p${i}`);
 const BATCH = 25;
@@ -60,7 +28,7 @@ const OUTAGE_MS = 10_000;
 const CATCH_UP_LIMIT_MS = 10_000;
 
 test('after a 10 s outage under 1 500 msgs/s, the buffer is empty within 10 s of the database\'s return', async () => {
-  const api = client(broker.url);
+  const api = client(own.broker.url);
   const queue = uniqueQueue('catchup');
   const pushed = new Map<string, number>(PARTITIONS.map((p) => [p, 0]));
   let running = true;
@@ -83,8 +51,7 @@ test('after a 10 s outage under 1 500 msgs/s, the buffer is empty within 10 s of
 
   await waitFor(async () => total(), (n) => n >= 3000, 20_000);
   const stoppingAt = Date.now();
-  await postgres!.stop();
-  postgres = null;
+  await own.stopPostgres();
   const stoppedAt = Date.now();
   const atStop = total();
   await new Promise((r) => setTimeout(r, OUTAGE_MS));
@@ -93,7 +60,7 @@ test('after a 10 s outage under 1 500 msgs/s, the buffer is empty within 10 s of
   const down = await api.get('/health');
   assert.equal(down.json.buffer.state, 'buffering');
 
-  await startPostgres();
+  await own.startPostgres();
   const returnedAt = Date.now();
   let replayingSeen: { buffered_messages: number; detail: string } | null = null;
   const empty = await waitFor(async () => {
@@ -114,7 +81,7 @@ test('after a 10 s outage under 1 500 msgs/s, the buffer is empty within 10 s of
   const seen = replayingSeen as unknown as { buffered_messages: number; detail: string };
   assert.ok(seen.buffered_messages > 0);
   assert.equal(seen.detail, `replaying ${seen.buffered_messages} buffered messages`);
-  const prometheus = await (await fetch(`${broker.url}/metrics/prometheus`)).text();
+  const prometheus = await (await fetch(`${own.broker.url}/metrics/prometheus`)).text();
   assert.match(prometheus, /queen_file_buffer_state\{state="idle"\} 1/);
 
   // Exactly once, in order per partition.

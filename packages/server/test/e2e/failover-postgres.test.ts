@@ -10,52 +10,20 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../dist/index.js';
-import { client, freePort, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { bufferDir, bufferFiles, drain, sent } from '../support/buffering.js';
+import { test } from 'node:test';
+import { client, uniqueQueue } from '../support/harness.js';
+import { useOwnPostgres } from '../support/own-postgres.js';
+import { bufferFiles, drain, sent } from '../support/buffering.js';
 import { waitFor } from '../support/monitoring.js';
 
-let folder: string;
-let port: number;
-let postgres: EmbeddedServer | null = null;
-let broker: BrokerProcess;
-let database: TestDatabase;
-const dir = bufferDir();
-
-async function startPostgres(): Promise<void> {
-  postgres = await startEmbeddedPostgres(path.join(folder, 'pgdata'), port, () => undefined, 100);
-}
-
-before(async () => {
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-failover-pg-'));
-  fs.chmodSync(folder, 0o777); // as root, PostgreSQL runs as `postgres` and must reach its data folder
-  port = await freePort();
-  await startPostgres();
-  const env = { PG_HOST: '127.0.0.1', PG_PORT: String(port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' };
-  const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres', max: 2 });
-  pool.on('error', () => undefined);
-  database = { name: 'postgres', env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
-  broker = await startBroker(database, { FILE_BUFFER_DIR: dir, FILE_BUFFER_FLUSH_MS: '20', FILE_BUFFER_MAX_BATCH: '50' });
-});
-after(async () => {
-  await broker?.stop();
-  await database?.close().catch(() => undefined);
-  await postgres?.stop();
-  fs.rmSync(folder, { recursive: true, force: true });
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const own = useOwnPostgres('failover', { FILE_BUFFER_FLUSH_MS: '20', FILE_BUFFER_MAX_BATCH: '50' });
 
 const PARTITIONS = ['p1', 'p2', 'p3'];
 
 const UNREACHABLE = { error: 'Service Unavailable: the database is unreachable' };
 
 test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while down, everything delivered exactly once after', async () => {
-  const api = client(broker.url);
+  const api = client(own.broker.url);
   const queue = uniqueQueue('failover');
   const answered = new Map<string, string[]>(PARTITIONS.map((p) => [p, []]));
   let running = true;
@@ -75,8 +43,7 @@ test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while d
   const count = (): number => Math.min(...[...answered.values()].map((l) => l.length));
 
   await waitFor(async () => count(), (n) => n >= 30, 20_000);
-  await postgres!.stop();
-  postgres = null;
+  await own.stopPostgres();
   const atStop = count();
   await waitFor(async () => count(), (n) => n >= atStop + 40, 20_000);
 
@@ -108,27 +75,27 @@ test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while d
   const buffers = await api.get('/api/v1/status/buffers');
   assert.equal(buffers.json.dbHealthy, false);
   assert.ok(buffers.json.pending > 0);
-  assert.ok(bufferFiles(dir).length > 0);
+  assert.ok(bufferFiles(own.bufferDir).length > 0);
   for (const statuses of answered.values()) assert.ok(statuses.slice(atStop + 5).every((s) => s === 'buffered'), 'pushes while down are buffered');
 
-  await startPostgres();
+  await own.startPostgres();
   const atStart = count();
   await waitFor(async () => count(), (n) => n >= atStart + 30, 30_000);
   running = false;
   await producers;
-  assert.equal(broker.process.exitCode, null, 'the broker never exited');
+  assert.equal(own.broker.process.exitCode, null, 'the broker never exited');
 
   const expected = new Map([...answered].map(([p, l]) => [p, l.length]));
   const got = await drain(api, queue, expected, 60_000);
   for (const p of PARTITIONS) assert.deepEqual(got.get(p), sent('f', p, answered.get(p)!.length), `exactly once, in order, on ${p}`);
   const healthy = await waitFor(() => api.get('/health'), (res) => res.status === 200 && res.json.buffer.state === 'idle', 10_000);
   assert.deepEqual([healthy.json.queen.status, healthy.json.buffer], ['active', { state: 'idle', buffered_messages: 0, detail: 'empty' }]);
-  await waitFor(async () => bufferFiles(dir).length, (n) => n === 0, 10_000);
+  await waitFor(async () => bufferFiles(own.bufferDir).length, (n) => n === 0, 10_000);
   const after = await api.get('/api/v1/system/maintenance');
   assert.equal(after.json.bufferedMessages, 0);
   assert.equal(after.json.bufferStats.dbHealthy, true);
   assert.ok([...answered.values()].every((l) => l.includes('queued') && l.includes('buffered')));
   // The LISTEN/NOTIFY connection came back by itself too.
-  await waitFor(() => database.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%queen_wake%' AND pid <> pg_backend_pid()`),
+  await waitFor(() => own.database.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%queen_wake%' AND pid <> pg_backend_pid()`),
     (res) => res.rows[0]!.n >= 1, 10_000);
 });
