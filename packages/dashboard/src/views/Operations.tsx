@@ -145,7 +145,7 @@ export function OperationsView() {
             return (
               <tr key={r.workerId} data-testid="worker-row" data-alive={String(r.alive)} class={r.alive ? '' : 'stopped'}><td class="mono">{r.workerId}</td><td>{r.hostname}</td>
                 <td class={`num ${elClass(avgEl)}`}>{fmtMs(avgEl)}</td><td class={`num ${elClass(maxEl)}`}>{fmtMs(maxEl)}</td>
-                <td class="num">{fmtRate(last?.metrics.database.idle)}</td><td class="num">{fmtRate(last?.metrics.database.poolSize)}</td><td class="num">{fmtRate(last?.metrics.registries.inflightRequests)}</td><td>{fmtAgo(seen)}</td><td data-testid="worker-state">{r.alive ? 'running' : 'stopped'}</td></tr>
+                <td class="num">{fmtCount(last?.metrics.database.idle)}</td><td class="num">{fmtCount(last?.metrics.database.poolSize)}</td><td class="num">{fmtCount(last?.metrics.registries.inflightRequests)}</td><td>{fmtAgo(seen)}</td><td data-testid="worker-state">{r.alive ? 'running' : 'stopped'}</td></tr>
             );
           })}
         </tbody></table>
