@@ -425,7 +425,7 @@ test('Deep links, history fallback, back/forward, jump search; the API keeps its
   await ui.page.getByText('No page at /no/such/page').waitFor();
   const api = await setup.api.get('/api/v1/no-such-route');
   assert.equal(api.status, 404);
-  assert.deepEqual(api.json, { error: 'Not Found' });
+  assert.deepEqual(api.json, { error: 'Not Found: no route for GET /api/v1/no-such-route' });
   noProblems();
 });
 

@@ -67,9 +67,16 @@ export function parseCorsOrigins(raw: string | undefined): string[] | { invalid:
   return list.map((o) => (o === '*' ? o : o.toLowerCase()));
 }
 
-/** Headers of the dashboard's files: no framing by other pages, scripts and connections from this origin only. */
-export const DASHBOARD_SECURITY_HEADERS: Record<string, string> = {
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'Referrer-Policy': 'same-origin',
-};
+/**
+ * Headers of the dashboard's files: no framing by other pages, scripts from this origin only, connections to
+ * this origin only, and, with OIDC sign-in, to the identity provider too (its issuer origin, and any https
+ * origin its discovery document may name for the token and userinfo endpoints).
+ */
+export function dashboardSecurityHeaders(oidcIssuer: string | null): Record<string, string> {
+  const provider = oidcIssuer === null ? '' : ` ${new URL(oidcIssuer).origin} https:`;
+  return {
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'${provider}; object-src 'none'; base-uri 'none'; form-action 'self'${provider}; frame-ancestors 'none'`,
+    'Referrer-Policy': 'same-origin',
+  };
+}

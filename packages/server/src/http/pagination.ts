@@ -10,10 +10,16 @@ import type { Query } from './query.js';
 const MAX_PAGE_VALUE = 2_147_483_647;
 
 /**
- * The largest page any listing answers (docs/configuration.md "Bounds"): a larger `limit`, or none on a
- * listing without a default, is clamped to it, and `pagination` echoes the limit applied.
+ * The largest page a listing answers unless it names its own (docs/configuration.md "Bounds"): a larger
+ * `limit`, or none on a listing without a default, is clamped to it, and `pagination` echoes the limit applied.
  */
 export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * The queue list's own largest page: the reference lists every queue, and the dashboard's queue view reads
+ * them all at once (10 000 queues are ~200 KB); bounded all the same.
+ */
+export const MAX_QUEUE_LIST_SIZE = 100_000;
 
 /** One page of a listing. */
 export interface Page {
@@ -27,7 +33,7 @@ export function pageOf(query: Query, defaultLimit: number | null, maxLimit: numb
   const offset = query.integerAtMost('offset', MAX_PAGE_VALUE);
   const wanted = limit !== null && limit >= 1 ? limit : (defaultLimit ?? maxLimit);
   return {
-    limit: Math.min(wanted, maxLimit, MAX_PAGE_SIZE),
+    limit: Math.min(wanted, maxLimit),
     offset: offset !== null && offset >= 0 ? offset : 0,
   };
 }

@@ -12,7 +12,7 @@ import type { DashboardOidc } from '../config.js';
 import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { DASHBOARD_SECURITY_HEADERS } from './cors.js';
+import { dashboardSecurityHeaders } from './cors.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -73,6 +73,7 @@ async function regularFile(file: string): Promise<fs.Stats | null> {
 export function createStaticHandler(dir: string, settings: DashboardSettings = { oidc: null }): { handler: StaticHandler } | { missing: string } {
   const root = path.resolve(dir);
   const settingsBody = JSON.stringify(settings);
+  const securityHeaders = dashboardSecurityHeaders(settings.oidc?.issuer ?? null);
   if (!fs.existsSync(path.join(root, 'index.html'))) return { missing: path.join(root, 'index.html') };
 
   async function send(req: IncomingMessage, res: ServerResponse, file: string, stat: fs.Stats): Promise<true> {
@@ -81,7 +82,7 @@ export function createStaticHandler(dir: string, settings: DashboardSettings = {
       'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Cache-Control': cacheControl(relative),
       'X-Content-Type-Options': 'nosniff',
-      ...DASHBOARD_SECURITY_HEADERS,
+      ...securityHeaders,
       Vary: 'Accept-Encoding',
     };
     let source = file;

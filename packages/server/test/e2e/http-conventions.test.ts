@@ -419,8 +419,8 @@ describe('query strings', () => {
     await setup.api.push([{ queue, partition: 'P', payload: 1 }]);
     const expected: Array<[string, string]> = [
       ['wait=maybe', 'Invalid wait: must be true or false (or 1 or 0) (got "maybe")'],
-      ['timeout=abc', 'Invalid timeout: must be an integer of milliseconds from 0 to 600000 (got "abc")'],
-      ['timeout=-1', 'Invalid timeout: must be an integer of milliseconds from 0 to 600000 (got "-1")'],
+      ['timeout=abc', 'Invalid timeout: must be an integer of milliseconds up to 600000 (0 or less: one attempt) (got "abc")'],
+      ['timeout=1.5', 'Invalid timeout: must be an integer of milliseconds up to 600000 (0 or less: one attempt) (got "1.5")'],
       ['batch=-5', 'Invalid batch: must be an integer from 1 to 10000 (got "-5")'],
       ['partitions=many', 'Invalid partitions: must be an integer (0 or less: no limit) (got "many")'],
     ];

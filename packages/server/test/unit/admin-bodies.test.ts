@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HttpError } from '../../src/errors.js';
-import { MAX_PAGE_SIZE, pageOf } from '../../src/http/pagination.js';
+import { MAX_PAGE_SIZE, MAX_QUEUE_LIST_SIZE, pageOf } from '../../src/http/pagination.js';
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
@@ -70,8 +70,10 @@ describe('pageOf', () => {
     assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null), { limit: MAX_PAGE_SIZE, offset: 0 });
   });
 
-  test('an optional maximum clamps the limit', () => {
+  test('an optional maximum clamps the limit (the queue list names a larger one)', () => {
     assert.deepEqual(pageOf(Query.parse('limit=5000'), 100, 1000), { limit: 1000, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse(''), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
+    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
     assert.deepEqual(pageOf(Query.parse(''), 100, 1000), { limit: 100, offset: 0 });
   });
 });

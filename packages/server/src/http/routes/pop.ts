@@ -51,10 +51,11 @@ function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope'
   const settings = core.popDefaults;
   const group = checkedName(query.string('consumerGroup'), 'Invalid consumerGroup');
   // A value that cannot mean anything is a 400 naming the parameter and its range (docs/configuration.md,
-  // "Request parameters"); values the seed gives a meaning keep it: partitions <= 0 is no cap, leaseSeconds <= 0
-  // is the queue's lease, and values above a ceiling are capped.
+  // "Request parameters"); values the seed or the wire contract give a meaning keep it: partitions <= 0 is no
+  // cap, leaseSeconds <= 0 is the queue's lease, a negative timeout is 0 (one attempt), values above a ceiling
+  // are capped.
   const batch = Math.min(query.integerFrom('batch', 1, `an integer from 1 to ${settings.maxBatchSize}`) ?? settings.defaultBatchSize, settings.maxBatchSize);
-  const timeout = query.integerFrom('timeout', 0, `an integer of milliseconds from 0 to ${MAX_TIMEOUT_MS}`) ?? settings.defaultTimeoutMs;
+  const timeout = query.integerFrom('timeout', Number.MIN_SAFE_INTEGER, `an integer of milliseconds up to ${MAX_TIMEOUT_MS} (0 or less: one attempt)`) ?? settings.defaultTimeoutMs;
   const partitions = query.integerFrom('partitions', Number.MIN_SAFE_INTEGER, 'an integer (0 or less: no limit)');
   const leaseSeconds = query.integerFrom('leaseSeconds', Number.MIN_SAFE_INTEGER, `an integer of seconds up to ${MAX_LEASE_SECONDS} (0 or less: the queue's leaseTime)`);
   if (partitions !== null && partitions > MAX_PARTITIONS) throw new OutOfRange('partitions', MAX_PARTITIONS);
@@ -66,7 +67,7 @@ function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope'
     batch,
     maxPartitions: Math.max(partitions ?? 1, 0),
     wait: query.flag('wait') ?? false,
-    timeoutMs: Math.min(timeout, MAX_TIMEOUT_MS),
+    timeoutMs: Math.max(0, Math.min(timeout, MAX_TIMEOUT_MS)),
     leaseSeconds: Math.max(leaseSeconds ?? 0, 0),
     autoAck: query.flag('autoAck') ?? false,
     subscriptionMode: query.string('subscriptionMode'),

@@ -5,7 +5,7 @@
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
-import { pageOf } from '../pagination.js';
+import { MAX_QUEUE_LIST_SIZE, pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/catalog.js';
 
@@ -44,7 +44,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/resources/queues',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, null);
+        const page = pageOf(query, null, MAX_QUEUE_LIST_SIZE);
         const queues = await catalog.queueList({ namespace: query.string('namespace'), task: query.string('task'), ...page });
         const counts = countsByQueue(await factsOf(queues));
         return {
