@@ -61,7 +61,9 @@ if (!env.PG_HOST && !env.DATABASE_URL) {
   console.log(`embedded PostgreSQL on port ${port} (${tempDir})`);
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...files], { cwd: root, env, stdio: 'inherit' });
+// TAP on stdout as before, then a summary of the failures once the run ends (see failure-summary.mjs).
+const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${path.join(root, 'scripts', 'failure-summary.mjs')}`, '--test-reporter-destination=stdout'];
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...reporters, ...files], { cwd: root, env, stdio: 'inherit' });
 const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) {
   await embedded.stop().catch(() => {});
