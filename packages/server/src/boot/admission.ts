@@ -73,6 +73,9 @@ export class AdmissionGate {
   }
 }
 
+/** How often the statement of a request whose client left is cancelled again until its connection returns. */
+const CANCEL_REPEAT_MS = 200;
+
 /** The pool as the administrative routes use it: admitted through `gate`, cancelled when the client leaves. */
 export function admittedPool(pool: pg.Pool, params: { gate: AdmissionGate; waitMs: number }): pg.Pool {
   const { gate, waitMs } = params;
@@ -89,13 +92,24 @@ export function admittedPool(pool: pg.Pool, params: { gate: AdmissionGate; waitM
     }
     if (signal === undefined) return withRelease(client, leave, () => undefined);
     let cancelled = false;
-    const onAbort = (): void => {
-      cancelled = true;
+    let released = false;
+    // PostgreSQL drops a cancel that reaches a session between statements, so a statement sent just after the
+    // client left would run on: the cancel is repeated until the connection comes back.
+    const cancelUntilReleased = (): void => {
+      if (released) return;
       const pid = (client as pg.PoolClient & { processID?: number }).processID;
       if (typeof pid === 'number') void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+      setTimeout(cancelUntilReleased, CANCEL_REPEAT_MS).unref();
+    };
+    const onAbort = (): void => {
+      cancelled = true;
+      cancelUntilReleased();
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // The client may have left while the connection was being made: the listener above never fires then.
+    if (signal.aborted) onAbort();
     return withRelease(client, leave, () => {
+      released = true;
       signal.removeEventListener('abort', onAbort);
       return cancelled ? new Error('request aborted: connection discarded') : undefined;
     });
