@@ -42,28 +42,30 @@ function throughPort(port: number): Record<string, string> {
   return { DATABASE_URL: url.toString() };
 }
 
-/** A TCP proxy to the test PostgreSQL that starts listening on `port` only after `delayMs`. */
-function lateProxy(port: number, delayMs: number): Promise<net.Server> {
+/** A TCP proxy on `port` to the test PostgreSQL. */
+function proxyOn(port: number): Promise<net.Server> {
   const target = realAddress();
   return new Promise((resolve) => {
-    setTimeout(() => {
-      const server = net.createServer((socket) => {
-        const upstream = net.connect(target.port, target.host);
-        socket.pipe(upstream).pipe(socket);
-        socket.on('error', () => upstream.destroy());
-        upstream.on('error', () => socket.destroy());
-      });
-      server.listen(port, '127.0.0.1', () => resolve(server));
-    }, delayMs);
+    const server = net.createServer((socket) => {
+      const upstream = net.connect(target.port, target.host);
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }
 
 test('a broker started before its database is reachable waits for it, then serves', async () => {
   const port = await freePort();
-  const listening = lateProxy(port, 1500);
-  broker = await startBroker(db, throughPort(port));
+  const firstFailure = /PostgreSQL at 127\.0\.0\.1:\d+ not reachable \(connection refused: nothing listens there\); attempt 1 failed, next in 0\.2 s/;
+  // The database appears once the broker said that its first attempt failed.
+  let listening: Promise<net.Server> | undefined;
+  broker = await startBroker(db, throughPort(port), (output) => {
+    if (listening === undefined && firstFailure.test(output)) listening = proxyOn(port);
+  });
+  assert.ok(listening !== undefined, broker.output());
   proxy = await listening;
-  assert.match(broker.output(), /PostgreSQL at 127\.0\.0\.1:\d+ not reachable \(connection refused: nothing listens there\); attempt 1 failed, next in 0\.2 s/);
 
   const queue = uniqueQueue('late-db');
   const api = client(broker.url);
@@ -99,6 +101,24 @@ async function waitForLines(output: () => string, pattern: RegExp, count: number
 /** A TCP port nothing listens on (bound and released). */
 const closedPort = freePort;
 
+/** A host that accepts TCP connections and never answers; `reached` settles at its first connection. */
+async function silentHost(): Promise<{ port: number; reached: Promise<void>; close: () => void }> {
+  let reach: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    reach();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = (): void => {
+    server.close();
+    for (const socket of sockets) socket.destroy();
+  };
+  return { port: (server.address() as net.AddressInfo).port, reached, close };
+}
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   test(`${signal} while waiting for an unreachable DATABASE_URL exits at once and says what it waited for`, async () => {
     const port = await closedPort();
@@ -121,16 +141,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 test('SIGINT while looking for a primary among several unreachable hosts exits at once', async () => {
-  const ports = [await closedPort(), await closedPort()];
+  // Two hosts that accept connections and never answer: the broker's search for a primary is under way once
+  // both were reached (one attempt lasts up to DB_CONNECT_TIMEOUT_MS); interrupt it then.
+  const silent = await Promise.all([silentHost(), silentHost()]);
+  const ports = silent.map((host) => host.port);
   const run = spawnBroker({ DATABASE_URL: `postgres://queen:secret@127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}/queen`, DB_CONNECT_TIMEOUT_MS: '20000' });
-  // The search for a primary is under way (one attempt lasts up to DB_CONNECT_TIMEOUT_MS): interrupt it.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await Promise.all(silent.map((host) => host.reached));
   const sentAt = Date.now();
   run.child.kill('SIGINT');
   const code = await run.exit;
   assert.ok(Date.now() - sentAt < 2000, `exited ${Date.now() - sentAt} ms after SIGINT`);
   assert.equal(code, 1);
   assert.match(run.output(), new RegExp(`Queen broker failed to start: start-up interrupted by SIGINT while waiting for PostgreSQL at 127\\.0\\.0\\.1:${ports[0]}, 127\\.0\\.0\\.1:${ports[1]}\n$`));
+  for (const host of silent) host.close();
 });
 
 test('a database still unreachable after DB_STARTUP_WAIT_MS: one line per attempt, then the reason and a hint', async () => {

@@ -98,7 +98,12 @@ export interface BrokerProcess {
 }
 
 /** Starts a broker on `database` with extra environment (a `PORT` in it is kept: a restart on the same address); resolves once /health answers 200. */
-export async function startBroker(database: TestDatabase, env: Record<string, string> = {}): Promise<BrokerProcess> {
+export async function startBroker(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  /** Called with everything the broker wrote so far, each time it writes during start-up. */
+  onStartupOutput?: (output: string) => void,
+): Promise<BrokerProcess> {
   const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
@@ -106,8 +111,13 @@ export async function startBroker(database: TestDatabase, env: Record<string, st
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...database.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let starting = true;
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString();
+    if (starting) onStartupOutput?.(output);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
@@ -125,6 +135,7 @@ export async function startBroker(database: TestDatabase, env: Record<string, st
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  starting = false;
   return {
     url,
     port,
