@@ -69,6 +69,8 @@ export class PrimaryLocator {
   private probing = false;
   /** Set by stop(): a search still running gives up at its next recheck (start-up interrupted, shutdown). */
   private stopped = false;
+  /** The connections of checks under way: stop() cuts them, as a silent host would hold one for the connect timeout. */
+  private readonly checks = new Set<pg.Client>();
   /** The one server of a single-host `any` setting: used as it is, never searched for. */
   private readonly fixed: HostAddress | null;
   /** Set while a suspect server is being checked: the pool waits for it before handing out a connection. */
@@ -145,6 +147,7 @@ export class PrimaryLocator {
     if (this.probeTimer !== null) clearInterval(this.probeTimer);
     this.probeTimer = null;
     this.dropProbe();
+    for (const client of this.checks) this.params.cut(client, new Error('Connection terminated: stopped'));
   }
 
   /** One probe tick: a statement on the probe connection; a server silent for the probe timeout is lost. */
@@ -236,7 +239,9 @@ export class PrimaryLocator {
     const status: ReportedStatus = { inHotStandby: undefined, defaultReadOnly: undefined };
     watchStatus(client, status);
     client.on('error', () => {});
+    this.checks.add(client);
     try {
+      if (this.stopped) throw new Error('stopped');
       await withTimeout(client.connect(), this.params.connectTimeoutMs, () => this.params.cut(client, new Error('Connection terminated: connect timeout')));
       if (status.inHotStandby === undefined && this.checksServers) Object.assign(status, await queryStatus(client));
       const fits = this.fits(status);
@@ -246,6 +251,7 @@ export class PrimaryLocator {
       failures?.set(describeHost(host), error);
       return false;
     } finally {
+      this.checks.delete(client);
       void client.end().catch(() => {});
     }
   }
