@@ -137,20 +137,24 @@ describe('stateless pipelines', { concurrency: true }, () => {
   });
 });
 
+/** The idle flush of 7.6: after its six events (one a second) and their cycles, even on a loaded machine. */
+const FLUSH_AFTER_INPUT_MS = 10_000;
+
 describe('tumbling windows and aggregates', { concurrency: true }, () => {
   test('7.6 a 2 s tumbling window fed 1 event/s emits >= 3 windows; counts and sums equal the input, trailing window included', async () => {
     const src = await source({});
     const sink = name('sink');
     const { handle, errors } = await run(
-      official.Stream.from(queen().queue(src)).windowTumbling({ seconds: 2 }).aggregate({ count: () => 1, sum: (v: any) => v.n }).to(queen().queue(sink)),
+      official.Stream.from(queen().queue(src)).windowTumbling({ seconds: 2, idleFlushMs: FLUSH_AFTER_INPUT_MS }).aggregate({ count: () => 1, sum: (v: any) => v.n }).to(queen().queue(sink)),
     );
     for (let n = 1; n <= 6; n++) {
       await push(src, 'Default', [{ n }]);
       await sleep(1000);
     }
-    // The default flush (5 s) closes the trailing window. (A flush racing a cycle can emit a window twice, a
-    // known limitation of the SDK's read-then-commit flush, STREAMS.md 5.10: short flush intervals invite it.)
-    const out = await eventually('all six events in emitted windows', 12_000, async () => {
+    // The idle flush closes the trailing window. Its first tick comes well after the last event's cycle: a
+    // flush racing a cycle can emit a window twice, a known limitation of the SDK's read-then-commit flush
+    // (STREAMS.md 5.10), which the default 5 s tick would meet on a slow machine.
+    const out = await eventually('all six events in emitted windows', FLUSH_AFTER_INPUT_MS + 12_000, async () => {
       const all = await drainQueue(setup.api, sink);
       return sum(all.map((m) => m.data.count)) >= 6 ? all : undefined;
     });
