@@ -12,20 +12,8 @@ import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration, parseTime, rfc3339 } from '../time.js';
 
-/** A message of a pop answer (API.md §5.12). */
-interface WireMessage {
-  transactionId: string;
-  partitionId: string;
-  partition: string;
-  queue?: string;
-  createdAt: string;
-  data: unknown;
-  leaseId?: string;
-  consumerGroup?: string;
-  traceId?: string | null;
-  producerSub?: string | null;
-  retryCount?: number;
-}
+/** A message of a pop answer (API.md §5.12), with the `queue` and `retryCount` an upstream broker may add. */
+type WireMessage = broker.PoppedMessage & { queue?: string; retryCount?: number };
 
 /** The NDJSON line of one message: `{queue, partition, transactionId, partitionId, createdAt, data, ...}`. */
 export function messageLine(msg: WireMessage, queue: string): Record<string, unknown> {
@@ -96,18 +84,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A row of the message listing (API.md 7.4): newest first, no payload. */
-interface ListedMessage {
-  id: string;
-  transactionId: string;
-  partitionId: string;
-  queue: string;
-  partition: string;
-  status: string;
-  createdAt: string;
-  traceId?: string | null;
-}
-
 /** How often `tail -f` looks for new messages in peek mode. */
 const PEEK_INTERVAL_MILLIS = 500;
 /** The most messages one look asks for (the listing's maximum). */
@@ -130,7 +106,7 @@ async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): 
   const printed = new Map<string, number>(); // id -> createdAt (ms), pruned below the cursor
   let cursor = 0; // createdAt (ms) of the newest message printed
   let lastMessageAt = Date.now();
-  const show = async (rows: ListedMessage[]): Promise<void> => {
+  const show = async (rows: broker.MessageListRow[]): Promise<void> => {
     for (const row of rows) {
       if (rt.signal.aborted) return;
       const detail = await broker.getMessage(api.http(), row.partitionId, row.transactionId).catch(() => null);
