@@ -27,7 +27,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  alias: { '@queen/client': path.join(root, '..', 'client', 'src', 'index.ts') },
+  // The SDK's API layer is a subpath of its own; esbuild would otherwise map `@queen/client/api` below index.ts.
+  alias: { '@queen/client/api': path.join(root, '..', 'client', 'src', 'api', 'index.ts'), '@queen/client': path.join(root, '..', 'client', 'src', 'index.ts') },
   // commander and cli-table3 are CommonJS and require Node built-ins.
   banner: { js: "import { createRequire as __queenctlRequire } from 'node:module'; const require = __queenctlRequire(import.meta.url);" },
   logLevel: 'warning',

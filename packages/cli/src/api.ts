@@ -1,25 +1,13 @@
 /**
- * The broker as the commands see it: `get`/`post`/`del` on `@queen/client`'s transport, with the CLI's rules on
- * top (CLI.md §1, §4): only reads are retried (writes are replayed only when no connection was ever opened), a
- * 200 carrying `X-Queen-Status: 404`, an `{error}` body or `{success:false}` is a failure, and every failure
- * becomes a {@link CliError} with a sentence and an exit code.
+ * The broker as the commands see it: the SDK's API layer (`@queen/client/api`, one function per route) run
+ * through {@link Api.http}, a requester on `@queen/client`'s transport with the CLI's rules on top (CLI.md §1,
+ * §4): only reads are retried (writes are replayed only when no connection was ever opened), a 200 carrying
+ * `X-Queen-Status: 404`, an `{error}` body or `{success:false}` is a failure, and every failure becomes a
+ * {@link CliError} with a sentence and an exit code. Commands never spell a path.
  */
 import type { HttpResponse, Queen, RequestSpec } from '@queen/client';
+import type { ApiRequester, NotFoundBody } from '@queen/client/api';
 import { CliError, EXIT, toCliError, userError } from './errors.js';
-
-/** Query parameters; undefined values are left out. */
-export type Params = Record<string, string | number | boolean | undefined>;
-
-/** Builds `?a=1` from the defined entries. */
-export function query(params: Params = {}): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) search.append(k, String(v));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
-/** Percent-encodes a path segment (the SDK refuses a `.` or `..` segment before sending). */
-export const seg = (name: string): string => encodeURIComponent(name);
 
 /** Options of one call. */
 export interface CallOptions {
@@ -29,6 +17,8 @@ export interface CallOptions {
   longPoll?: boolean;
   /** Leave `{success:false}` bodies to the caller (ack, transaction, seek with their own messages). */
   allowFailure?: boolean;
+  /** Leave a 200 with `X-Queen-Status: 404` to the caller (a look-up whose miss is an answer). */
+  allowMissing?: boolean;
 }
 
 /** The broker API of one command run. */
@@ -40,46 +30,45 @@ export class Api {
     readonly signal?: AbortSignal,
   ) {}
 
-  /** A raw request: the SDK's answer, or a CliError. */
-  async raw(method: RequestSpec['method'], path: string, body?: unknown, options: CallOptions = {}): Promise<HttpResponse> {
-    const spec: RequestSpec = { method, path, ...(body === undefined ? {} : { body }) };
+  /** A requester for the API layer's functions, applying `options` and the CLI's rules to every request. */
+  http(options: CallOptions = {}): ApiRequester {
+    return { request: (spec) => this.send(spec, options) };
+  }
+
+  private async send(request: RequestSpec, options: CallOptions): Promise<HttpResponse> {
+    const { method, path } = request;
+    const spec: RequestSpec = { ...request };
     if (method !== 'GET') spec.replay = 'connect-only';
     const signal = options.signal === undefined ? this.signal : options.signal;
     if (signal) spec.signal = signal;
     if (options.timeoutMillis !== undefined) spec.timeoutMillis = options.timeoutMillis;
     if (options.longPoll) spec.longPoll = true;
+    let res: HttpResponse;
     try {
-      return await this.queen.request(spec);
+      res = await this.queen.request(spec);
     } catch (error) {
       throw toCliError(error, { method, path });
     }
-  }
-
-  /** A request whose body is checked for the failure shapes of CLI.md §4. */
-  async call(method: RequestSpec['method'], path: string, body?: unknown, options: CallOptions = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- broker JSON (API.md)
-    const res = await this.raw(method, path, body, options);
     const answer = res.body as Record<string, unknown> | null;
     const text = answer !== null && typeof answer === 'object' && !Array.isArray(answer) && typeof answer.error === 'string' ? answer.error : undefined;
-    if (res.headers.get('x-queen-status') === '404') throw userError(`${text ?? 'Not found'} (${method} ${path.split('?')[0]})`);
+    if (res.headers.get('x-queen-status') === '404') {
+      if (options.allowMissing) return res;
+      throw userError(`${text ?? 'Not found'} (${method} ${path.split('?')[0]})`);
+    }
     if (!options.allowFailure && answer !== null && typeof answer === 'object' && !Array.isArray(answer)) {
       if (answer.success === false) throw new CliError(text ?? 'the server refused the operation', EXIT.user);
       if (text !== undefined && answer.success === undefined) throw new CliError(text, EXIT.user);
     }
-    return res.body;
+    return res;
   }
+}
 
-  /** GET with query parameters. */
-  get(path: string, params?: Params, options?: CallOptions): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- broker JSON
-    return this.call('GET', `${path}${query(params)}`, undefined, options);
-  }
-
-  /** POST a JSON body. */
-  post(path: string, body: unknown = {}, options?: CallOptions): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- broker JSON
-    return this.call('POST', path, body, options);
-  }
-
-  /** DELETE with query parameters. */
-  del(path: string, params?: Params, options?: CallOptions): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- broker JSON
-    return this.call('DELETE', `${path}${query(params)}`, undefined, options);
-  }
+/**
+ * The answer of a look-up whose miss (`{error}` with `X-Queen-Status: 404`) was not left to the caller: the
+ * requester has already turned a miss into a CliError, so this only narrows the type (and guards a broker
+ * that would send the body without the header).
+ */
+export function found<T extends object>(body: T | NotFoundBody): T {
+  if ('error' in body && typeof body.error === 'string') throw userError(body.error);
+  return body as T;
 }

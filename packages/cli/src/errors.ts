@@ -4,6 +4,7 @@
  * translated once, here, into sentences a person can act on (who could not be reached, which role is missing).
  */
 import { QueenError } from '@queen/client';
+import { routeFor } from '@queen/client/api';
 
 /** The documented exit codes. */
 export const EXIT = { ok: 0, user: 1, server: 2, auth: 3, noop: 4, cancelled: 130 } as const;
@@ -32,12 +33,11 @@ export const serverError = (message: string): CliError => new CliError(message, 
 /** A successful no-op (empty pop, nothing pushed, nothing applied): exit 4, prints nothing. */
 export const noop = (): CliError => new CliError('', EXIT.noop, true);
 
-/** The role a route needs (API.md §3): reads are read-only; deletes of queues/groups, clear, stats and system routes are admin. */
+/** The role a route needs, from the access level of its entry in the SDK's route table (API.md §3). */
 export function requiredRole(method: string, path: string): 'read-only' | 'read-write' | 'admin' {
-  const p = path.split('?')[0] ?? path;
-  if (p.startsWith('/api/v1/system/') || p === '/api/v1/stats/refresh') return 'admin';
-  if (method === 'DELETE' && (p.startsWith('/api/v1/resources/queues/') || p.startsWith('/api/v1/consumer-groups/') || /^\/api\/v1\/queues\/[^/]+\/clear$/.test(p))) return 'admin';
-  if (method === 'GET' && !p.startsWith('/api/v1/pop')) return 'read-only';
+  const access = routeFor(method, path)?.access;
+  if (access === 'ADMIN') return 'admin';
+  if (access === 'READ_ONLY' || access === 'PUBLIC') return 'read-only';
   return 'read-write';
 }
 

@@ -1,10 +1,11 @@
 /**
  * The queue options of API.md §2.2 as the CLI knows them: their types, the `queue configure` flags that set them,
- * and the merge that makes a change keep the other options. `POST /api/v1/configure` is a full replace (options
+ * and the merge that makes a change keep the other options. A configure is a full replace (options
  * not sent reset to defaults), so the CLI reads the current config and sends it whole with the changes applied.
  */
+import type { QueueOptions } from '@queen/client';
+import { getQueue, type ConfigureRequest } from '@queen/client/api';
 import type { Api } from './api.js';
-import { seg } from './api.js';
 import { userError } from './errors.js';
 
 /** An option's value type. */
@@ -34,14 +35,13 @@ export function validateOptions(options: unknown, where: string): Record<string,
 
 /** The queue's current namespace, task and options, or undefined when it does not exist. */
 export async function currentQueue(api: Api, queue: string): Promise<{ namespace?: string; task?: string; config: Record<string, unknown> } | undefined> {
-  const res = await api.raw('GET', `/api/v1/resources/queues/${seg(queue)}`);
-  const body = res.body as { error?: string; namespace?: string; task?: string; config?: Record<string, unknown> } | null;
-  if (res.headers.get('x-queen-status') === '404' || !body || body.error) return undefined;
-  return { ...(body.namespace ? { namespace: body.namespace } : {}), ...(body.task ? { task: body.task } : {}), config: body.config ?? {} };
+  const body = await getQueue(api.http({ allowMissing: true }), queue);
+  if (!body || 'error' in body) return undefined;
+  return { ...(body.namespace ? { namespace: body.namespace } : {}), ...(body.task ? { task: body.task } : {}), config: { ...body.config } };
 }
 
 /** The `/configure` body: the current options (if the queue exists) with `changes` applied. */
-export async function mergedConfigure(api: Api, queue: string, changes: Record<string, number | boolean>, names: { namespace?: string; task?: string }): Promise<{ body: Record<string, unknown>; exists: boolean }> {
+export async function mergedConfigure(api: Api, queue: string, changes: Record<string, number | boolean>, names: { namespace?: string; task?: string }): Promise<{ body: ConfigureRequest; exists: boolean }> {
   const current = await currentQueue(api, queue);
   const options: Record<string, unknown> = {};
   for (const key of Object.keys(QUEUE_OPTIONS)) if (current?.config[key] !== undefined && current.config[key] !== null) options[key] = current.config[key];
@@ -51,5 +51,6 @@ export async function mergedConfigure(api: Api, queue: string, changes: Record<s
   if (retentionChanged && changes.retentionEnabled === undefined) delete options.retentionEnabled;
   const namespace = names.namespace ?? current?.namespace;
   const task = names.task ?? current?.task;
-  return { body: { queue, ...(namespace ? { namespace } : {}), ...(task ? { task } : {}), options }, exists: current !== undefined };
+  // Every key is one of QUEUE_OPTIONS with a value of its type (checked by queueOptions or read from the broker).
+  return { body: { queue, ...(namespace ? { namespace } : {}), ...(task ? { task } : {}), options: options as QueueOptions }, exists: current !== undefined };
 }

@@ -5,26 +5,27 @@
  * transport failures are retried by the transport and then reported in the answer rather than thrown.
  */
 import { errorMessage, QueenError } from './errors.js';
-import { seg, type Transport } from './http.js';
+import { ackBatch, ackMessage, extendLease } from './api/messaging.js';
+import type { Transport } from './http.js';
 import type { AckBatchResponse, AckContext, AckItemResult, AckResponse, AckStatus, Message, RenewResult } from './types.js';
 
 interface WireAck {
   transactionId: string;
   partitionId: string;
-  status: string;
+  status: AckStatus;
   error: string | null;
   consumerGroup?: string;
   leaseId?: string;
 }
 
 /** `true` -> completed, `false` -> failed, strings as given. */
-export function ackStatus(status: boolean | AckStatus | undefined): string {
+export function ackStatus(status: boolean | AckStatus | undefined): AckStatus {
   if (status === undefined || status === true) return 'completed';
   if (status === false) return 'failed';
   return status;
 }
 
-function wireAck(target: Message | string, status: string, context: AckContext, withGroup: boolean): WireAck {
+function wireAck(target: Message | string, status: AckStatus, context: AckContext, withGroup: boolean): WireAck {
   let transactionId: string | undefined;
   let partitionId: string | undefined;
   let leaseId: string | undefined;
@@ -76,23 +77,22 @@ function response(results: AckItemResult[], error: string | undefined, batch: bo
 /** Acks one message, a transactionId, or a batch. */
 export async function ack(transport: Transport, target: Message | Message[] | string, status?: boolean | AckStatus, context: AckContext = {}): Promise<AckResponse> {
   const base = ackStatus(status);
-  let path: string;
-  let body: unknown;
+  let send: (http: Transport) => Promise<unknown>;
   let sent: WireAck[];
   if (Array.isArray(target)) {
     if (target.length === 0) return response([], undefined, true);
     const group = context.group ?? context.consumerGroup;
     sent = target.map((m) => wireAck(m, m._status ?? base, { ...context, ...(m._error !== undefined ? { error: m._error } : {}) }, group === undefined));
-    path = '/api/v1/ack/batch';
-    body = group === undefined ? { acknowledgments: sent } : { acknowledgments: sent, consumerGroup: group };
+    const body = group === undefined ? { acknowledgments: sent } : { acknowledgments: sent, consumerGroup: group };
+    send = (http) => ackBatch(http, body);
   } else {
     sent = [wireAck(target, base, context, true)];
-    path = '/api/v1/ack';
-    body = sent[0];
+    const body = sent[0]!;
+    send = (http) => ackMessage(http, body);
   }
   try {
-    const res = await transport.request({ method: 'POST', path, body });
-    const raw = Array.isArray(res.body) ? (res.body as Partial<AckItemResult>[]) : [];
+    const answer = await send(transport);
+    const raw = Array.isArray(answer) ? (answer as Partial<AckItemResult>[]) : [];
     return response(sent.map((item, i) => toItem(raw[i], i, item)), undefined, Array.isArray(target));
   } catch (error) {
     return response([], errorMessage(error), Array.isArray(target));
@@ -105,8 +105,8 @@ export async function renew(transport: Transport, targets: Array<string | Messag
   return Promise.all(
     leaseIds.map(async (leaseId): Promise<RenewResult> => {
       try {
-        const res = await transport.request({ method: 'POST', path: `/api/v1/lease/${seg(leaseId)}/extend`, body: seconds === undefined ? {} : { seconds } });
-        const item = (Array.isArray(res.body) ? res.body[0] : res.body) as { success?: boolean; newExpiresAt?: string | null; expiresAt?: string | null; error?: string | null } | undefined;
+        const answer: unknown = await extendLease(transport, leaseId, seconds === undefined ? {} : { seconds });
+        const item = (Array.isArray(answer) ? answer[0] : answer) as { success?: boolean; newExpiresAt?: string | null; expiresAt?: string | null; error?: string | null } | undefined;
         return { leaseId, success: item?.success === true, newExpiresAt: item?.newExpiresAt ?? item?.expiresAt ?? null, error: item?.error ?? null };
       } catch (error) {
         return { leaseId, success: false, newExpiresAt: null, error: errorMessage(error) };

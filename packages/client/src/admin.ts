@@ -1,97 +1,78 @@
 /**
- * `queen.admin` (CLIENT.md §7): one method per admin route, each returning the broker's parsed body. Admin
- * look-ups that miss answer 200 with `X-Queen-Status: 404` and resolve with the `{error}` body, as the
- * official client does; real 4xx/5xx reject. Every name in a path is percent-encoded.
+ * `queen.admin` (CLIENT.md §7): one method per admin route, each a thin alias of the API layer's function
+ * (`./api/`) and resolving with its typed answer. Admin look-ups that miss answer 200 with `X-Queen-Status: 404`
+ * and resolve with the `{error}` body, as the official client does (hence the `| NotFoundBody` unions); real
+ * 4xx/5xx reject. Every name in a path is percent-encoded.
  */
-import { queryString, seg, type Transport } from './http.js';
-import type { QueryParams } from './types.js';
+import * as api from './api/index.js';
+import type { Transport } from './http.js';
+import type { DlqPage, QueryParams } from './types.js';
 
-/** A parsed JSON body whose shape is given by API.md. */
-export type AdminBody = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- broker shapes are documented in API.md §7, not modelled here
-
-const iso = (value: string | Date): string => (value instanceof Date ? value.toISOString() : value);
+/**
+ * A parsed JSON body of an admin route. Kept for compatibility: every method now resolves with its route's
+ * own type (see `@queen/client/api`), so this is only the most general of them.
+ */
+export type AdminBody = unknown;
 
 /** Admin and monitoring routes. */
 export class Admin {
   constructor(private readonly transport: Transport) {}
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, params?: QueryParams, body?: unknown): Promise<AdminBody> {
-    const res = await this.transport.request({ method, path: `${path}${queryString(params)}`, ...(body === undefined ? {} : { body }) });
-    return res.body;
-  }
+  /** Operation `health`. */ health = () => api.health(this.transport);
+  /** Operation `metrics`. */ metrics = () => api.metrics(this.transport);
+  /** Operation `prometheusMetrics` (text). */ prometheusMetrics = () => api.prometheusMetrics(this.transport);
 
-  /** `GET /health`. */ health = () => this.call('GET', '/health');
-  /** `GET /metrics`. */ metrics = () => this.call('GET', '/metrics');
-  /** `GET /metrics/prometheus` (text). */ prometheusMetrics = async (): Promise<string> => String(await this.call('GET', '/metrics/prometheus'));
+  /** Operation `getMaintenance`. */ getMaintenanceMode = () => api.getMaintenance(this.transport);
+  /** Operation `setMaintenance`. */ setMaintenanceMode = (enabled: boolean) => api.setMaintenance(this.transport, enabled);
+  /** Operation `getPopMaintenance`. */ getPopMaintenanceMode = () => api.getPopMaintenance(this.transport);
+  /** Operation `setPopMaintenance`. */ setPopMaintenanceMode = (enabled: boolean) => api.setPopMaintenance(this.transport, enabled);
+  /** Operation `getSharedState`. */ getSharedState = () => api.getSharedState(this.transport);
 
-  /** `GET /api/v1/system/maintenance`. */ getMaintenanceMode = () => this.call('GET', '/api/v1/system/maintenance');
-  /** `POST /api/v1/system/maintenance`. */ setMaintenanceMode = (enabled: boolean) => this.call('POST', '/api/v1/system/maintenance', undefined, { enabled });
-  /** `GET /api/v1/system/maintenance/pop`. */ getPopMaintenanceMode = () => this.call('GET', '/api/v1/system/maintenance/pop');
-  /** `POST /api/v1/system/maintenance/pop`. */ setPopMaintenanceMode = (enabled: boolean) => this.call('POST', '/api/v1/system/maintenance/pop', undefined, { enabled });
-  /** `GET /api/v1/system/shared-state`. */ getSharedState = () => this.call('GET', '/api/v1/system/shared-state');
+  /** Operation `listQueues`. */ listQueues = (params?: QueryParams) => api.listQueues(this.transport, params);
+  /** Operation `getQueue`. */ getQueue = (name: string) => api.getQueue(this.transport, name);
+  /** Operation `deleteQueue`. */ deleteQueue = (name: string) => api.deleteQueue(this.transport, name);
+  /** Operation `clearQueue`. */ clearQueue = (name: string, partition?: string) => api.clearQueue(this.transport, name, partition);
+  /** Operation `listNamespaces`. */ getNamespaces = () => api.listNamespaces(this.transport);
+  /** Operation `listTasks`. */ getTasks = () => api.listTasks(this.transport);
+  /** Operation `getOverview`. */ getOverview = () => api.getOverview(this.transport);
+  /** Operation `listPartitions`. */ getPartitions = (params?: QueryParams) => api.listPartitions(this.transport, params);
 
-  /** `GET /api/v1/resources/queues`. */ listQueues = (params?: QueryParams) => this.call('GET', '/api/v1/resources/queues', params);
-  /** `GET /api/v1/resources/queues/:name`. */ getQueue = (name: string) => this.call('GET', `/api/v1/resources/queues/${seg(name)}`);
-  /** `DELETE /api/v1/resources/queues/:name`. */ deleteQueue = (name: string) => this.call('DELETE', `/api/v1/resources/queues/${seg(name)}`);
-  /** `DELETE /api/v1/queues/:name/clear`. */ clearQueue = (name: string, partition?: string) => this.call('DELETE', `/api/v1/queues/${seg(name)}/clear`, { partition });
-  /** `GET /api/v1/resources/namespaces`. */ getNamespaces = () => this.call('GET', '/api/v1/resources/namespaces');
-  /** `GET /api/v1/resources/tasks`. */ getTasks = () => this.call('GET', '/api/v1/resources/tasks');
-  /** `GET /api/v1/resources/overview`. */ getOverview = () => this.call('GET', '/api/v1/resources/overview');
-  /** `GET /api/v1/resources/partitions`. */ getPartitions = (params?: QueryParams) => this.call('GET', '/api/v1/resources/partitions', params);
+  /** Operation `listMessages`. */ listMessages = (params?: QueryParams) => api.listMessages(this.transport, params);
+  /** Operation `getMessage`. */ getMessage = (partitionId: string, transactionId: string) => api.getMessage(this.transport, partitionId, transactionId);
+  /** Operation `deleteMessage`. */ deleteMessage = (partitionId: string, transactionId: string) => api.deleteMessage(this.transport, partitionId, transactionId);
+  /** Operation `retryMessage`. */ retryMessage = (partitionId: string, transactionId: string) => api.retryMessage(this.transport, partitionId, transactionId);
+  /** Operation `moveMessageToDlq`. */
+  moveMessageToDLQ = (partitionId: string, transactionId: string, options: { consumerGroup?: string; error?: string } = {}) => api.moveMessageToDlq(this.transport, partitionId, transactionId, options);
+  /** Operation `listDlq`. */ getDLQ = <T = unknown>(params?: QueryParams): Promise<DlqPage<T>> => api.listDlq<T>(this.transport, params);
 
-  /** `GET /api/v1/messages`. */ listMessages = (params?: QueryParams) => this.call('GET', '/api/v1/messages', params);
-  /** `GET /api/v1/messages/:partitionId/:transactionId`. */
-  getMessage = (partitionId: string, transactionId: string) => this.call('GET', `/api/v1/messages/${seg(partitionId)}/${seg(transactionId)}`);
-  /** `DELETE /api/v1/messages/:partitionId/:transactionId`. */
-  deleteMessage = (partitionId: string, transactionId: string) => this.call('DELETE', `/api/v1/messages/${seg(partitionId)}/${seg(transactionId)}`);
-  /** `POST /api/v1/messages/:partitionId/:transactionId/retry`. */
-  retryMessage = (partitionId: string, transactionId: string) => this.call('POST', `/api/v1/messages/${seg(partitionId)}/${seg(transactionId)}/retry`, undefined, {});
-  /** `POST /api/v1/messages/:partitionId/:transactionId/dlq`. */
-  moveMessageToDLQ = (partitionId: string, transactionId: string, options: { consumerGroup?: string; error?: string } = {}) =>
-    this.call('POST', `/api/v1/messages/${seg(partitionId)}/${seg(transactionId)}/dlq`, undefined, options);
-  /** `GET /api/v1/dlq`. */ getDLQ = (params?: QueryParams) => this.call('GET', '/api/v1/dlq', params);
+  /** Operation `recordTrace`. */ recordTrace = (input: api.RecordTraceRequest) => api.recordTrace(this.transport, input);
+  /** Operation `getTraces`. */ getTracesForMessage = (partitionId: string, transactionId: string) => api.getTraces(this.transport, partitionId, transactionId);
+  /** Operation `listTracesByName`. */ getTracesByName = (traceName: string, params?: QueryParams) => api.listTracesByName(this.transport, traceName, params);
+  /** Operation `listTraceNames`. */ getTraceNames = (params?: QueryParams) => api.listTraceNames(this.transport, params);
 
-  /** `POST /api/v1/traces`. */
-  recordTrace = (input: { transactionId: string; partitionId: string; data: unknown; consumerGroup?: string; eventType?: string; traceNames?: string | string[] | null }) =>
-    this.call('POST', '/api/v1/traces', undefined, input);
-  /** `GET /api/v1/traces/:partitionId/:transactionId`. */
-  getTracesForMessage = (partitionId: string, transactionId: string) => this.call('GET', `/api/v1/traces/${seg(partitionId)}/${seg(transactionId)}`);
-  /** `GET /api/v1/traces/by-name/:traceName`. */ getTracesByName = (traceName: string, params?: QueryParams) => this.call('GET', `/api/v1/traces/by-name/${seg(traceName)}`, params);
-  /** `GET /api/v1/traces/names`. */ getTraceNames = (params?: QueryParams) => this.call('GET', '/api/v1/traces/names', params);
+  /** Operation `getStatus`. */ getStatus = (params?: QueryParams) => api.getStatus(this.transport, params);
+  /** Operation `listQueueStatus`. */ getQueueStats = (params?: QueryParams) => api.listQueueStatus(this.transport, params);
+  /** Operation `getQueueStatus`. */ getQueueDetail = (name: string, params?: QueryParams) => api.getQueueStatus(this.transport, name, params);
+  /** Operation `listQueueStatusMessages`. */ getQueueMessages = (name: string, params?: QueryParams) => api.listQueueStatusMessages(this.transport, name, params);
+  /** Operation `getStatusAnalytics`. */ getAnalytics = (params?: QueryParams) => api.getStatusAnalytics(this.transport, params);
+  /** Operation `getBufferStatus`. */ getBufferStatus = () => api.getBufferStatus(this.transport);
+  /** Operation `getSystemMetrics`. */ getSystemMetrics = (params?: QueryParams) => api.getSystemMetrics(this.transport, params);
+  /** Operation `getWorkerMetrics`. */ getWorkerMetrics = (params?: QueryParams) => api.getWorkerMetrics(this.transport, params);
+  /** Operation `getQueueLag`. */ getQueueLag = (params?: QueryParams) => api.getQueueLag(this.transport, params);
+  /** Operation `getQueueOps`. */ getQueueOps = (params?: QueryParams) => api.getQueueOps(this.transport, params);
+  /** Operation `getParkedReplicas`. */ getParkedReplicas = (params?: QueryParams) => api.getParkedReplicas(this.transport, params);
+  /** Operation `getRetentionHistory`. */ getRetentionHistory = (params?: QueryParams) => api.getRetentionHistory(this.transport, params);
+  /** Operation `getPostgresStats`. */ getPostgresStats = () => api.getPostgresStats(this.transport);
+  /** Operation `refreshStats`. */ refreshConsumerStats = () => api.refreshStats(this.transport);
 
-  /** `GET /api/v1/status`. */ getStatus = (params?: QueryParams) => this.call('GET', '/api/v1/status', params);
-  /** `GET /api/v1/status/queues`. */ getQueueStats = (params?: QueryParams) => this.call('GET', '/api/v1/status/queues', params);
-  /** `GET /api/v1/status/queues/:name`. */ getQueueDetail = (name: string, params?: QueryParams) => this.call('GET', `/api/v1/status/queues/${seg(name)}`, params);
-  /** `GET /api/v1/status/queues/:name/messages`. */ getQueueMessages = (name: string, params?: QueryParams) => this.call('GET', `/api/v1/status/queues/${seg(name)}/messages`, params);
-  /** `GET /api/v1/status/analytics`. */ getAnalytics = (params?: QueryParams) => this.call('GET', '/api/v1/status/analytics', params);
-  /** `GET /api/v1/status/buffers`. */ getBufferStatus = () => this.call('GET', '/api/v1/status/buffers');
-  /** `GET /api/v1/analytics/system-metrics`. */ getSystemMetrics = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/system-metrics', params);
-  /** `GET /api/v1/analytics/worker-metrics`. */ getWorkerMetrics = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/worker-metrics', params);
-  /** `GET /api/v1/analytics/queue-lag`. */ getQueueLag = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/queue-lag', params);
-  /** `GET /api/v1/analytics/queue-ops`. */ getQueueOps = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/queue-ops', params);
-  /** `GET /api/v1/analytics/queue-parked-replicas`. */ getParkedReplicas = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/queue-parked-replicas', params);
-  /** `GET /api/v1/analytics/retention`. */ getRetentionHistory = (params?: QueryParams) => this.call('GET', '/api/v1/analytics/retention', params);
-  /** `GET /api/v1/analytics/postgres-stats`. */ getPostgresStats = () => this.call('GET', '/api/v1/analytics/postgres-stats');
-  /** `POST /api/v1/stats/refresh`. */ refreshConsumerStats = () => this.call('POST', '/api/v1/stats/refresh', undefined, {});
-
-  /** `GET /api/v1/consumer-groups`. */ listConsumerGroups = () => this.call('GET', '/api/v1/consumer-groups');
-  /** `GET /api/v1/consumer-groups/lagging`. */ getLaggingConsumers = (minLagSeconds = 60) => this.call('GET', '/api/v1/consumer-groups/lagging', { minLagSeconds });
-  /** `GET /api/v1/consumer-groups/:name`. */ getConsumerGroup = (name: string) => this.call('GET', `/api/v1/consumer-groups/${seg(name)}`);
-  /** `DELETE /api/v1/consumer-groups/:group`. */
-  deleteConsumerGroup = (group: string, deleteMetadata = true) => this.call('DELETE', `/api/v1/consumer-groups/${seg(group)}`, { deleteMetadata });
-  /** `DELETE /api/v1/consumer-groups/:group/queues/:queue`. */
-  deleteConsumerGroupForQueue = (group: string, queue: string, deleteMetadata = true) =>
-    this.call('DELETE', `/api/v1/consumer-groups/${seg(group)}/queues/${seg(queue)}`, { deleteMetadata });
-  /** `POST /api/v1/consumer-groups/:group/subscription`. */
-  updateSubscription = (group: string, timestamp: string | Date) => this.call('POST', `/api/v1/consumer-groups/${seg(group)}/subscription`, undefined, { subscriptionTimestamp: iso(timestamp) });
-  /** `POST /api/v1/consumer-groups/:group/queues/:queue/seek`. */
-  seekConsumerGroup = (group: string, queue: string, options: { toEnd: true } | { timestamp: string | Date }) =>
-    this.call('POST', `/api/v1/consumer-groups/${seg(group)}/queues/${seg(queue)}/seek`, undefined, seekBody(options));
-  /** `POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek`. */
-  seekConsumerGroupPartition = (group: string, queue: string, partition: string, options?: { toEnd: true } | { timestamp: string | Date }) =>
-    this.call('POST', `/api/v1/consumer-groups/${seg(group)}/queues/${seg(queue)}/partitions/${seg(partition)}/seek`, undefined, options ? seekBody(options) : {});
-}
-
-function seekBody(options: { toEnd: true } | { timestamp: string | Date }): Record<string, unknown> {
-  return 'timestamp' in options ? { timestamp: iso(options.timestamp) } : { toEnd: true };
+  /** Operation `listConsumerGroups`. */ listConsumerGroups = () => api.listConsumerGroups(this.transport);
+  /** Operation `listLaggingConsumerGroups`. */ getLaggingConsumers = (minLagSeconds = 60) => api.listLaggingConsumerGroups(this.transport, { minLagSeconds });
+  /** Operation `getConsumerGroup`. */ getConsumerGroup = (name: string) => api.getConsumerGroup(this.transport, name);
+  /** Operation `deleteConsumerGroup`. */ deleteConsumerGroup = (group: string, deleteMetadata = true) => api.deleteConsumerGroup(this.transport, group, { deleteMetadata });
+  /** Operation `deleteConsumerGroupForQueue`. */
+  deleteConsumerGroupForQueue = (group: string, queue: string, deleteMetadata = true) => api.deleteConsumerGroupForQueue(this.transport, group, queue, { deleteMetadata });
+  /** Operation `updateSubscription`. */ updateSubscription = (group: string, timestamp: string | Date) => api.updateSubscription(this.transport, group, timestamp);
+  /** Operation `seekQueue`. */ seekConsumerGroup = (group: string, queue: string, options: api.SeekTarget) => api.seekQueue(this.transport, group, queue, options);
+  /** Operation `seekPartition`. */
+  seekConsumerGroupPartition = (group: string, queue: string, partition: string, options?: api.SeekTarget) => api.seekPartition(this.transport, group, queue, partition, options);
 }

@@ -1,8 +1,9 @@
 /** The DLQ reader of a queue (CLIENT.md §5.5): every filter is sent, `total` is returned, failures reject. */
-import { queryString, type Transport } from './http.js';
+import { listDlq } from './api/messages.js';
+import type { Transport } from './http.js';
 import type { DlqPage } from './types.js';
 
-/** Builds and runs `GET /api/v1/dlq` for one queue. */
+/** Builds and runs a DLQ listing (operation `listDlq`) for one queue. */
 export class DLQBuilder<T> {
   private filters: { partition?: string; limit: number; offset: number; from?: string; to?: string } = { limit: 100, offset: 0 };
 
@@ -44,8 +45,6 @@ export class DLQBuilder<T> {
 
   /** One page of entries, newest failure first. */
   async get(): Promise<DlqPage<T>> {
-    const query = queryString({ queue: this.queue, consumerGroup: this.group, ...this.filters });
-    const res = await this.transport.request({ method: 'GET', path: `/api/v1/dlq${query}` });
-    return res.body as DlqPage<T>;
+    return listDlq<T>(this.transport, { queue: this.queue, consumerGroup: this.group, ...this.filters });
   }
 }

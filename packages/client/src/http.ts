@@ -27,6 +27,8 @@ export interface TransportOptions {
   headers: Record<string, string>;
   fetch: typeof fetch;
   logger: SafeLogger;
+  /** HTTP statuses retried besides 5xx and 429 (the streaming SDK's policy also retries 408). */
+  retryStatuses?: readonly number[];
 }
 
 /** One request. `path` is relative to the broker root and may carry a query string. */
@@ -121,7 +123,7 @@ export class Transport {
         const failure = error as QueenError;
         lastError = failure;
         if (failure.code === 'ABORTED' || (spec.longPoll && failure.code === 'TIMEOUT')) throw failure;
-        if (!isRetriable(failure)) throw failure;
+        if (!isRetriable(failure) && !(failure.code === 'HTTP' && failure.status !== undefined && this.options.retryStatuses?.includes(failure.status))) throw failure;
         const info = this.failures.get(failure) ?? {};
         if (spec.replay === 'connect-only' && !info.neverConnected) throw failure;
         this.balancer.markFailed(url);

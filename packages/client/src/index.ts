@@ -17,4 +17,6 @@ export { DLQBuilder } from './dlq.js';
 export { Admin, type AdminBody } from './admin.js';
 export { OperationBuilder } from './operation.js';
 export type { HttpResponse, RequestSpec } from './http.js';
+export { apiRoutes, routeFor, type ApiOperation } from './api/index.js';
+export type { ApiRequester, ApiRoute, CallOptions, NotFoundBody, RefusedBody } from './api/index.js';
 export type * from './types.js';

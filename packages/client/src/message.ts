@@ -2,6 +2,7 @@
  * Turns a pop body into `Message` objects and attaches `trace()` (CLIENT.md §8) as a non-enumerable method, so
  * a message still serialises to exactly the broker's ten fields.
  */
+import { recordTrace as postTrace } from './api/messages.js';
 import { errorMessage } from './errors.js';
 import type { Transport } from './http.js';
 import type { Message, TraceEvent, TraceResult } from './types.js';
@@ -30,21 +31,16 @@ export function messagesFrom<T>(body: unknown, transport: Transport): Message<T>
 export async function recordTrace(transport: Transport, message: Pick<Message, 'transactionId' | 'partitionId' | 'consumerGroup'>, event: TraceEvent): Promise<TraceResult> {
   const names = event.traceName === undefined ? null : Array.isArray(event.traceName) ? event.traceName : [event.traceName];
   try {
-    const res = await transport.request({
-      method: 'POST',
-      path: '/api/v1/traces',
-      body: {
+    const body = await postTrace(transport, {
         transactionId: message.transactionId,
         partitionId: message.partitionId,
         consumerGroup: message.consumerGroup,
         traceNames: names,
         eventType: event.eventType ?? 'info',
         data: event.data,
-      },
     });
-    const body = res.body as { success?: boolean; traceId?: string; error?: string } | null;
     if (body?.success === true && typeof body.traceId === 'string') return { success: true, traceId: body.traceId };
-    return { success: false, error: body?.error ?? 'Trace not recorded' };
+    return { success: false, error: (body as { error?: string } | null)?.error ?? 'Trace not recorded' };
   } catch (error) {
     return { success: false, error: errorMessage(error) };
   }

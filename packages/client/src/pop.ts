@@ -5,7 +5,9 @@
  */
 import { BUILDER_DEFAULTS, QUEUE_MODE } from './defaults.js';
 import { QueenError } from './errors.js';
-import { queryString, seg, type Transport } from './http.js';
+import { popDiscovery, popPartition, popQueue, type PopQuery, type PopResponse } from './api/messaging.js';
+import type { CallOptions } from './api/route.js';
+import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
 import { isCallerError } from './retry.js';
 import { messagesFrom } from './message.js';
@@ -45,19 +47,11 @@ export interface PopCall {
 
 /** Sends one pop; resolves with the messages (`[]` for a 204) or rejects with the QueenError. */
 export async function popOnce<T>(transport: Transport, spec: PopSpec, call: PopCall): Promise<Message<T>[]> {
-  let path: string;
-  if (spec.queue === undefined) {
-    if (spec.namespace === undefined && spec.task === undefined) {
-      throw new QueenError('VALIDATION', 'A discovery consumer (queue() without a name) needs namespace() or task()');
-    }
-    path = '/api/v1/pop';
-  } else if (spec.partition !== undefined && spec.partition !== BUILDER_DEFAULTS.partition) {
-    path = `/api/v1/pop/queue/${seg(spec.queue)}/partition/${seg(spec.partition)}`;
-  } else {
-    path = `/api/v1/pop/queue/${seg(spec.queue)}`;
+  if (spec.queue === undefined && spec.namespace === undefined && spec.task === undefined) {
+    throw new QueenError('VALIDATION', 'A discovery consumer (queue() without a name) needs namespace() or task()');
   }
   const timeout = call.timeoutMillis ?? spec.timeoutMillis;
-  const query = queryString({
+  const query: PopQuery = {
     batch: Math.max(1, call.batch ?? spec.batch),
     wait: spec.wait,
     timeout,
@@ -69,15 +63,17 @@ export async function popOnce<T>(transport: Transport, spec: PopSpec, call: PopC
     namespace: spec.namespace,
     task: spec.task,
     autoAck: call.sendAutoAck && spec.autoAck === true ? true : undefined,
-  });
-  const res = await transport.request({
-    method: 'GET',
-    path: `${path}${query}`,
+  };
+  const options: CallOptions = {
     affinityKey: consumerAffinityKey(spec),
     ...(spec.wait ? { timeoutMillis: timeout + BUILDER_DEFAULTS.pollGraceMillis, longPoll: true } : {}),
     ...(call.signal ? { signal: call.signal } : {}),
-  });
-  return messagesFrom<T>(res.body, transport);
+  };
+  let answer: PopResponse | null;
+  if (spec.queue === undefined) answer = await popDiscovery(transport, query as PopQuery & { namespace: string }, options);
+  else if (spec.partition !== undefined && spec.partition !== BUILDER_DEFAULTS.partition) answer = await popPartition(transport, spec.queue, spec.partition, query, options);
+  else answer = await popQueue(transport, spec.queue, query, options);
+  return messagesFrom<T>(answer, transport);
 }
 
 /**

@@ -9,6 +9,8 @@
  * transaction aborted, so it always rejects (`DATABASE`), whatever callbacks are attached.
  */
 import { errorMessage, QueenError } from './errors.js';
+import { push } from './api/messaging.js';
+import { recording } from './api/route.js';
 import type { Transport } from './http.js';
 import { isUuid, uuidv7 } from './ids.js';
 import type { SafeLogger } from './log.js';
@@ -69,9 +71,10 @@ export function pushFailed(failed: FailedResult[]): QueenError {
 /** Sends wire items in one request; resolves with the broker's per-item results. */
 export async function sendPush<T>(transport: Transport, items: PushItem<T>[]): Promise<PushResultItem[]> {
   const first = items[0]!;
-  const res = await transport.request({ method: 'POST', path: '/api/v1/push', body: { items }, affinityKey: `${first.queue}:${first.partition}` });
-  if (!Array.isArray(res.body)) throw new QueenError('HTTP', 'Unexpected push answer', { status: res.status, body: res.body, url: res.url });
-  return res.body as PushResultItem[];
+  const http = recording(transport);
+  const results: unknown = await push(http, { items }, { affinityKey: `${first.queue}:${first.partition}` });
+  if (!Array.isArray(results)) throw new QueenError('HTTP', 'Unexpected push answer', { status: http.last!.status, body: results, url: http.last!.url });
+  return results as PushResultItem[];
 }
 
 /** The statement of a push through the caller's database client (SQL API v1, docs/sql-api.md). */

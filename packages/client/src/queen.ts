@@ -8,26 +8,17 @@ import { Admin } from './admin.js';
 import { PushBuffers } from './buffer.js';
 import type { ActiveConsumer, ClientContext } from './context.js';
 import { CLIENT_DEFAULTS } from './defaults.js';
+import { createTransport, normaliseUrls } from './api/transport.js';
+import { deleteConsumerGroup, updateSubscription, type DeleteConsumerGroupResponse, type UpdateSubscriptionResponse } from './api/groups.js';
 import { QueenError } from './errors.js';
-import { Transport, type HttpResponse, type RequestSpec } from './http.js';
-import { resolveLogger, type SafeLogger } from './log.js';
+import type { HttpResponse, RequestSpec, Transport } from './http.js';
+import type { SafeLogger } from './log.js';
 import { QueueBuilder } from './queue.js';
 import { registerShutdown, unregisterShutdown } from './signals.js';
 import { TransactionBuilder } from './transaction.js';
 import type { AckBatchResponse, AckContext, AckResponse, AckStatus, BufferStats, Message, QueenOptions, RenewResult } from './types.js';
 
 const CLOSE_WAIT_MILLIS = 30_000;
-
-function normaliseUrls(config: string | string[] | QueenOptions): { urls: string[]; options: QueenOptions } {
-  const options: QueenOptions = typeof config === 'string' ? { url: config } : Array.isArray(config) ? { urls: config } : { ...config };
-  const list = options.urls ?? (options.url !== undefined ? [options.url] : []);
-  if (list.length === 0) throw new TypeError('Queen: url or urls is required');
-  const urls = list.map((url) => {
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new TypeError(`Queen: invalid URL ${JSON.stringify(url)}: must start with http:// or https://`);
-    return url.endsWith('/') ? url.slice(0, -1) : url;
-  });
-  return { urls, options };
-}
 
 /** A Queen client bound to one or several brokers. */
 export class Queen {
@@ -44,23 +35,8 @@ export class Queen {
   /** `new Queen(url)`, `new Queen([urls])` or `new Queen({...options})`. */
   constructor(config: string | string[] | QueenOptions) {
     const { urls, options } = normaliseUrls(config);
-    this.logger = resolveLogger(options.logger);
-    const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
-    if (typeof fetchImpl !== 'function') throw new TypeError('Queen: no fetch implementation available');
-    this.transport = new Transport({
-      urls,
-      timeoutMillis: options.timeoutMillis ?? CLIENT_DEFAULTS.timeoutMillis,
-      retryAttempts: options.retryAttempts ?? CLIENT_DEFAULTS.retryAttempts,
-      retryDelayMillis: options.retryDelayMillis ?? CLIENT_DEFAULTS.retryDelayMillis,
-      loadBalancingStrategy: options.loadBalancingStrategy ?? CLIENT_DEFAULTS.loadBalancingStrategy,
-      affinityHashRing: options.affinityHashRing ?? CLIENT_DEFAULTS.affinityHashRing,
-      enableFailover: options.enableFailover ?? CLIENT_DEFAULTS.enableFailover,
-      healthRetryAfterMillis: options.healthRetryAfterMillis ?? CLIENT_DEFAULTS.healthRetryAfterMillis,
-      bearerToken: options.bearerToken ?? null,
-      headers: { ...options.headers },
-      fetch: fetchImpl,
-      logger: this.logger,
-    });
+    this.transport = createTransport(options);
+    this.logger = this.transport.logger;
     this.buffers = new PushBuffers(this.transport, this.logger);
     this.context = {
       transport: this.transport,
@@ -117,14 +93,14 @@ export class Queen {
     return this.buffers.stats() satisfies BufferStats;
   }
 
-  /** `DELETE /api/v1/consumer-groups/:group`. */
-  deleteConsumerGroup(group: string, deleteMetadata = true): Promise<object> {
-    return this.admin.deleteConsumerGroup(group, deleteMetadata) as Promise<object>;
+  /** Deletes a consumer group's state on every queue (operation `deleteConsumerGroup`). */
+  deleteConsumerGroup(group: string, deleteMetadata = true): Promise<DeleteConsumerGroupResponse> {
+    return deleteConsumerGroup(this.transport, group, { deleteMetadata });
   }
 
-  /** `POST /api/v1/consumer-groups/:group/subscription`: re-times where never-contacted cursors start. */
-  updateConsumerGroupTimestamp(group: string, timestamp: string | Date): Promise<object> {
-    return this.admin.updateSubscription(group, timestamp) as Promise<object>;
+  /** Re-times where the group's never-contacted cursors start (operation `updateSubscription`). */
+  updateConsumerGroupTimestamp(group: string, timestamp: string | Date): Promise<UpdateSubscriptionResponse> {
+    return updateSubscription(this.transport, group, timestamp);
   }
 
   /**

@@ -10,7 +10,10 @@ import { ConsumeBuilder, renewInterval, type ConsumeHandler, type ConsumeMode, t
 import { BUILDER_DEFAULTS, QUEUE_DEFAULTS } from './defaults.js';
 import { DLQBuilder } from './dlq.js';
 import { QueenError } from './errors.js';
-import { seg } from './http.js';
+import { configure } from './api/messaging.js';
+import { deleteQueue } from './api/resources.js';
+import { recording } from './api/route.js';
+import type { HttpResponse } from './http.js';
 import { OperationBuilder } from './operation.js';
 import { pop } from './pop.js';
 import { PushBuilder } from './push.js';
@@ -168,24 +171,22 @@ export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffe
     return this as unknown as QueueBuilder<T, 'each', Buffered>;
   }
 
-  /** `POST /api/v1/configure` with `{...QUEUE_DEFAULTS, ...config}`. */
+  /** Creates or reconfigures the queue (operation `configure`) with `{...QUEUE_DEFAULTS, ...config}`. */
   create(): OperationBuilder<ConfigureResult> {
     return new OperationBuilder(async () => {
       const queue = this.requireName('create');
-      const res = await this.ctx.transport.request({
-        method: 'POST',
-        path: '/api/v1/configure',
-        body: { queue, namespace: this.spec.namespace ?? null, task: this.spec.task ?? null, options: { ...QUEUE_DEFAULTS, ...this.options } },
-      });
-      return bodyOrError<ConfigureResult>(res.body, res.status, res.url);
+      const http = recording(this.ctx.transport);
+      const body = await configure(http, { queue, namespace: this.spec.namespace ?? null, task: this.spec.task ?? null, options: { ...QUEUE_DEFAULTS, ...this.options } });
+      return bodyOrError<ConfigureResult>(body, http.last!);
     });
   }
 
-  /** `DELETE /api/v1/resources/queues/:name`. */
+  /** Deletes the queue (operation `deleteQueue`). */
   delete(): OperationBuilder<DeleteResult> {
     return new OperationBuilder(async () => {
-      const res = await this.ctx.transport.request({ method: 'DELETE', path: `/api/v1/resources/queues/${seg(this.requireName('delete'))}` });
-      return bodyOrError<DeleteResult>(res.body, res.status, res.url);
+      const http = recording(this.ctx.transport);
+      const body = await deleteQueue(http, this.requireName('delete'));
+      return bodyOrError<DeleteResult>(body, http.last!);
     });
   }
 
@@ -227,8 +228,8 @@ export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffe
   }
 }
 
-function bodyOrError<R>(body: unknown, status: number, url: string): R {
+function bodyOrError<R>(body: unknown, res: HttpResponse): R {
   const error = (body as { error?: unknown } | null)?.error;
-  if (typeof error === 'string') throw new QueenError('HTTP', error, { status, body, url });
+  if (typeof error === 'string') throw new QueenError('HTTP', error, { status: res.status, body, url: res.url });
   return body as R;
 }

@@ -1,9 +1,11 @@
 /**
  * `queen.transaction()` (CLIENT.md §6.3): acks and pushes collected in call order and committed atomically by
- * `POST /api/v1/transaction`. A transaction is not idempotent (its pushes would be duplicates on replay), so it
+ * the `transaction` operation of the API layer. A transaction is not idempotent (its pushes would be duplicates on replay), so it
  * is replayed or failed over only when the connection could not be opened at all.
  */
 import { ackStatus } from './ack.js';
+import { transaction, type TransactionOperation, type TransactionResponse } from './api/messaging.js';
+import { recording } from './api/route.js';
 import { BUILDER_DEFAULTS } from './defaults.js';
 import { QueenError } from './errors.js';
 import type { Transport } from './http.js';
@@ -11,7 +13,7 @@ import type { SafeLogger } from './log.js';
 import { toWireItems } from './push-wire.js';
 import type { AckStatus, Message, PushInput, TransactionResult } from './types.js';
 
-type Operation = Record<string, unknown> & { type: 'ack' | 'push' };
+type Operation = TransactionOperation;
 
 /** A push target inside a transaction. */
 export class TransactionQueue<T> {
@@ -51,7 +53,7 @@ export class TransactionBuilder {
   /** Adds one ack operation per message. */
   ack(messages: Message | Message[], status: boolean | AckStatus = 'completed', context: { consumerGroup?: string; group?: string; error?: string } = {}): this {
     for (const message of Array.isArray(messages) ? messages : [messages]) {
-      const op: Operation = {
+      const op: Extract<Operation, { type: 'ack' }> = {
         type: 'ack',
         transactionId: message.transactionId || message.id,
         partitionId: message.partitionId,
@@ -76,15 +78,10 @@ export class TransactionBuilder {
   /** Commits everything atomically; rejects with TRANSACTION_FAILED when the broker rolled back. */
   async commit(): Promise<TransactionResult> {
     if (this.operations.length === 0) throw new QueenError('VALIDATION', 'Transaction has no operations');
-    const res = await this.transport.request({
-      method: 'POST',
-      path: '/api/v1/transaction',
-      body: { operations: this.operations, requiredLeases: [...this.requiredLeases] },
-      replay: 'connect-only',
-    });
-    const body = res.body as { transactionId?: string; success?: boolean; error?: string; results?: unknown[] } | null;
+    const http = recording(this.transport);
+    const body = (await transaction(http, { operations: this.operations, requiredLeases: [...this.requiredLeases] }, { replay: 'connect-only' })) as Partial<TransactionResponse> | null;
     if (body?.success !== true) {
-      throw new QueenError('TRANSACTION_FAILED', body?.error ?? 'Transaction failed', { body, results: body?.results ?? [], status: res.status, url: res.url });
+      throw new QueenError('TRANSACTION_FAILED', (body as { error?: string } | null)?.error ?? 'Transaction failed', { body, results: body?.results ?? [], status: http.last!.status, url: http.last!.url });
     }
     return { transactionId: String(body.transactionId), success: true, results: body.results ?? [] };
   }

@@ -101,7 +101,7 @@ export interface PushMeta {
 /** One pushed item: `{data}`, `{payload}`, or the whole object as the payload. */
 export type PushInput<T> = ({ data: T } & PushMeta) | ({ payload: T } & PushMeta) | T;
 
-/** An item as sent to `POST /api/v1/push`. */
+/** An item as sent by a push (operation `push`). */
 export interface PushItem<T = unknown> {
   queue: string;
   partition: string;

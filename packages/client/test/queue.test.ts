@@ -240,6 +240,7 @@ describe('pop', () => {
     await q.queue(name).partition('p/1 x').push([{ data: 1 }]);
     const got = await q.queue(name).partition('p/1 x').wait(false).pop();
     assert.equal(got.length, 1);
-    assert.equal((await q.admin.getQueue(name)).name, name);
+    const detail = await q.admin.getQueue(name);
+    assert.equal('name' in detail && detail.name, name);
   });
 });

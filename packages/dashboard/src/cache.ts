@@ -1,8 +1,8 @@
 /**
- * The shared queue list (GET /api/v1/resources/queues): 30 s TTL, concurrent callers share one request,
+ * The shared queue list (operation listQueues): 30 s TTL, concurrent callers share one request,
  * mutations force a reload. It also yields the namespace and task option lists (blank names dropped).
  */
-import { get } from './api.js';
+import { broker, http } from './api.js';
 import type { QueueRow } from './types.js';
 
 const TTL_MS = 30_000;
@@ -13,7 +13,7 @@ let inflight: Promise<QueueRow[]> | null = null;
 export function queueList(force = false): Promise<QueueRow[]> {
   if (!force && cached !== null && Date.now() - cached.at < TTL_MS) return Promise.resolve(cached.rows);
   if (inflight !== null) return inflight;
-  inflight = get<{ queues: QueueRow[] }>('/api/v1/resources/queues').then(
+  inflight = broker.listQueues(http()).then(
     (res) => {
       cached = { at: Date.now(), rows: res.queues };
       inflight = null;

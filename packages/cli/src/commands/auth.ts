@@ -4,6 +4,8 @@
  * queen-mq-proxy's `/api/login` and `/api/auth/*`; our broker has neither, so against it they end with a message
  * pointing at `--method token`.
  */
+import { QueenError } from '@queen/client';
+import { createTransport, getOverview } from '@queen/client/api';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { action, sub } from '../command.js';
@@ -70,10 +72,13 @@ export function registerAuth(program: Command): void {
       token = rt.flags.token ?? (await promptSecret('Token: '));
       if (!token) throw userError('no token given');
       // Check the token where it will be used: a read-only route that needs a valid token when auth is on.
-      const res = await fetch(`${entry.server}/api/v1/resources/overview`, { headers: { Authorization: `Bearer ${token}` }, signal: rt.signal }).catch((error: Error) => {
-        throw new CliError(`cannot reach ${entry.server}: ${error.message}`, EXIT.server);
+      // One attempt, no client-side checks beyond the 401: any other answer means the token was accepted.
+      const check = createTransport({ url: entry.server, bearerToken: token, retryAttempts: 1, handleSignals: false });
+      await getOverview(check, { signal: rt.signal }).catch((error: unknown) => {
+        if (!(error instanceof QueenError)) throw error;
+        if (error.code === 'HTTP' && error.status === 401) throw new CliError(`the server rejected the token (401): ${(error.body as { error?: string } | null)?.error ?? 'unauthorized'}`, EXIT.auth);
+        if (error.code !== 'HTTP') throw new CliError(`cannot reach ${entry.server}: ${error.message}`, EXIT.server);
       });
-      if (res.status === 401) throw new CliError(`the server rejected the token (401): ${((await res.json().catch(() => ({}))) as { error?: string }).error ?? 'unauthorized'}`, EXIT.auth);
     } else if (method === 'password') {
       if (!opts.user) throw userError('--method password needs -u <user>');
       const password: string = opts.password ?? (await promptSecret('Password: '));

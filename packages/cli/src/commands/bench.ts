@@ -5,7 +5,7 @@
  * payload's `ts`) percentiles.
  */
 import type { Command } from 'commander';
-import { query, seg } from '../api.js';
+import * as broker from '@queen/client/api';
 import { action, positive, int, bool, sub } from '../command.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -26,7 +26,7 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
   const total: number = opts.total;
   const K: number = opts.partitions;
   const filler = 'x'.repeat(opts.payloadSize);
-  if (opts.autoCreate) await api.post('/api/v1/configure', { queue, options: { leaseTime: 30 } });
+  if (opts.autoCreate) await broker.configure(api.http(), { queue, options: { leaseTime: 30 } });
   const pushLatency: number[] = [];
   const residency: number[] = [];
   const seen = new Set<string>();
@@ -49,7 +49,7 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
       const items = Array.from({ length: n }, (_x, j) => ({ queue, partition, payload: { producer: p, i: i + j, ts: (BigInt(Date.now()) * 1_000_000n).toString(), data: filler } }));
       const t0 = performance.now();
       try {
-        const results = (await api.post('/api/v1/push', { items })) as Array<{ status: string }>;
+        const results = await broker.push(api.http(), { items });
         stats.pushed += results.filter((r) => r.status === 'queued' || r.status === 'buffered' || r.status === 'duplicate').length;
         stats.pushErrors += results.filter((r) => r.status === 'failed').length;
       } catch (error) {
@@ -68,8 +68,8 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
     let emptySince = Date.now();
     while (seen.size < total && !popSignal.aborted && Date.now() - emptySince < 5000) {
       try {
-        const res = await api.raw('GET', `/api/v1/pop/queue/${seg(queue)}${query({ consumerGroup: 'queenctl-bench', autoAck: true, batch: opts.batch, wait: true, timeout: 2000 })}`, undefined, { longPoll: true, timeoutMillis: 7000, signal: popSignal });
-        const messages = ((res.body as { messages?: Array<{ transactionId: string; partitionId: string; data: { ts?: string } }> } | null)?.messages) ?? [];
+        const answer = await broker.popQueue<{ ts?: string }>(api.http({ longPoll: true, timeoutMillis: 7000, signal: popSignal, allowFailure: true }), queue, { consumerGroup: 'queenctl-bench', autoAck: true, batch: opts.batch, wait: true, timeout: 2000 });
+        const messages = answer?.messages ?? [];
         const now = BigInt(Date.now()) * 1_000_000n;
         if (messages.length > 0) emptySince = Date.now();
         for (const m of messages) {
@@ -104,7 +104,7 @@ async function bench(rt: Runtime, opts: Record<string, any>): Promise<void> { //
     pop: opts.skipPop ? null : { messages: seen.size, errors: stats.popErrors, millis: Math.round(stats.popDone), perSecond: rate(seen.size, stats.popDone) },
     residencyMillis: opts.skipPop ? null : { p50: percentile(residency, 50), p95: percentile(residency, 95), p99: percentile(residency, 99) },
   };
-  if (opts.autoDelete) await api.del(`/api/v1/resources/queues/${seg(queue)}`);
+  if (opts.autoDelete) await broker.deleteQueue(api.http(), queue);
   if (rt.out.explicit) await rt.out.print(summary);
   else if (!rt.out.quiet) {
     rt.out.write(`PUSH ${stats.pushed} msgs in ${dur(stats.pushDone)} (${summary.push.perSecond.toLocaleString('en-US')} msg/s, request p99 ${ms(summary.push.p99Millis)})\n`);

@@ -4,6 +4,7 @@
  * descriptions (zsh, fish, PowerShell); `-o` completes formats; context, queue and group arguments complete
  * dynamically through the hidden `__complete` command (it asks the broker, quietly, and prints one name a line).
  */
+import { listConsumerGroups, listQueues } from '@queen/client/api';
 import type { Command } from 'commander';
 import { action, sub } from '../command.js';
 import { userError } from '../errors.js';
@@ -213,8 +214,8 @@ export function registerCompletion(program: Command): void {
         return;
       }
       const api = await rt.api();
-      if (kind === 'queue') for (const x of (await api.get('/api/v1/resources/queues', { limit: 500 }, { timeoutMillis: 2000 })).queues ?? []) process.stdout.write(`${x.name}\n`);
-      if (kind === 'group') for (const name of new Set(((await api.get('/api/v1/consumer-groups', undefined, { timeoutMillis: 2000 })) as Array<{ name: string }>).map((g) => g.name))) process.stdout.write(`${name}\n`);
+      if (kind === 'queue') for (const x of (await listQueues(api.http({ timeoutMillis: 2000 }), { limit: 500 })).queues ?? []) process.stdout.write(`${x.name}\n`);
+      if (kind === 'group') for (const name of new Set((await listConsumerGroups(api.http({ timeoutMillis: 2000 }))).map((g) => g.name))) process.stdout.write(`${name}\n`);
     } catch {
       // nothing to complete
     } finally {

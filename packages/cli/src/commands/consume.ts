@@ -4,26 +4,16 @@
  * what it printed after printing it; Ctrl-C stops new pops, lets the acks of printed messages finish and exits 0.
  */
 import type { Command } from 'commander';
-import { query, seg, type Api, type Params } from '../api.js';
+import type { AckStatus } from '@queen/client';
+import * as broker from '@queen/client/api';
+import type { Api, CallOptions } from '../api.js';
 import { action, int, positive, bool, sub } from '../command.js';
 import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration, parseTime, rfc3339 } from '../time.js';
 
-/** A message of a pop answer (API.md §5.12). */
-interface WireMessage {
-  transactionId: string;
-  partitionId: string;
-  partition: string;
-  queue?: string;
-  createdAt: string;
-  data: unknown;
-  leaseId?: string;
-  consumerGroup?: string;
-  traceId?: string | null;
-  producerSub?: string | null;
-  retryCount?: number;
-}
+/** A message of a pop answer (API.md §5.12), with the `queue` and `retryCount` an upstream broker may add. */
+type WireMessage = broker.PoppedMessage & { queue?: string; retryCount?: number };
 
 /** The NDJSON line of one message: `{queue, partition, transactionId, partitionId, createdAt, data, ...}`. */
 export function messageLine(msg: WireMessage, queue: string): Record<string, unknown> {
@@ -48,25 +38,33 @@ function subscriptionFrom(since: string | undefined): string | undefined {
   return since.trim().toLowerCase() === 'now' ? 'now' : rfc3339(parseTime(since, '--since'));
 }
 
-function popPath(queue: string | undefined, partition: string | undefined, opts: { namespace?: string; task?: string }): string {
-  if (!queue) {
-    if (!opts.namespace && !opts.task) throw userError('pop needs a queue, or --namespace and/or --task for a discovery pop');
-    return '/api/v1/pop';
-  }
-  return partition ? `/api/v1/pop/queue/${seg(queue)}/partition/${seg(partition)}` : `/api/v1/pop/queue/${seg(queue)}`;
+/** Which pop route a run uses: one partition, a whole queue, or discovery by namespace/task. */
+interface PopTarget {
+  queue: string | undefined;
+  partition: string | undefined;
+}
+
+function popTarget(queue: string | undefined, partition: string | undefined, opts: { namespace?: string; task?: string }): PopTarget {
+  if (!queue && !opts.namespace && !opts.task) throw userError('pop needs a queue, or --namespace and/or --task for a discovery pop');
+  return { queue: queue || undefined, partition: queue ? partition : undefined };
 }
 
 /** One pop: the messages (empty on 204 or a long-poll timeout) and the answer's queue name. */
-async function popOnce(api: Api, path: string, params: Params, waitMillis: number, signal?: AbortSignal | null): Promise<{ messages: WireMessage[]; queue: string }> {
-  const res = await api.raw('GET', `${path}${query(params)}`, undefined, { longPoll: true, timeoutMillis: waitMillis + 5000, ...(signal !== undefined ? { signal } : {}) });
-  const body = res.body as { messages?: WireMessage[]; queue?: string } | null;
+async function popOnce(api: Api, target: PopTarget, params: broker.PopQuery, waitMillis: number, signal?: AbortSignal | null): Promise<{ messages: WireMessage[]; queue: string }> {
+  const options: CallOptions = { longPoll: true, timeoutMillis: waitMillis + 5000, allowFailure: true, ...(signal !== undefined ? { signal } : {}) };
+  const http = api.http(options);
+  const body = target.queue === undefined
+    ? await broker.popDiscovery(http, params as broker.PopQuery & { namespace: string })
+    : target.partition
+      ? await broker.popPartition(http, target.queue, target.partition, params)
+      : await broker.popQueue(http, target.queue, params);
   return { messages: body?.messages ?? [], queue: body?.queue ?? '' };
 }
 
 /** Acks messages `completed` (or `failed`) for a group in one request; resolves with the refused ones. */
-async function ackMessages(api: Api, messages: Array<{ transactionId: string; partitionId: string; leaseId?: string; consumerGroup?: string }>, group: string | undefined, status = 'completed', error?: string): Promise<Array<{ transactionId: string; error: string }>> {
+async function ackMessages(api: Api, messages: Array<{ transactionId: string; partitionId: string; leaseId?: string; consumerGroup?: string }>, group: string | undefined, status: AckStatus = 'completed', error?: string): Promise<Array<{ transactionId: string; error: string }>> {
   const acknowledgments = messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, status, ...(m.leaseId ? { leaseId: m.leaseId } : {}), ...(m.consumerGroup ? { consumerGroup: m.consumerGroup } : {}), ...(error ? { error } : {}) }));
-  const body = (await api.post('/api/v1/ack/batch', { acknowledgments, ...(group ? { consumerGroup: group } : {}) }, { signal: null, allowFailure: true })) as Array<{ transactionId: string; success: boolean; error: string | null }>;
+  const body = await broker.ackBatch(api.http({ signal: null, allowFailure: true }), { acknowledgments, ...(group ? { consumerGroup: group } : {}) });
   return body.filter((r) => !r.success).map((r) => ({ transactionId: r.transactionId, error: r.error ?? 'refused' }));
 }
 
@@ -84,18 +82,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
-}
-
-/** A row of the message listing (API.md 7.4): newest first, no payload. */
-interface ListedMessage {
-  id: string;
-  transactionId: string;
-  partitionId: string;
-  queue: string;
-  partition: string;
-  status: string;
-  createdAt: string;
-  traceId?: string | null;
 }
 
 /** How often `tail -f` looks for new messages in peek mode. */
@@ -116,15 +102,15 @@ async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): 
   const api = await rt.api();
   const first: number = opts.limit ?? 10;
   const idle: number = opts.idleMillis;
-  const base: Params = { queue, partition: opts.partition };
+  const base: broker.MessageListQuery = { queue, partition: opts.partition };
   const printed = new Map<string, number>(); // id -> createdAt (ms), pruned below the cursor
   let cursor = 0; // createdAt (ms) of the newest message printed
   let lastMessageAt = Date.now();
-  const show = async (rows: ListedMessage[]): Promise<void> => {
+  const show = async (rows: broker.MessageListRow[]): Promise<void> => {
     for (const row of rows) {
       if (rt.signal.aborted) return;
-      const detail = (await api.get(`/api/v1/messages/${seg(row.partitionId)}/${seg(row.transactionId)}`).catch(() => null)) as { payload?: unknown; status?: string } | null;
-      if (detail === null) continue; // deleted or evicted meanwhile
+      const detail = await broker.getMessage(api.http(), row.partitionId, row.transactionId).catch(() => null);
+      if (detail === null || 'error' in detail) continue; // deleted or evicted meanwhile
       process.stdout.write(`${JSON.stringify({ queue: row.queue, partition: row.partition, transactionId: row.transactionId, partitionId: row.partitionId, createdAt: row.createdAt, status: detail.status ?? row.status, data: detail.payload, ...(row.traceId ? { traceId: row.traceId } : {}) })}\n`);
       const at = Date.parse(row.createdAt);
       printed.set(row.id, at);
@@ -133,7 +119,7 @@ async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): 
   };
   // One look at the newest page: print its newest `first`, and count the rest as seen, so the follow starts
   // after all of them (messages of one push share a millisecond; the broker's clock, not this machine's).
-  const newest = (await api.get('/api/v1/messages', { ...base, from: new Date(0).toISOString(), limit: PEEK_PAGE })) as { messages: ListedMessage[] };
+  const newest = await broker.listMessages(api.http(), { ...base, from: new Date(0).toISOString(), limit: PEEK_PAGE });
   await show(newest.messages.slice(0, Math.min(first, PEEK_PAGE)).reverse());
   for (const row of newest.messages) {
     const at = Date.parse(row.createdAt);
@@ -146,7 +132,7 @@ async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): 
     await sleep(PEEK_INTERVAL_MILLIS, rt.signal);
     if (rt.signal.aborted) return;
     // From just before the newest printed message (same-millisecond neighbours), newest first: print the unseen.
-    const body = (await api.get('/api/v1/messages', { ...base, from: new Date(Math.max(cursor - 1, 0)).toISOString(), limit: PEEK_PAGE })) as { messages: ListedMessage[] };
+    const body = await broker.listMessages(api.http(), { ...base, from: new Date(Math.max(cursor - 1, 0)).toISOString(), limit: PEEK_PAGE });
     const fresh = body.messages.filter((m) => !printed.has(m.id)).reverse();
     if (fresh.length === 0) continue;
     await show(fresh);
@@ -165,8 +151,8 @@ async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>
   const max = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : Infinity;
   const timeout = parseDuration(opts.timeout, '--timeout');
   const idle: number = opts.idleMillis;
-  const path = popPath(queue, opts.partition, {});
-  const base: Params = { wait: true, consumerGroup: group, subscriptionMode: opts.from, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined };
+  const target = popTarget(queue, opts.partition, {});
+  const base: broker.PopQuery = { wait: true, consumerGroup: group, subscriptionMode: opts.from, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined };
   const state = { emitted: 0, reserved: 0, lastMessageAt: Date.now(), warned: false, stop: false };
   const stdoutError = (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') state.stop = true;
@@ -186,7 +172,7 @@ async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>
       let messages: WireMessage[];
       let answerQueue: string;
       try {
-        ({ messages, queue: answerQueue } = await popOnce(api, path, { ...base, batch: want, timeout: waitMillis }, waitMillis));
+        ({ messages, queue: answerQueue } = await popOnce(api, target, { ...base, batch: want, timeout: waitMillis }, waitMillis));
       } catch (error) {
         if (rt.signal.aborted) return;
         if (!isTransient(error)) throw error;
@@ -238,9 +224,9 @@ export function editDistance(a: string, b: string): number {
  * silent (the pop itself reports what is wrong).
  */
 async function warnIfMissing(rt: Runtime, api: Api, queue: string): Promise<void> {
-  const res = await api.raw('GET', `/api/v1/resources/queues/${seg(queue)}`).catch(() => null);
-  if (res === null || res.headers.get('x-queen-status') !== '404') return;
-  const listed = (await api.get('/api/v1/resources/queues', { limit: 1000 }).catch(() => null)) as { queues?: Array<{ name: string }> } | null;
+  const found = await broker.getQueue(api.http({ allowMissing: true }), queue).catch(() => null);
+  if (found === null || !('error' in found)) return;
+  const listed = await broker.listQueues(api.http(), { limit: 1000 }).catch(() => null);
   const names = (listed?.queues ?? []).map((q) => q.name);
   const scored = names.map((name) => ({ name, distance: editDistance(queue.toLowerCase(), name.toLowerCase()) })).sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name));
   const best = scored[0];
@@ -265,15 +251,15 @@ export function registerConsume(program: Command): void {
     .option('--from-mode <mode>', 'where a new group starts: all, new, new-only')
     .option('--since <time>', 'where a new group starts: a time (now, 15m ago, RFC 3339)'), async (rt, opts, queue) => {
     const api = await rt.api();
-    const path = popPath(queue, opts.partition, opts);
+    const target = popTarget(queue, opts.partition, opts);
     const timeout = parseDuration(opts.timeout, '--timeout');
     const limit: number = opts.limit ?? opts.batch ?? 1;
     const batch: number = opts.batch ?? limit;
     if (queue) await warnIfMissing(rt, api, queue);
-    const params: Params = { wait: opts.wait, timeout, consumerGroup: opts.cg, autoAck: opts.autoAck ? true : undefined, subscriptionMode: opts.fromMode, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined, namespace: queue ? undefined : opts.namespace, task: queue ? undefined : opts.task };
+    const params: broker.PopQuery = { wait: opts.wait, timeout, consumerGroup: opts.cg, autoAck: opts.autoAck ? true : undefined, subscriptionMode: opts.fromMode, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined, namespace: queue ? undefined : opts.namespace, task: queue ? undefined : opts.task };
     let emitted = 0;
     while (emitted < limit) {
-      const { messages, queue: answerQueue } = await popOnce(api, path, { ...params, batch: Math.min(batch, limit - emitted) }, opts.wait ? timeout : 0);
+      const { messages, queue: answerQueue } = await popOnce(api, target, { ...params, batch: Math.min(batch, limit - emitted) }, opts.wait ? timeout : 0);
       if (messages.length === 0) break;
       for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue || ''))}\n`);
       emitted += messages.length;
@@ -312,7 +298,7 @@ export function registerConsume(program: Command): void {
     }
     if (!transactionId) throw noop();
     if (!opts.partitionId) throw userError('--partition-id is required to ack one message');
-    const body = (await api.post('/api/v1/ack', { transactionId, partitionId: opts.partitionId, status, ...(opts.leaseId ? { leaseId: opts.leaseId } : {}), ...(opts.error ? { error: opts.error } : {}), ...(opts.cg ? { consumerGroup: opts.cg } : {}) }, { allowFailure: true })) as Array<{ success: boolean; error: string | null }>;
+    const body = await broker.ackMessage(api.http({ allowFailure: true }), { transactionId, partitionId: opts.partitionId, status, ...(opts.leaseId ? { leaseId: opts.leaseId } : {}), ...(opts.error ? { error: opts.error } : {}), ...(opts.cg ? { consumerGroup: opts.cg } : {}) });
     const result = Array.isArray(body) ? body[0] : undefined;
     if (!result?.success) throw serverError(`ack failed: ${result?.error ?? 'no result'}`);
     await rt.out.result('ack ok', body);

@@ -4,7 +4,7 @@
  * (true) never applies by accident.
  */
 import type { Command } from 'commander';
-import { seg } from '../api.js';
+import * as broker from '@queen/client/api';
 import { action, int, sub } from '../command.js';
 import { userError } from '../errors.js';
 import { arrayAt } from '../output.js';
@@ -20,7 +20,7 @@ export function registerGroups(program: Command): void {
     .option('--min-seconds <n>', 'only partitions at least this far behind', int, 0), async (rt, opts) => printLag(rt, opts.minSeconds));
   action(sub(cg, 'describe <group>', 'Per queue and partition: consumed, lag, lease (YAML)', 'queenctl cg describe billing', ['get', 'show']), async (rt, _o, group) => {
     const api = await rt.api();
-    const body = await api.get(`/api/v1/consumer-groups/${seg(group!)}`);
+    const body = await broker.getConsumerGroup(api.http(), group!);
     if (body && typeof body === 'object' && Object.keys(body).length === 0) throw userError(`consumer group "${group}" not found`);
     await rt.out.print(body, { describe: true });
   });
@@ -31,7 +31,7 @@ export function registerGroups(program: Command): void {
     const line = `seek cg=${group} queue=${queue} to=${seekLabel(target)}`;
     if (opts.dryRun) return rt.out.done(`[dry-run] ${line}`);
     const api = await rt.api();
-    const body = await api.post(`/api/v1/consumer-groups/${seg(group!)}/queues/${seg(queue!)}/seek`, target);
+    const body = await broker.seekQueue(api.http(), group!, queue!, target);
     await rt.out.result(line, body);
   });
   action(sub(cg, 'delete <group>', 'Forget a group on every queue (or one): cursors, leases, counters', 'queenctl cg delete billing --queue orders --yes', ['rm'])
@@ -40,20 +40,21 @@ export function registerGroups(program: Command): void {
     .option('--yes', 'confirm'), async (rt, opts, group) => {
     requireYes(opts, `delete consumer group "${group}"`);
     const api = await rt.api();
-    const path = opts.queue ? `/api/v1/consumer-groups/${seg(group!)}/queues/${seg(opts.queue)}` : `/api/v1/consumer-groups/${seg(group!)}`;
-    const body = await api.del(path, { deleteMetadata: Boolean(opts.metadata) });
+    const query = { deleteMetadata: Boolean(opts.metadata) };
+    const body = await (opts.queue ? broker.deleteConsumerGroupForQueue(api.http(), group!, opts.queue, query) : broker.deleteConsumerGroup(api.http(), group!, query));
     await rt.out.result(`deleted cg=${group}${opts.queue ? ` queue=${opts.queue}` : ''}`, body);
   });
   action(sub(cg, 'subscription <group>', 'Re-time where the never-contacted cursors of a group start', 'queenctl cg subscription billing --from "1h ago"')
     .requiredOption('--from <time>', 'now or a time expression'), async (rt, opts, group) => {
     const ts = opts.from.trim().toLowerCase() === 'now' ? 'now' : rfc3339(parseTime(opts.from, '--from'));
     const api = await rt.api();
-    const body = await api.post(`/api/v1/consumer-groups/${seg(group!)}/subscription`, { subscriptionTimestamp: ts });
-    await rt.out.result(`subscription cg=${group} from=${body.newTimestamp ?? ts} (${body.rowsUpdated ?? 0} records)`, body);
+    const body = await broker.updateSubscription(api.http(), group!, ts);
+    const done = body.success ? body : undefined;
+    await rt.out.result(`subscription cg=${group} from=${done?.newTimestamp ?? ts} (${done?.rowsUpdated ?? 0} records)`, body);
   });
   action(sub(cg, 'refresh-stats', 'Recompute the stats snapshot now', 'queenctl cg refresh-stats'), async (rt) => {
     const api = await rt.api();
-    await rt.out.result('refreshed', await api.post('/api/v1/stats/refresh'));
+    await rt.out.result('refreshed', await broker.refreshStats(api.http()));
   });
 
   const ns = sub(program, 'namespace', 'Namespaces', 'queenctl namespace list', ['ns', 'namespaces']);
@@ -62,11 +63,11 @@ export function registerGroups(program: Command): void {
   resourceList(sub(task, 'list', 'Tasks with their queues and message counts', 'queenctl task list', ['ls']), 'tasks', 'task');
 }
 
-/** `namespace list` / `task list`: GET /api/v1/resources/<route>, one row per `key`. */
+/** `namespace list` / `task list` (operations listNamespaces, listTasks): one row per `key`. */
 function resourceList(cmd: Command, route: 'namespaces' | 'tasks', key: 'namespace' | 'task'): void {
   action(cmd, async (rt) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/resources/${route}`), {
+    await rt.out.print(await (route === 'namespaces' ? broker.listNamespaces(api.http()) : broker.listTasks(api.http())), {
       rows: (b) => arrayAt(b, route),
       columns: [
         { header: key.toUpperCase(), value: (r) => r[key] },

@@ -4,7 +4,7 @@
  * is validated before the first request, so a typo in the third document changes nothing.
  */
 import type { Command } from 'commander';
-import { seg } from '../api.js';
+import * as broker from '@queen/client/api';
 import { action, sub } from '../command.js';
 import { noop, serverError, userError } from '../errors.js';
 import { loadYaml } from '../output.js';
@@ -61,9 +61,9 @@ async function apply(rt: Runtime, manifests: Manifest[], dryRun: boolean): Promi
     try {
       if (m.kind === 'Queue') {
         const { body } = await mergedConfigure(api, m.name, m.config, m);
-        await api.post('/api/v1/configure', body);
+        await broker.configure(api.http(), body);
       } else {
-        await api.post(`/api/v1/consumer-groups/${seg(m.name)}/queues/${seg(m.queue)}/seek`, m.seekTo);
+        await broker.seekQueue(api.http(), m.name, m.queue!, m.seekTo!);
       }
     } catch (error) {
       throw serverError(`apply ${m.kind} "${m.name}" failed: ${(error as Error).message}${applied > 0 ? ` (${applied} document${applied === 1 ? '' : 's'} before it applied)` : ''}`);
@@ -104,7 +104,8 @@ export function registerManifests(program: Command): void {
     const leases = Array.isArray(bundle.requiredLeases) ? bundle.requiredLeases.length : 0;
     if (opts.dryRun) return rt.out.done(`[dry-run] ${ops.length} operations, ${leases} required leases`);
     const api = await rt.api();
-    const result = await api.post('/api/v1/transaction', bundle, { allowFailure: true });
+    // Sent as written: the checks above catch the common mistakes, the broker answers the rest (API.md §7.1).
+    const result = await broker.transaction(api.http({ allowFailure: true }), bundle as broker.TransactionRequest);
     if (result?.success !== true) throw serverError(`transaction failed: ${result?.error ?? 'unknown error'}`);
     await rt.out.result('transaction committed', result);
   });
@@ -118,7 +119,7 @@ export function registerManifests(program: Command): void {
     const line = `replayed cg=${opts.cg} queue=${queue} to=${seekLabel(target)}`;
     if (opts.dryRun) return rt.out.done(`[dry-run] ${line.replace('replayed', 'would replay')}`);
     const api = await rt.api();
-    const body = await api.post(`/api/v1/consumer-groups/${seg(opts.cg)}/queues/${seg(queue)}/seek`, target);
+    const body = await broker.seekQueue(api.http(), opts.cg, queue, target);
     await rt.out.result(line, body);
   });
 }

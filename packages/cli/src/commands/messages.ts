@@ -5,8 +5,8 @@
  * progress line on a TTY stderr.
  */
 import type { Command } from 'commander';
-import type { Api, Params } from '../api.js';
-import { seg } from '../api.js';
+import * as broker from '@queen/client/api';
+import type { Api } from '../api.js';
 import { action, int, sub } from '../command.js';
 import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
 import { arrayAt, type View } from '../output.js';
@@ -83,7 +83,7 @@ function dlqFilters(cmd: Command): Command {
     .option('--to <time>', 'failed at or before');
 }
 
-function dlqParams(opts: Record<string, string | undefined>): Params {
+function dlqParams(opts: Record<string, string | undefined>): broker.DlqQuery {
   return { queue: opts.queue, consumerGroup: opts.cg, partition: opts.partition, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') };
 }
 
@@ -104,7 +104,7 @@ function progress(rt: Runtime, verb: string): { update(done: number, errors: num
 }
 
 /** Handles every DLQ row matching the filters with `handle`, re-reading from offset 0 after each page. */
-async function eachDlqRow(rt: Runtime, api: Api, params: Params, pageSize: number, verb: string, handle: (row: { partitionId: string; transactionId: string }) => Promise<void>): Promise<{ processed: number; errors: number }> {
+async function eachDlqRow(rt: Runtime, api: Api, params: broker.DlqQuery, pageSize: number, verb: string, handle: (row: { partitionId: string; transactionId: string }) => Promise<void>): Promise<{ processed: number; errors: number }> {
   const bar = progress(rt, verb);
   let processed = 0;
   let errors = 0;
@@ -114,7 +114,7 @@ async function eachDlqRow(rt: Runtime, api: Api, params: Params, pageSize: numbe
       if (rt.signal.aborted) break;
       // Always from offset 0: handled rows leave the list. Rows that failed stay, so the page grows by them.
       if (failedKeys.size + pageSize > 1000) break;
-      const page = await api.get('/api/v1/dlq', { ...params, limit: pageSize + failedKeys.size, offset: 0 });
+      const page = await broker.listDlq(api.http(), { ...params, limit: pageSize + failedKeys.size, offset: 0 });
       const rows = arrayAt(page, 'messages') as Array<{ partitionId: string; transactionId: string }>;
       const fresh = rows.filter((r) => !failedKeys.has(`${r.partitionId}/${r.transactionId}`));
       if (fresh.length === 0) break;
@@ -154,37 +154,37 @@ export function registerMessages(program: Command): void {
     .option('--limit <n>', 'at most n (max 1000)', int, 100)
     .option('--offset <n>', 'skip n', int, 0), async (rt, opts) => {
     const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/messages', { queue: opts.queue, partition: opts.partition, status: opts.status, consumerGroup: opts.cg, limit: opts.limit, offset: opts.offset || undefined, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), MESSAGE_VIEW);
+    await rt.out.print(await broker.listMessages(api.http(), { queue: opts.queue, partition: opts.partition, status: opts.status, consumerGroup: opts.cg, limit: opts.limit, offset: opts.offset || undefined, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), MESSAGE_VIEW);
   });
   const getMessage = async (rt: Runtime, pid: string, tx: string) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/messages/${seg(pid)}/${seg(tx)}`), { describe: true });
+    await rt.out.print(await broker.getMessage(api.http(), pid, tx), { describe: true });
   };
   action(sub(messages, 'get <partitionId> <transactionId>', 'One message with its payload and per-group state (YAML)', 'queenctl messages get 0198f2c0-0000-7000-8000-00000000b002 invoice-5531', ['describe', 'show']), async (rt, _o, pid, tx) => getMessage(rt, pid!, tx!));
   action(sub(messages, 'delete <partitionId> <transactionId>', 'Delete one message (its DLQ entries and traces too)', 'queenctl messages delete 0198f2c0-0000-7000-8000-00000000b002 invoice-5531 --yes', ['rm'])
     .option('--yes', 'confirm'), async (rt, opts, pid, tx) => {
     requireYes(opts, `delete message ${tx}`);
     const api = await rt.api();
-    const body = await api.del(`/api/v1/messages/${seg(pid!)}/${seg(tx!)}`);
+    const body = await broker.deleteMessage(api.http(), pid!, tx!);
     if (body?.message === 'Message not found') throw userError(`message ${tx} not found in partition ${pid}`);
     await rt.out.result('deleted', body);
   });
   const traces = async (rt: Runtime, pid: string, tx: string) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/traces/${seg(pid)}/${seg(tx)}`), TRACE_VIEW);
+    await rt.out.print(await broker.getTraces(api.http(), pid, tx), TRACE_VIEW);
   };
   action(sub(messages, 'traces <partitionId> <transactionId>', 'Processing events recorded for a message', 'queenctl messages traces 0198f2c0-0000-7000-8000-00000000b002 invoice-5531'), async (rt, _o, pid, tx) => traces(rt, pid!, tx!));
   const retry = async (rt: Runtime, pid: string, tx: string) => {
     const api = await rt.api();
-    const body = await api.post(`/api/v1/messages/${seg(pid)}/${seg(tx)}/retry`);
-    await rt.out.result(`requeued ${tx} as ${body.newTransactionId}`, body);
+    const body = await broker.retryMessage(api.http(), pid, tx);
+    await rt.out.result(`requeued ${tx} as ${body.success ? body.newTransactionId : ''}`, body);
   };
   action(sub(messages, 'retry <partitionId> <transactionId>', 'Requeue a dead-lettered message (a new message with the same data)', 'queenctl messages retry 0198f2c0-0000-7000-8000-00000000b002 invoice-5531'), async (rt, _o, pid, tx) => retry(rt, pid!, tx!));
   action(sub(messages, 'dlq <partitionId> <transactionId>', "Move a group's head message to the DLQ by hand", 'queenctl messages dlq 0198f2c0-0000-7000-8000-00000000b002 invoice-5531 --cg billing --error "bad payload"')
     .option('--cg <group>', 'consumer group (default: queue mode)')
     .option('--error <text>', 'error text of the DLQ entry'), async (rt, opts, pid, tx) => {
     const api = await rt.api();
-    const body = await api.post(`/api/v1/messages/${seg(pid!)}/${seg(tx!)}/dlq`, { ...(opts.cg ? { consumerGroup: opts.cg } : {}), ...(opts.error ? { error: opts.error } : {}) });
+    const body = await broker.moveMessageToDlq(api.http(), pid!, tx!, { ...(opts.cg ? { consumerGroup: opts.cg } : {}), ...(opts.error ? { error: opts.error } : {}) });
     await rt.out.result(`moved ${tx} to the DLQ${opts.cg ? ` of ${opts.cg}` : ''}`, body);
   });
 
@@ -193,13 +193,13 @@ export function registerMessages(program: Command): void {
     .option('--limit <n>', 'at most n', int, 100)
     .option('--offset <n>', 'skip n', int, 0), async (rt, opts) => {
     const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/traces/names', { limit: opts.limit, offset: opts.offset || undefined }), TRACE_NAMES_VIEW);
+    await rt.out.print(await broker.listTraceNames(api.http(), { limit: opts.limit, offset: opts.offset || undefined }), TRACE_NAMES_VIEW);
   });
   action(sub(tr, 'by-name <name>', 'Events recorded under a trace name', 'queenctl traces by-name checkout')
     .option('--limit <n>', 'at most n', int, 100)
     .option('--offset <n>', 'skip n', int, 0), async (rt, opts, name) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/traces/by-name/${seg(name!)}`, { limit: opts.limit, offset: opts.offset || undefined }), TRACE_BY_NAME_VIEW);
+    await rt.out.print(await broker.listTracesByName(api.http(), name!, { limit: opts.limit, offset: opts.offset || undefined }), TRACE_BY_NAME_VIEW);
   });
   action(sub(tr, 'by-message <partitionId> <transactionId>', 'Events recorded for a message', 'queenctl traces by-message 0198f2c0-0000-7000-8000-00000000b002 invoice-5531'), async (rt, _o, pid, tx) => traces(rt, pid!, tx!));
 
@@ -208,7 +208,7 @@ export function registerMessages(program: Command): void {
     .option('--limit <n>', 'page size (0 = server default)', int, 0)
     .option('--offset <n>', 'skip n', int, 0), async (rt, opts) => {
     const api = await rt.api();
-    const body = await api.get('/api/v1/dlq', { ...dlqParams(opts), limit: opts.limit || undefined, offset: opts.offset || undefined });
+    const body = await broker.listDlq(api.http(), { ...dlqParams(opts), limit: opts.limit || undefined, offset: opts.offset || undefined });
     await rt.out.print(body, DLQ_VIEW);
     if ((rt.out.format.kind === 'table' || rt.out.format.kind === 'wide') && typeof body.total === 'number') rt.out.done(`total ${body.total}`);
   });
@@ -220,7 +220,7 @@ export function registerMessages(program: Command): void {
     if (pid) throw userError('give both a partitionId and a transactionId, or filters with --yes');
     requireYes(opts, 'requeue every matching DLQ message');
     const api = await rt.api();
-    const { processed, errors } = await eachDlqRow(rt, api, dlqParams(opts), opts.limit || 200, 'requeue', async (row) => void (await api.post(`/api/v1/messages/${seg(row.partitionId)}/${seg(row.transactionId)}/retry`, {}, { signal: null })));
+    const { processed, errors } = await eachDlqRow(rt, api, dlqParams(opts), opts.limit || 200, 'requeue', async (row) => void (await broker.retryMessage(api.http({ signal: null }), row.partitionId, row.transactionId)));
     if (processed === 0 && errors === 0) throw noop();
     rt.out.done(`processed=${processed} errors=${errors}`);
     if (errors > 0) throw new CliError('', EXIT.server, true);
@@ -233,13 +233,13 @@ export function registerMessages(program: Command): void {
     const api = await rt.api();
     const params = dlqParams(opts);
     if (opts.dryRun) {
-      const body = await api.get('/api/v1/dlq', { ...params, limit: 1 });
+      const body = await broker.listDlq(api.http(), { ...params, limit: 1 });
       const total = Number(body.total ?? 0);
       if (total === 0) throw noop();
       return rt.out.done(`[dry-run] would delete ${total} DLQ entr${total === 1 ? 'y' : 'ies'}`);
     }
     const { processed, errors } = await eachDlqRow(rt, api, params, opts.limit || 200, 'drain', async (row) => {
-      const body = await api.del(`/api/v1/messages/${seg(row.partitionId)}/${seg(row.transactionId)}`, undefined, { signal: null });
+      const body = await broker.deleteMessage(api.http({ signal: null }), row.partitionId, row.transactionId);
       if (body?.success === false || body?.message === 'Message not found') throw serverError(body?.message ?? 'not deleted');
     });
     if (processed === 0 && errors === 0) throw noop();

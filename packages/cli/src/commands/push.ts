@@ -6,13 +6,14 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
+import { push } from '@queen/client/api';
 import type { Command } from 'commander';
 import { action, positive, sub } from '../command.js';
 import { CliError, EXIT, noop, userError } from '../errors.js';
 
 const MAX_LINE = 16 * 1024 * 1024;
 
-/** One wire item of `POST /api/v1/push`. */
+/** One wire item of a push (operation `push`). */
 interface PushItem {
   queue: string;
   partition?: string;
@@ -70,13 +71,13 @@ export function registerPush(program: Command): void {
       const items = batch;
       batch = [];
       if (!api) return;
-      const results = (await api.post('/api/v1/push', { items })) as Array<{ status: string; error?: string; index: number }>;
+      const results = await push(api.http(), { items });
       for (const r of results) {
         if (r.status === 'queued' || r.status === 'buffered') tally.queued++;
         else if (r.status === 'duplicate') tally.duplicate++;
         else {
           tally.failed++;
-          if (failures.length < 5) failures.push(`item ${read - items.length + r.index + 1}: ${r.error ?? r.status}`);
+          if (failures.length < 5) failures.push(`item ${read - items.length + r.index + 1}: ${r.error}`);
         }
       }
     };

@@ -4,7 +4,8 @@
  * `/configure` is a full replace (CLI.md §8).
  */
 import type { Command } from 'commander';
-import { seg } from '../api.js';
+import * as broker from '@queen/client/api';
+import { found } from '../api.js';
 import { action, bool, int, sub, type Opts } from '../command.js';
 import { userError } from '../errors.js';
 import { arrayAt, type View } from '../output.js';
@@ -74,7 +75,7 @@ const CONFIGURE_FLAGS: Array<[flag: string, option: string, help: string, parse:
 
 async function listAll(rt: Runtime, opts: Opts): Promise<void> {
   const api = await rt.api();
-  await rt.out.print(await api.get('/api/v1/resources/queues', { namespace: opts.namespace, task: opts.task, limit: opts.limit || undefined, offset: opts.offset || undefined }), QUEUE_VIEW);
+  await rt.out.print(await broker.listQueues(api.http(), { namespace: opts.namespace, task: opts.task, limit: opts.limit || undefined, offset: opts.offset || undefined }), QUEUE_VIEW);
 }
 
 /** Registers `queue` and `partition`. */
@@ -88,7 +89,7 @@ export function registerQueues(program: Command): void {
 
   action(sub(queue, 'describe <queue>', 'A queue with its options, partitions and totals (YAML)', 'queenctl queue describe orders', ['get', 'show']), async (rt, _opts, name) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/resources/queues/${seg(name!)}`), { describe: true });
+    await rt.out.print(await broker.getQueue(api.http(), name!), { describe: true });
   });
 
   const configure = sub(queue, 'configure <queue>', 'Create a queue or change its options (the options not given keep their values)', ['queenctl queue configure orders --lease-time 2m --retry-limit 5', 'queenctl queue configure orders --encrypt'])
@@ -103,7 +104,7 @@ export function registerQueues(program: Command): void {
     }
     const api = await rt.api();
     const { body } = await mergedConfigure(api, name!, changes, opts);
-    const result = await api.post('/api/v1/configure', body);
+    const result = await broker.configure(api.http(), body);
     if (typeof result?.warning === 'string') rt.out.warn(result.warning);
     await rt.out.result(`configured "${name}"`, result);
   });
@@ -112,7 +113,7 @@ export function registerQueues(program: Command): void {
     .option('--yes', 'confirm'), async (rt, opts, name) => {
     requireYes(opts, `delete queue "${name}"`);
     const api = await rt.api();
-    const body = await api.del(`/api/v1/resources/queues/${seg(name!)}`);
+    const body = await broker.deleteQueue(api.http(), name!);
     if (body?.existed === false) throw userError(`queue "${name}" does not exist`);
     await rt.out.result(`deleted "${name}"`, body);
   });
@@ -122,28 +123,28 @@ export function registerQueues(program: Command): void {
     .option('--yes', 'confirm'), async (rt, opts, name) => {
     requireYes(opts, `clear queue "${name}"`);
     const api = await rt.api();
-    const body = await api.del(`/api/v1/queues/${seg(name!)}/clear`, { partition: opts.partition });
-    await rt.out.result(`cleared "${name}"${opts.partition ? ` partition "${opts.partition}"` : ''}: ${body.deletedMessages} messages deleted`, body);
+    const body = await broker.clearQueue(api.http(), name!, opts.partition);
+    await rt.out.result(`cleared "${name}"${opts.partition ? ` partition "${opts.partition}"` : ''}: ${body.success ? body.deletedMessages : 0} messages deleted`, body);
   });
 
   action(sub(queue, 'stats', 'Per-queue message counts (YAML)', 'queenctl queue stats --namespace shop')
     .option('--namespace <ns>', 'only this namespace')
     .option('--task <task>', 'only this task'), async (rt, opts) => {
     const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/status/queues', { namespace: opts.namespace, task: opts.task }), { describe: true });
+    await rt.out.print(await broker.listQueueStatus(api.http(), { namespace: opts.namespace, task: opts.task }), { describe: true });
   });
 
   const partition = sub(program, 'partition', 'Partitions of a queue: list, describe, seek, clear', 'queenctl partition list orders', ['partitions', 'p']);
   action(sub(partition, 'list <queue>', 'Partitions of a queue with their message counts', ['queenctl partition list orders', 'queenctl p ls orders -o wide'], ['ls']), async (rt, _opts, name) => {
     const api = await rt.api();
-    await rt.out.print(await api.get(`/api/v1/status/queues/${seg(name!)}`), PARTITION_VIEW);
+    await rt.out.print(found(await broker.getQueueStatus(api.http(), name!)), PARTITION_VIEW);
   });
   action(sub(partition, 'describe <queue> <partition>', 'The latest messages of a partition (YAML; --from/--to, default the last hour)', 'queenctl partition describe orders customer-9 --from "1d ago"', ['get', 'show'])
     .option('--from <time>', 'from this time (default 1h ago)')
     .option('--to <time>', 'until this time (default now)')
     .option('--limit <n>', 'at most n messages', int, 50), async (rt, opts, name, part) => {
     const api = await rt.api();
-    await rt.out.print(await api.get('/api/v1/messages', { queue: name, partition: part, limit: opts.limit, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), { describe: true });
+    await rt.out.print(await broker.listMessages(api.http(), { queue: name, partition: part, limit: opts.limit, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), { describe: true });
   });
   action(sub(partition, 'seek <queue> <partition>', 'Skip a consumer group to the end of one partition', 'queenctl partition seek orders customer-9 --cg billing')
     .requiredOption('--cg <group>', 'consumer group')
@@ -151,14 +152,14 @@ export function registerQueues(program: Command): void {
     const target = seekTarget(opts.to);
     if (!('toEnd' in target)) throw userError('partition seek --to accepts only end, now or latest (use cg seek for a time)');
     const api = await rt.api();
-    const body = await api.post(`/api/v1/consumer-groups/${seg(opts.cg)}/queues/${seg(name!)}/partitions/${seg(part!)}/seek`, target);
+    const body = await broker.seekPartition(api.http(), opts.cg, name!, part!, target);
     await rt.out.result(`seek cg=${opts.cg} queue=${name} partition=${part} to=end`, body);
   });
   action(sub(partition, 'clear <queue> <partition>', 'Delete every message of one partition', 'queenctl partition clear orders customer-9 --yes')
     .option('--yes', 'confirm'), async (rt, opts, name, part) => {
     requireYes(opts, `clear partition "${part}" of "${name}"`);
     const api = await rt.api();
-    const body = await api.del(`/api/v1/queues/${seg(name!)}/clear`, { partition: part });
-    await rt.out.result(`cleared "${name}" partition "${part}": ${body.deletedMessages} messages deleted`, body);
+    const body = await broker.clearQueue(api.http(), name!, part);
+    await rt.out.result(`cleared "${name}" partition "${part}": ${body.success ? body.deletedMessages : 0} messages deleted`, body);
   });
 }

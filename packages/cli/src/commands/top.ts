@@ -14,10 +14,11 @@ import { serverError, toCliError, userError } from '../errors.js';
 import { arrayAt, type Column, type View } from '../output.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration } from '../time.js';
-import { seg } from '../api.js';
+import * as broker from '@queen/client/api';
+import { found } from '../api.js';
 import { byName } from './queues.js';
 
-/** Columns of `lag` and `cg list` (GET /api/v1/consumer-groups). */
+/** Columns of `lag` and `cg list` (operation listConsumerGroups). */
 export const GROUP_VIEW: View = {
   rows: (b) => arrayAt(b),
   columns: [
@@ -31,7 +32,7 @@ export const GROUP_VIEW: View = {
   ],
 };
 
-/** Columns of `lag --min-seconds` (GET /api/v1/consumer-groups/lagging). */
+/** Columns of `lag --min-seconds` (operation listLaggingConsumerGroups). */
 export const LAGGING_VIEW: View = {
   rows: (b) => arrayAt(b),
   columns: [
@@ -47,8 +48,8 @@ export const LAGGING_VIEW: View = {
 /** `lag` / `cg lag` / `cg list`: every group, or the lagging partitions with `--min-seconds` > 0. */
 export async function printLag(rt: Runtime, minSeconds: number): Promise<void> {
   const api = await rt.api();
-  if (minSeconds > 0) await rt.out.print(await api.get('/api/v1/consumer-groups/lagging', { minLagSeconds: minSeconds }), LAGGING_VIEW);
-  else await rt.out.print(await api.get('/api/v1/consumer-groups'), GROUP_VIEW);
+  if (minSeconds > 0) await rt.out.print(await broker.listLaggingConsumerGroups(api.http(), { minLagSeconds: minSeconds }), LAGGING_VIEW);
+  else await rt.out.print(await broker.listConsumerGroups(api.http()), GROUP_VIEW);
 }
 
 const STATUS_COLUMNS: Column[] = [
@@ -81,15 +82,15 @@ async function pool<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): P
 async function clusterStatus(rt: Runtime, opts: { namespace?: string; task?: string }): Promise<void> {
   const api = await rt.api();
   const [overview, list, groups] = await Promise.all([
-    api.get('/api/v1/resources/overview'),
-    api.get('/api/v1/status/queues', { namespace: opts.namespace, task: opts.task, limit: 1000 }),
-    api.get('/api/v1/consumer-groups'),
+    broker.getOverview(api.http()),
+    broker.listQueueStatus(api.http(), { namespace: opts.namespace, task: opts.task, limit: 1000 }),
+    broker.listConsumerGroups(api.http()),
   ]);
   const lag = new Map<string, number>();
   for (const g of arrayAt(groups) as Array<{ queueName: string; maxTimeLag: number }>) lag.set(g.queueName, Math.max(lag.get(g.queueName) ?? 0, g.maxTimeLag ?? 0));
   const queues = arrayAt(list, 'queues') as Array<{ name: string; namespace: string; task: string; messages: { total: number; pending: number; processing: number } }>;
   // Failed and DLQ counts exist only per queue: fetched for up to DETAIL_LIMIT queues, else shown as '-'.
-  const details = queues.length <= DETAIL_LIMIT ? await pool(queues, 8, (q) => api.get(`/api/v1/status/queues/${seg(q.name)}`).catch(() => undefined)) : [];
+  const details = queues.length <= DETAIL_LIMIT ? await pool(queues, 8, (q) => broker.getQueueStatus(api.http(), q.name).then(found, () => undefined)) : [];
   const rows = queues.map((q, i) => {
     const t = details[i]?.totals?.messages;
     return {
@@ -116,7 +117,7 @@ async function clusterStatus(rt: Runtime, opts: { namespace?: string; task?: str
 
 async function queueStatus(rt: Runtime, queue: string, partitions: boolean): Promise<void> {
   const api = await rt.api();
-  const body = await api.get(`/api/v1/status/queues/${seg(queue)}`, { includePartitions: partitions ? true : undefined });
+  const body = found(await broker.getQueueStatus(api.http(), queue, { includePartitions: partitions ? true : undefined }));
   const t = body.totals?.messages ?? {};
   const row = { queue: body.queue?.name ?? queue, namespace: body.queue?.namespace, task: body.queue?.task, pending: t.pending, processing: t.processing, completed: t.completed, failed: t.failed, dlq: t.deadLetter, partitions: body.totals?.partitions };
   if (!partitions) {
@@ -141,12 +142,12 @@ async function health(rt: Runtime, timeoutMillis: number): Promise<{ body: Recor
   const api = await rt.api();
   const started = performance.now();
   try {
-    const res = await api.queen.request({ method: 'GET', path: '/health', timeoutMillis, signal: rt.signal });
-    return { body: (res.body ?? {}) as Record<string, unknown>, latencyMs: performance.now() - started };
+    const body = await broker.health(api.queen, { timeoutMillis, signal: rt.signal });
+    return { body: { ...body }, latencyMs: performance.now() - started };
   } catch (error) {
     // A 503 /health still carries the health body (API.md §4.1).
     if (error instanceof QueenError && error.status === 503 && error.body && typeof error.body === 'object') return { body: error.body as Record<string, unknown>, latencyMs: performance.now() - started };
-    throw toCliError(error, { method: 'GET', path: '/health' });
+    throw toCliError(error, { method: broker.routes.health.method, path: broker.routes.health.path });
   }
 }
 
@@ -157,7 +158,7 @@ const DOC_TOPICS: Record<string, string> = {
   monitoring: 'metrics, status and analytics routes',
   'consumer-groups': 'groups, subscription modes, lag, replay with seek',
   dlq: 'the dead-letter queue',
-  transactions: 'exactly-once hand-off with /api/v1/transaction',
+  transactions: 'exactly-once hand-off between queues in one transaction',
   configuration: 'every environment variable of the broker',
   architecture: 'how the broker is built',
 };
@@ -212,19 +213,18 @@ export function registerTop(program: Command): void {
     .option('--prometheus', 'Prometheus exposition text, verbatim'), async (rt, opts) => {
     const api = await rt.api();
     if (opts.prometheus) {
-      const res = await api.raw('GET', '/metrics/prometheus');
-      rt.out.write(String(res.body));
+      rt.out.write(await broker.prometheusMetrics(api.http()));
       return;
     }
-    await rt.out.print(await api.get('/metrics'), { describe: true });
+    await rt.out.print(await broker.metrics(api.http()), { describe: true });
   });
 
   const lease = sub(program, 'lease', 'Lease commands', 'queenctl lease extend 0198f2d3-1b2c-7a00-8c11-5e6f708192a3');
-  action(sub(lease, 'extend <leaseId>', 'Extend a lease (POST /api/v1/lease/:id/extend)', 'queenctl lease extend 0198f2d3-1b2c-7a00-8c11-5e6f708192a3 --seconds 120')
+  action(sub(lease, 'extend <leaseId>', 'Extend a lease (operation extendLease)', 'queenctl lease extend 0198f2d3-1b2c-7a00-8c11-5e6f708192a3 --seconds 120')
     .option('--seconds <n>', 'new lease length from now (broker default 60)', int), async (rt, opts, leaseId) => {
     const api = await rt.api();
-    const body = await api.post(`/api/v1/lease/${seg(leaseId!)}/extend`, opts.seconds !== undefined ? { seconds: opts.seconds } : {});
-    const result = (Array.isArray(body) ? body[0] : body) as { success?: boolean; error?: string; newExpiresAt?: string } | undefined;
+    const body = await broker.extendLease(api.http(), leaseId!, opts.seconds !== undefined ? { seconds: opts.seconds } : {});
+    const result = body[0];
     if (!result?.success) throw serverError(`lease extend failed: ${result?.error ?? 'no result'}`);
     await rt.out.result(`renewed ${leaseId} -> ${result.newExpiresAt}`, body);
   });

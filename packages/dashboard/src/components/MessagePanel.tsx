@@ -3,21 +3,21 @@
  * the status (requeue from the DLQ, move the head to the DLQ, delete). Peeking never leases the message.
  */
 import { useState } from 'preact/hooks';
-import { call, get, seg } from '../api.js';
+import { broker, http, planned } from '../api.js';
 import { fmtTime } from '../format.js';
 import { useLoad } from '../load.js';
 import type { MessageDetail } from '../types.js';
 import { Action, Confirm, ErrorNote, Facts, copy } from './ui.js';
 
-interface TraceEvent { id: string; event_type: string; data: unknown; consumer_group: string | null; worker_id: string | null; created_at: string; trace_names: string[] }
-
 const statusClass = (s: string): string => (s === 'dead_letter' ? 'bad' : s === 'processing' ? 'warn' : s === 'completed' ? 'ok' : '');
 
 /** The panel for one message; `onChanged` runs after an action changed it. */
 export function MessagePanel(props: { partitionId: string; transactionId: string; onClose: () => void; onChanged: () => void }) {
-  const base = `/api/v1/messages/${seg(props.partitionId)}/${seg(props.transactionId)}`;
-  const msg = useLoad(() => get<MessageDetail>(base), [base]);
-  const traces = useLoad(() => get<{ traces: TraceEvent[] }>(`/api/v1/traces/${seg(props.partitionId)}/${seg(props.transactionId)}`), [base]);
+  const ids = { partitionId: props.partitionId, transactionId: props.transactionId };
+  const base = `${ids.partitionId}/${ids.transactionId}`;
+  // The requester has already turned a miss (X-Queen-Status 404) into an error: what arrives is the detail.
+  const msg = useLoad(async () => (await broker.getMessage(http(), ids.partitionId, ids.transactionId)) as MessageDetail, [base]);
+  const traces = useLoad(() => broker.getTraces(http(), ids.partitionId, ids.transactionId), [base]);
   const [action, setAction] = useState<null | 'retry' | 'dlq' | 'delete'>(null);
   const [group, setGroup] = useState('__QUEUE_MODE__');
   const [reason, setReason] = useState('Moved to DLQ by operator');
@@ -57,14 +57,14 @@ export function MessagePanel(props: { partitionId: string; transactionId: string
         </>
       )}
       {action === 'retry' && (
-        <Confirm title="Requeue from the DLQ" confirmLabel="Requeue" call={{ method: 'POST', path: `${base}/retry` }} onClose={() => setAction(null)} onDone={props.onChanged}
-          run={async () => { const r = await call<{ newTransactionId: string }>('POST', `${base}/retry`, undefined, 'READ_WRITE'); return `Requeued as ${r.newTransactionId}`; }}>
+        <Confirm title="Requeue from the DLQ" confirmLabel="Requeue" call={planned(broker.routes.retryMessage, ids)} onClose={() => setAction(null)} onDone={props.onChanged}
+          run={async () => { const r = await broker.retryMessage(http('READ_WRITE'), ids.partitionId, ids.transactionId); return `Requeued as ${r.success ? r.newTransactionId : ''}`; }}>
           <p>Pushes a copy with a new transactionId to the same partition and removes the DLQ entries; every group sees the new message.</p>
         </Confirm>
       )}
       {action === 'dlq' && (
-        <Confirm title="Move to the DLQ" confirmLabel="Move to DLQ" call={{ method: 'POST', path: `${base}/dlq`, body: dlqBody }} onClose={() => setAction(null)} onDone={props.onChanged}
-          run={async () => { await call('POST', `${base}/dlq`, dlqBody, 'READ_WRITE'); return 'Moved to the DLQ'; }}>
+        <Confirm title="Move to the DLQ" confirmLabel="Move to DLQ" call={planned(broker.routes.moveMessageToDlq, ids, undefined, dlqBody)} onClose={() => setAction(null)} onDone={props.onChanged}
+          run={async () => { await broker.moveMessageToDlq(http('READ_WRITE'), ids.partitionId, ids.transactionId, dlqBody); return 'Moved to the DLQ'; }}>
           <p>Only the group's head message (the next one it would receive) can be moved; its cursor then steps past it.</p>
           <label class="field">Consumer group
             <select data-testid="dlq-group" value={group} onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}>
@@ -75,8 +75,8 @@ export function MessagePanel(props: { partitionId: string; transactionId: string
         </Confirm>
       )}
       {action === 'delete' && (
-        <Confirm danger title="Delete message" confirmLabel="Delete" call={{ method: 'DELETE', path: base }} onClose={() => setAction(null)} onDone={() => { props.onChanged(); props.onClose(); }}
-          run={async () => { await call('DELETE', base, undefined, 'READ_WRITE'); return 'Message deleted'; }}>
+        <Confirm danger title="Delete message" confirmLabel="Delete" call={planned(broker.routes.deleteMessage, ids)} onClose={() => setAction(null)} onDone={() => { props.onChanged(); props.onClose(); }}
+          run={async () => { await broker.deleteMessage(http('READ_WRITE'), ids.partitionId, ids.transactionId); return 'Message deleted'; }}>
           <p>Deletes the message with its DLQ entries and traces.</p>
         </Confirm>
       )}

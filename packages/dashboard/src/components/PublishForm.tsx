@@ -1,10 +1,12 @@
-/** Publish a test message (POST /api/v1/push) and show the item's result: queued, duplicate or failed. */
+/** Publish a test message (operation push) and show the item's result: queued, duplicate or failed. */
 import { useState } from 'preact/hooks';
-import { asCurl, call } from '../api.js';
+import type { PushResultItem } from '@queen/client';
+import { broker, curlOf, http, planned } from '../api.js';
 import { toast } from './toasts.js';
 import { Modal, copy } from './ui.js';
 
-interface PushResult { status: string; transaction_id?: string; error?: string }
+/** What the form shows: the item's push result, or a failure without one. */
+type PushResult = PushResultItem | { status: 'failed'; transaction_id?: undefined; error: string };
 
 /** The form in a modal. */
 export function PublishForm(props: { queue: string; onClose: () => void; onDone: () => void }) {
@@ -25,10 +27,10 @@ export function PublishForm(props: { queue: string; onClose: () => void; onDone:
   const send = async (): Promise<void> => {
     setError(null);
     try {
-      const res = await call<PushResult[]>('POST', '/api/v1/push', { items: [item] }, 'READ_WRITE');
-      const first = res[0] ?? { status: 'failed', error: 'no result' };
+      const res = await broker.push(http('READ_WRITE'), { items: [item] });
+      const first: PushResult = res[0] ?? { status: 'failed', error: 'no result' };
       setResult(first);
-      if (first.status === 'failed') setError(first.error ?? 'failed');
+      if (first.status === 'failed') setError(first.error);
       else {
         toast(`Message ${first.status}`);
         props.onDone();
@@ -40,7 +42,7 @@ export function PublishForm(props: { queue: string; onClose: () => void; onDone:
   return (
     <Modal title={`Publish to ${props.queue}`} onClose={props.onClose} footer={
       <>
-        <button type="button" class="btn plain" onClick={() => copy(asCurl('POST', '/api/v1/push', { items: [item] }), 'curl command copied')}>Copy as curl</button>
+        <button type="button" class="btn plain" onClick={() => copy(curlOf(planned(broker.routes.push, {}, undefined, { items: [item] })), 'curl command copied')}>Copy as curl</button>
         <span class="grow" />
         <button type="button" class="btn plain" onClick={props.onClose}>Close</button>
         <button type="button" class="btn primary" data-testid="publish-submit" disabled={parseError !== null} onClick={() => void send()}>Publish</button>
@@ -51,7 +53,7 @@ export function PublishForm(props: { queue: string; onClose: () => void; onDone:
       <label class="field">transactionId (optional)<input name="transactionId" value={transactionId} onInput={(e) => setTransactionId((e.target as HTMLInputElement).value)} /></label>
       <label class="field">traceId (optional UUID)<input name="traceId" value={traceId} onInput={(e) => setTraceId((e.target as HTMLInputElement).value)} /></label>
       {parseError !== null && <div class="note warn">{parseError}</div>}
-      {result !== null && <div class={`note ${result.status === 'failed' ? 'bad' : 'ok'}`} data-testid="publish-result">{result.status}{result.transaction_id !== undefined ? ` · ${result.transaction_id}` : ''}</div>}
+      {result !== null && <div class={`note ${result.status === 'failed' ? 'bad' : 'ok'}`} data-testid="publish-result">{result.status}{typeof result.transaction_id === 'string' ? ` · ${result.transaction_id}` : ''}</div>}
       {error !== null && <div class="note bad" data-testid="action-error">{error}</div>}
     </Modal>
   );

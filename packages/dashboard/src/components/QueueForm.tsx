@@ -1,13 +1,12 @@
 /**
- * Create or edit a queue (POST /api/v1/configure, a full replace of the options of API.md 2.2): the form is
+ * Create or edit a queue (operation configure, a full replace of the options of API.md 2.2): the form is
  * prefilled with the current configuration when editing, and the broker's error text is shown inline.
  */
 import { useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { broker, curlOf, http, planned } from '../api.js';
 import type { QueueConfig } from '../types.js';
 import { toast } from './toasts.js';
 import { Modal, copy } from './ui.js';
-import { asCurl } from '../api.js';
 
 /** The option defaults of API.md 2.2. */
 export const DEFAULT_CONFIG: QueueConfig = {
@@ -39,7 +38,7 @@ export function QueueForm(props: { existing?: { name: string; namespace: string 
     setBusy(true);
     setError(null);
     try {
-      await call('POST', '/api/v1/configure', body, 'READ_WRITE');
+      await broker.configure(http('READ_WRITE'), body);
       toast(`Queue ${body.queue} ${props.existing === undefined ? 'created' : 'configured'}`);
       props.onDone(body.queue);
     } catch (e) {
@@ -51,7 +50,7 @@ export function QueueForm(props: { existing?: { name: string; namespace: string 
   return (
     <Modal wide title={props.existing === undefined ? 'Create queue' : `Configure ${props.existing.name}`} onClose={props.onClose} footer={
       <>
-        <button type="button" class="btn plain" onClick={() => copy(asCurl('POST', '/api/v1/configure', body), 'curl command copied')}>Copy as curl</button>
+        <button type="button" class="btn plain" onClick={() => copy(curlOf(planned(broker.routes.configure, {}, undefined, body)), 'curl command copied')}>Copy as curl</button>
         <span class="grow" />
         <button type="button" class="btn plain" onClick={props.onClose}>Cancel</button>
         <button type="button" class="btn primary" data-testid="queue-form-submit" disabled={busy} onClick={() => void submit()}>{props.existing === undefined ? 'Create' : 'Save'}</button>

@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, call, get } from '../api.js';
+import { ApiError, broker, http, planned } from '../api.js';
 import { queueList } from '../cache.js';
 import { fmtCount } from '../format.js';
 import { refreshAll, useLoad } from '../load.js';
@@ -31,9 +31,12 @@ function Sidebar(props: { collapsed: boolean; onToggle: () => void }) {
   const loc = useLocation();
   const s = useStore(session);
   const health = useLoad(async () => {
-    const res = await fetch('/health');
-    const body = (await res.json().catch(() => ({}))) as { status?: string };
-    return body.status === 'healthy' || body.status === 'ok' ? 'healthy' : 'degraded';
+    // A 503 carries the same body (unhealthy or draining): the broker answered, so degraded, not offline.
+    const status = await broker.health(http()).then((b) => b.status as string, (e: unknown) => {
+      if (e instanceof ApiError && e.status !== 0) return 'unhealthy';
+      throw e;
+    });
+    return status === 'healthy' || status === 'ok' ? 'healthy' : 'degraded';
   }, [], 30_000);
   const state = health.error !== null ? 'offline' : health.data ?? 'unknown';
   return (
@@ -75,7 +78,7 @@ function JumpSearch() {
   }, []);
   useEffect(() => {
     if (!open) return;
-    void Promise.all([queueList(), get<GroupRow[]>('/api/v1/consumer-groups')]).then(([queues, groups]) => setData({ queues, groups }), () => {});
+    void Promise.all([queueList(), broker.listConsumerGroups(http())]).then(([queues, groups]) => setData({ queues, groups }), () => {});
   }, [open]);
   const needle = text.trim().toLowerCase();
   const hits = needle === '' ? [] : [
@@ -125,13 +128,13 @@ function MaintenanceControls(props: { state: Maintenance | undefined; reload: ()
       <button type="button" class={`btn toggle ${pop ? 'on' : ''}`} data-testid="toggle-pop-maintenance" onClick={() => setAsking('pop')}>Pop maintenance {pop ? 'ON' : 'off'}</button>
       {asking !== null && (() => {
         const enabling = asking === 'push' ? !push : !pop;
-        const path = asking === 'push' ? '/api/v1/system/maintenance' : '/api/v1/system/maintenance/pop';
+        const route = asking === 'push' ? broker.routes.setMaintenance : broker.routes.setPopMaintenance;
         const what = asking === 'push'
           ? (enabling ? 'Pushes will be written to the durable file buffer instead of PostgreSQL.' : `${fmtCount(m.bufferedMessages)} buffered message(s) will drain into PostgreSQL.`)
           : (enabling ? 'Consumers will get nothing: every pop answers 204 paused.' : 'Pops will deliver messages again.');
         return (
-          <Confirm title={`${enabling ? 'Enable' : 'Disable'} ${asking} maintenance`} call={{ method: 'POST', path, body: { enabled: enabling } }} onClose={() => setAsking(null)} onDone={props.reload}
-            run={async () => { await call('POST', path, { enabled: enabling }, 'ADMIN'); return `${asking} maintenance ${enabling ? 'enabled' : 'disabled'}`; }}>
+          <Confirm title={`${enabling ? 'Enable' : 'Disable'} ${asking} maintenance`} call={planned(route, {}, undefined, { enabled: enabling })} onClose={() => setAsking(null)} onDone={props.reload}
+            run={async () => { await (asking === 'push' ? broker.setMaintenance : broker.setPopMaintenance)(http('ADMIN'), enabling); return `${asking} maintenance ${enabling ? 'enabled' : 'disabled'}`; }}>
             <p>{what}</p>
           </Confirm>
         );
@@ -193,7 +196,7 @@ export function Shell(props: { title: string; children: ComponentChildren }) {
     // ADMIN route: a lower token fails here silently (the toggles are simply not shown).
     if (!allows(session.get(), 'ADMIN')) return undefined;
     try {
-      return await get<Maintenance>('/api/v1/system/maintenance', 'ADMIN');
+      return await broker.getMaintenance(http('ADMIN'));
     } catch (error) {
       if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return undefined;
       throw error;

@@ -2,14 +2,13 @@
  * Analytics `/analytics` (DASHBOARD.md 3.8): message flow over time, top queues by volume, status
  * distribution, counts, leases, DLQ and workers; range and queue/namespace/task filters in the URL.
  */
-import { get, withQuery } from '../api.js';
+import { broker, filters, http } from '../api.js';
 import { Chart } from '../components/Chart.js';
 import { Bar, Card, ErrorNote, Facts, RangePicker, Select } from '../components/ui.js';
 import { fmtCount, fmtMs } from '../format.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { latest, rangeParams } from '../series.js';
-import type { QueueRow, Status, SystemMetrics } from '../types.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { brokerCountText, bucketSeconds, runningOnly, systemFrame } from './common.js';
 import { frameFrom } from '../series.js';
@@ -26,11 +25,11 @@ export function AnalyticsView() {
     const r = rangeParams(range);
     const f = { queue, namespace, task };
     const [status, queues, namespaces, tasks, system] = await Promise.all([
-      get<Status>(withQuery('/api/v1/status', { ...r, ...f })),
-      get<{ queues: QueueRow[] }>(withQuery('/api/v1/status/queues', { limit: 500, ...f })),
-      get<{ namespaces: { namespace: string }[] }>('/api/v1/resources/namespaces'),
-      get<{ tasks: { task: string }[] }>('/api/v1/resources/tasks'),
-      get<SystemMetrics>(withQuery('/api/v1/analytics/system-metrics', r)),
+      broker.getStatus(http(), { ...r, ...filters(f) }),
+      broker.listQueueStatus(http(), { limit: 500, ...filters({ namespace, task }) }),
+      broker.listNamespaces(http()),
+      broker.listTasks(http()),
+      broker.getSystemMetrics(http(), r),
     ]);
     return { status, queues: queues.queues, namespaces: namespaces.namespaces, tasks: tasks.tasks, system };
   }, [range, queue, namespace, task]);

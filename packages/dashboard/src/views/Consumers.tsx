@@ -4,7 +4,7 @@
  * (queue-wide or one partition), re-time the subscription, delete. Filters live in the URL.
  */
 import { useState } from 'preact/hooks';
-import { call, get, seg, withQuery } from '../api.js';
+import { broker, http, planned } from '../api.js';
 import { optionsOf, queueList } from '../cache.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
 import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, Select } from '../components/ui.js';
@@ -12,7 +12,7 @@ import { fmtCount, fmtDuration, fmtTime, severity } from '../format.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { refreshAll, useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
-import type { GroupDetail, GroupRow, LaggingRow } from '../types.js';
+import type { GroupRow, LaggingRow } from '../types.js';
 
 const QM = '__QUEUE_MODE__';
 const display = (g: GroupRow): string => (g.name === QM ? g.queueName : g.name);
@@ -35,12 +35,13 @@ type Pending =
 function SeekModal(props: { g: GroupRow; partition?: string; onClose: () => void }) {
   const [when, setWhen] = useState(hourAgo());
   const iso = new Date(when).toISOString();
-  const path = props.partition === undefined
-    ? `/api/v1/consumer-groups/${seg(props.g.name)}/queues/${seg(props.g.queueName)}/seek`
-    : `/api/v1/consumer-groups/${seg(props.g.name)}/queues/${seg(props.g.queueName)}/partitions/${seg(props.partition)}/seek`;
+  const target = { timestamp: iso };
+  const where = { group: props.g.name, queue: props.g.queueName };
+  const plan = props.partition === undefined ? planned(broker.routes.seekQueue, where, undefined, target) : planned(broker.routes.seekPartition, { ...where, partition: props.partition }, undefined, target);
+  const seek = () => (props.partition === undefined ? broker.seekQueue(http('READ_WRITE'), where.group, where.queue, target) : broker.seekPartition(http('READ_WRITE'), where.group, where.queue, props.partition, target));
   return (
-    <Confirm title={`Seek ${display(props.g)} on ${props.g.queueName}${props.partition !== undefined ? ` / ${props.partition}` : ''}`} confirmLabel="Seek" call={{ method: 'POST', path, body: { timestamp: iso } }} onClose={props.onClose} onDone={refreshAll}
-      run={async () => { await call('POST', path, { timestamp: iso }, 'READ_WRITE'); return `Seeked to ${fmtTime(iso)}`; }}>
+    <Confirm title={`Seek ${display(props.g)} on ${props.g.queueName}${props.partition !== undefined ? ` / ${props.partition}` : ''}`} confirmLabel="Seek" call={plan} onClose={props.onClose} onDone={refreshAll}
+      run={async () => { await seek(); return `Seeked to ${fmtTime(iso)}`; }}>
       <label class="field">Replay from<input type="datetime-local" data-testid="seek-time" value={when} onInput={(e) => setWhen((e.target as HTMLInputElement).value)} /></label>
       <p class="muted">Messages newer than this point are delivered again to this group.</p>
     </Confirm>
@@ -48,7 +49,7 @@ function SeekModal(props: { g: GroupRow; partition?: string; onClose: () => void
 }
 
 function DetailModal(props: { g: GroupRow; onSeek: (partition: string) => void; onClose: () => void }) {
-  const detail = useLoad(() => get<GroupDetail>(`/api/v1/consumer-groups/${seg(props.g.name)}`), [props.g.name]);
+  const detail = useLoad(() => broker.getConsumerGroup(http(), props.g.name), [props.g.name]);
   const parts = detail.data?.[props.g.queueName]?.partitions ?? [];
   return (
     <Modal wide title={`${display(props.g)} on ${props.g.queueName}`} onClose={props.onClose}>
@@ -83,10 +84,10 @@ export function ConsumersView() {
   const [deleteMetadata, setDeleteMetadata] = useState(true);
   const [subTime, setSubTime] = useState('now');
   const data = useLoad(async () => {
-    const [groups, queues] = await Promise.all([get<GroupRow[]>('/api/v1/consumer-groups'), queueList()]);
+    const [groups, queues] = await Promise.all([broker.listConsumerGroups(http()), queueList()]);
     return { groups, queues };
   }, []);
-  const lagging = useLoad(() => get<LaggingRow[]>(withQuery('/api/v1/consumer-groups/lagging', { minLagSeconds: threshold })), [threshold]);
+  const lagging = useLoad(() => broker.listLaggingConsumerGroups(http(), { minLagSeconds: threshold }), [threshold]);
   const d = data.data;
   const scope = new Map((d?.queues ?? []).map((q) => [q.name, q]));
   const needle = search.trim().toLowerCase();
@@ -161,38 +162,36 @@ export function ConsumersView() {
       {p?.kind === 'view' && <DetailModal g={p.g} onClose={() => setPending(null)} onSeek={(partition) => setPending({ kind: 'seek', g: p.g, partition })} />}
       {p?.kind === 'seek' && <SeekModal g={p.g} {...(p.partition !== undefined ? { partition: p.partition } : {})} onClose={() => setPending(null)} />}
       {p?.kind === 'now' && (() => {
-        const path = `/api/v1/consumer-groups/${seg(p.g.name)}/queues/${seg(p.g.queueName)}/seek`;
+        const toEnd = { toEnd: true } as const;
         return (
-          <Confirm title={`Move ${display(p.g)} to now`} confirmLabel="Move to now" call={{ method: 'POST', path, body: { toEnd: true } }} onClose={() => setPending(null)} onDone={refreshAll}
-            run={async () => { const r = await call<{ partitionsUpdated: number }>('POST', path, { toEnd: true }, 'READ_WRITE'); return `Moved ${fmtCount(r.partitionsUpdated)} partition(s) to the end`; }}>
+          <Confirm title={`Move ${display(p.g)} to now`} confirmLabel="Move to now" call={planned(broker.routes.seekQueue, { group: p.g.name, queue: p.g.queueName }, undefined, toEnd)} onClose={() => setPending(null)} onDone={refreshAll}
+            run={async () => { const r = await broker.seekQueue(http('READ_WRITE'), p.g.name, p.g.queueName, toEnd); return `Moved ${fmtCount(r.success ? r.partitionsUpdated : 0)} partition(s) to the end`; }}>
             <p>Skips every message not yet consumed by this group on {p.g.queueName}.</p>
           </Confirm>
         );
       })()}
       {p?.kind === 'skip' && (() => {
-        const path = `/api/v1/consumer-groups/${seg(p.row.consumer_group)}/queues/${seg(p.row.queue_name)}/partitions/${seg(p.row.partition_name)}/seek`;
+        const at = { group: p.row.consumer_group, queue: p.row.queue_name, partition: p.row.partition_name };
         return (
-          <Confirm title={`Skip ${p.row.partition_name} to end`} confirmLabel="Skip to end" call={{ method: 'POST', path }} onClose={() => setPending(null)} onDone={refreshAll}
-            run={async () => { await call('POST', path, undefined, 'READ_WRITE'); return `Skipped ${p.row.partition_name} to the end`; }}>
+          <Confirm title={`Skip ${p.row.partition_name} to end`} confirmLabel="Skip to end" call={planned(broker.routes.seekPartition, at)} onClose={() => setPending(null)} onDone={refreshAll}
+            run={async () => { await broker.seekPartition(http('READ_WRITE'), at.group, at.queue, at.partition); return `Skipped ${p.row.partition_name} to the end`; }}>
             <p>{fmtCount(p.row.offset_lag)} message(s) of this partition will not be delivered to {p.row.consumer_group === QM ? 'queue mode' : p.row.consumer_group}.</p>
           </Confirm>
         );
       })()}
       {p?.kind === 'subscription' && (() => {
-        const path = `/api/v1/consumer-groups/${seg(p.g.name)}/subscription`;
         const value = subTime.trim() === '' ? 'now' : subTime.trim();
         return (
-          <Confirm title={`Subscription of ${p.g.name}`} confirmLabel="Re-time" call={{ method: 'POST', path, body: { subscriptionTimestamp: value } }} onClose={() => setPending(null)} onDone={refreshAll}
-            run={async () => { const r = await call<{ rowsUpdated: number }>('POST', path, { subscriptionTimestamp: value }, 'READ_WRITE'); return `Subscription re-timed (${fmtCount(r.rowsUpdated)} record(s))`; }}>
+          <Confirm title={`Subscription of ${p.g.name}`} confirmLabel="Re-time" call={planned(broker.routes.updateSubscription, { group: p.g.name }, undefined, { subscriptionTimestamp: value })} onClose={() => setPending(null)} onDone={refreshAll}
+            run={async () => { const r = await broker.updateSubscription(http('READ_WRITE'), p.g.name, value); return `Subscription re-timed (${fmtCount(r.success ? r.rowsUpdated : 0)} record(s))`; }}>
             <label class="field">Subscription timestamp (ISO-8601 or now)<input value={subTime} onInput={(e) => setSubTime((e.target as HTMLInputElement).value)} /></label>
           </Confirm>
         );
       })()}
       {p?.kind === 'delete' && (() => {
-        const path = withQuery(`/api/v1/consumer-groups/${seg(p.g.name)}/queues/${seg(p.g.queueName)}`, { deleteMetadata: String(deleteMetadata) });
         return (
-          <Confirm danger title={`Delete ${display(p.g)} on ${p.g.queueName}`} confirmLabel="Delete group" call={{ method: 'DELETE', path }} onClose={() => setPending(null)} onDone={refreshAll}
-            run={async () => { const r = await call<{ deletedPartitions: number }>('DELETE', path, undefined, 'ADMIN'); return `Deleted the group's cursors on ${fmtCount(r.deletedPartitions)} partition(s)`; }}>
+          <Confirm danger title={`Delete ${display(p.g)} on ${p.g.queueName}`} confirmLabel="Delete group" call={planned(broker.routes.deleteConsumerGroupForQueue, { group: p.g.name, queue: p.g.queueName }, { deleteMetadata })} onClose={() => setPending(null)} onDone={refreshAll}
+            run={async () => { const r = await broker.deleteConsumerGroupForQueue(http('ADMIN'), p.g.name, p.g.queueName, { deleteMetadata }); return `Deleted the group's cursors on ${fmtCount(r.deletedPartitions)} partition(s)`; }}>
             <label class="field check"><input type="checkbox" data-testid="delete-metadata" checked={deleteMetadata} onChange={(e) => setDeleteMetadata((e.target as HTMLInputElement).checked)} />Also delete subscription metadata</label>
           </Confirm>
         );

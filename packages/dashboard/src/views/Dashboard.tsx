@@ -3,7 +3,7 @@
  * a chart), top queues by pending and consumer groups by lag. Polls every 30 s; the range refetches the series.
  */
 import { useState } from 'preact/hooks';
-import { get, withQuery } from '../api.js';
+import { broker, http } from '../api.js';
 import { queueList } from '../cache.js';
 import { Chart } from '../components/Chart.js';
 import { Bar, Card, Empty, ErrorNote, RangePicker, Sparkline, Stat } from '../components/ui.js';
@@ -11,7 +11,6 @@ import { fmtCount, fmtDuration, fmtMs, fmtRate, severity, signed } from '../form
 import { POLL_MS, useLoad, useNow } from '../load.js';
 import { useQueryState } from '../router.js';
 import { avg, frameFrom, latest, max, rangeParams, type Frame } from '../series.js';
-import type { GroupRow, Overview, QueueOpsRow, Status, SystemMetrics, WorkerMetrics } from '../types.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { brokerCountText, bucketSeconds, lagFrame, pendingDeltaFrame, retentionAll, retentionFrame, runningOnly, systemFrame, throughputFrame } from './common.js';
 
@@ -40,13 +39,13 @@ export function DashboardView() {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const now = useNow();
   // The counts come from the overview alone (one cheap call), so they show before the heavier lists.
-  const counts = useLoad(() => get<Overview>('/api/v1/resources/overview'), [], POLL_MS);
+  const counts = useLoad(() => broker.getOverview(http()), [], POLL_MS);
   // The heavier calls start once the counts arrived, so that on a big installation the first figures are not
   // queued behind them on the broker.
   const started = counts.at !== null || counts.error !== null;
   const lists = useLoad(async () => {
     if (!started) return undefined;
-    const [queues, groups] = await Promise.all([queueList(true), get<GroupRow[]>('/api/v1/consumer-groups')]);
+    const [queues, groups] = await Promise.all([queueList(true), broker.listConsumerGroups(http())]);
     return { queues, groups };
   }, [started], POLL_MS);
   const series = useLoad(async () => {
@@ -54,10 +53,10 @@ export function DashboardView() {
     const { from, to } = rangeParams(range);
     const q = { from, to };
     const [status, worker, system, ops, retention] = await Promise.all([
-      get<Status>(withQuery('/api/v1/status', q)),
-      get<WorkerMetrics>(withQuery('/api/v1/analytics/worker-metrics', q)),
-      get<SystemMetrics>(withQuery('/api/v1/analytics/system-metrics', q)),
-      get<QueueOpsRow[]>(withQuery('/api/v1/analytics/queue-ops', q)),
+      broker.getStatus(http(), q),
+      broker.getWorkerMetrics(http(), q),
+      broker.getSystemMetrics(http(), q),
+      broker.getQueueOps(http(), q),
       retentionAll(from, to),
     ]);
     return { status, worker, system, ops, retention };

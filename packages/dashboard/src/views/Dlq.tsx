@@ -4,13 +4,13 @@
  * entries, JSON export, and a detail panel. Polls every 30 s.
  */
 import { useState } from 'preact/hooks';
-import { call, get, seg, withQuery } from '../api.js';
+import { broker, filters as present, http, planned } from '../api.js';
 import { queueList } from '../cache.js';
 import { Action, Bar, Card, Confirm, Empty, ErrorNote, Facts, Select, TextInput, copy } from '../components/ui.js';
 import { fmtAgo, fmtCount, fmtTime } from '../format.js';
 import { POLL_MS, refreshAll, useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
-import type { DlqList, DlqRow, Status } from '../types.js';
+import type { DlqRow } from '../types.js';
 
 const PAGE = 100;
 
@@ -18,7 +18,7 @@ const PAGE = 100;
 async function allEntries(filters: Record<string, string>): Promise<DlqRow[]> {
   const out: DlqRow[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const page = await get<DlqList>(withQuery('/api/v1/dlq', { ...filters, limit: 1000, offset }));
+    const page = await broker.listDlq(http(), { ...present(filters), limit: 1000, offset });
     out.push(...page.messages);
     if (page.messages.length < 1000 || out.length >= page.total) return out;
   }
@@ -35,14 +35,14 @@ export function DlqView() {
   const [selected, setSelected] = useState<DlqRow | null>(null);
   const [action, setAction] = useState<null | { kind: 'retry' | 'purge'; row: DlqRow } | { kind: 'bulk-retry' | 'bulk-purge' }>(null);
   const queues = useLoad(() => queueList(), []);
-  const list = useLoad(() => get<DlqList>(withQuery('/api/v1/dlq', { ...filters, limit: PAGE, offset })), [queue, group, partition, offset], POLL_MS);
-  const status = useLoad(() => get<Status>('/api/v1/status'), [], POLL_MS);
+  const list = useLoad(() => broker.listDlq(http(), { ...present(filters), limit: PAGE, offset }), [queue, group, partition, offset], POLL_MS);
+  const status = useLoad(() => broker.getStatus(http()), [], POLL_MS);
   const rows = list.data?.messages ?? [];
   const total = list.data?.total ?? 0;
   const dl = status.data?.deadLetterQueue;
   const topErrors = dl?.topErrors ?? [];
   const maxErr = Math.max(1, ...topErrors.map((e) => e.count));
-  const base = (r: DlqRow) => `/api/v1/messages/${seg(r.partitionId)}/${seg(r.transactionId)}`;
+  const ids = (r: DlqRow) => ({ partitionId: r.partitionId, transactionId: r.transactionId });
   const exportJson = async (): Promise<void> => {
     const all = await allEntries(filters);
     const blob = new Blob([JSON.stringify(all, null, 2)], { type: 'application/json' });
@@ -114,14 +114,14 @@ export function DlqView() {
         </aside>
       )}
       {action !== null && 'row' in action && action.kind === 'retry' && (
-        <Confirm title="Requeue DLQ entry" confirmLabel="Requeue" call={{ method: 'POST', path: `${base(action.row)}/retry` }} onClose={() => setAction(null)} onDone={after}
-          run={async () => { const r = await call<{ newTransactionId: string }>('POST', `${base(action.row)}/retry`, undefined, 'READ_WRITE'); return `Requeued as ${r.newTransactionId}`; }}>
+        <Confirm title="Requeue DLQ entry" confirmLabel="Requeue" call={planned(broker.routes.retryMessage, ids(action.row))} onClose={() => setAction(null)} onDone={after}
+          run={async () => { const r = await broker.retryMessage(http('READ_WRITE'), action.row.partitionId, action.row.transactionId); return `Requeued as ${r.success ? r.newTransactionId : ''}`; }}>
           <p>Pushes a copy of message {action.row.transactionId} with a new transactionId to {action.row.queue} / {action.row.partition} and removes its DLQ entries.</p>
         </Confirm>
       )}
       {action !== null && 'row' in action && action.kind === 'purge' && (
-        <Confirm danger title="Purge DLQ entry" confirmLabel="Purge" call={{ method: 'DELETE', path: base(action.row) }} onClose={() => setAction(null)} onDone={after}
-          run={async () => { await call('DELETE', base(action.row), undefined, 'READ_WRITE'); return 'Message purged'; }}>
+        <Confirm danger title="Purge DLQ entry" confirmLabel="Purge" call={planned(broker.routes.deleteMessage, ids(action.row))} onClose={() => setAction(null)} onDone={after}
+          run={async () => { await broker.deleteMessage(http('READ_WRITE'), action.row.partitionId, action.row.transactionId); return 'Message purged'; }}>
           <p>Deletes message {action.row.transactionId} with its DLQ entries.</p>
         </Confirm>
       )}
@@ -130,7 +130,7 @@ export function DlqView() {
         const label = queue !== '' ? queue : 'all';
         return (
           <Confirm danger={!retry} title={`${retry ? 'Requeue' : 'Purge'} ${fmtCount(total)} DLQ entries`} confirmLabel={retry ? 'Requeue all' : 'Purge all'} typeToConfirm={retry ? undefined : label}
-            call={{ method: retry ? 'POST' : 'DELETE', path: `/api/v1/messages/:partitionId/:transactionId${retry ? '/retry' : ''} (per entry)` }} onClose={() => setAction(null)} onDone={after}
+            call={{ method: retry ? 'POST' : 'DELETE', path: `${(retry ? broker.routes.retryMessage : broker.routes.deleteMessage).path} (per entry)` }} onClose={() => setAction(null)} onDone={after}
             run={async () => {
               const entries = await allEntries(filters);
               const seen = new Set<string>();
@@ -139,7 +139,7 @@ export function DlqView() {
                 const key = `${r.partitionId}/${r.transactionId}`;
                 if (seen.has(key)) continue; // one message failed by two groups is listed twice
                 seen.add(key);
-                await call(retry ? 'POST' : 'DELETE', retry ? `${base(r)}/retry` : base(r), undefined, 'READ_WRITE');
+                await (retry ? broker.retryMessage : broker.deleteMessage)(http('READ_WRITE'), r.partitionId, r.transactionId);
                 done++;
               }
               return `${retry ? 'Requeued' : 'Purged'} ${fmtCount(done)} message(s)`;

@@ -3,7 +3,7 @@
  * page of messages newest first, and the side panel for one message (also opened by `?partitionId&transactionId`
  * from a trace link).
  */
-import { get, withQuery } from '../api.js';
+import { broker, filters, http } from '../api.js';
 import { queueList } from '../cache.js';
 import { MessagePanel } from '../components/MessagePanel.js';
 import { Card, Empty, ErrorNote, RangePicker, Select, TextInput } from '../components/ui.js';
@@ -11,7 +11,7 @@ import { fmtBytes, fmtCount, fmtTime } from '../format.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { rangeParams } from '../series.js';
-import type { MessageList, MessageRow } from '../types.js';
+import type { MessageRow } from '../types.js';
 
 const STATUSES = ['pending', 'processing', 'completed', 'dead_letter'];
 
@@ -37,7 +37,7 @@ export function MessagesView() {
   const idSearch = query.get('id') ?? '';
   const panel = query.get('partitionId') !== null && query.get('transactionId') !== null ? { partitionId: query.get('partitionId')!, transactionId: query.get('transactionId')! } : null;
   const queues = useLoad(() => queueList(), []);
-  const list = useLoad(() => get<MessageList>(withQuery('/api/v1/messages', { queue, partition, status, limit, offset, preview: PREVIEW_CHARS, ...rangeParams(range) })), [queue, partition, status, limit, offset, range]);
+  const list = useLoad(() => broker.listMessages(http(), { ...filters({ queue, partition, status, limit, offset }), preview: PREVIEW_CHARS, ...rangeParams(range) }), [queue, partition, status, limit, offset, range]);
   const needle = idSearch.trim().toLowerCase();
   const rows = (list.data?.messages ?? []).filter((m) => needle === '' || m.transactionId.toLowerCase().includes(needle) || m.id.toLowerCase().includes(needle));
   const mode = list.data?.mode;

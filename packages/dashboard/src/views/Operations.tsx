@@ -4,7 +4,7 @@
  * custom window (in the URL).
  */
 import { useState } from 'preact/hooks';
-import { get, withQuery } from '../api.js';
+import { broker, http } from '../api.js';
 import { Chart } from '../components/Chart.js';
 import { Card, Empty, ErrorNote, RangePicker } from '../components/ui.js';
 import { fmtAgo, fmtCount, fmtMs, fmtRate, severity } from '../format.js';
@@ -13,7 +13,7 @@ import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { allows, session } from '../session.js';
 import { frameFrom, latest, max, rangeParams, sum, type Frame } from '../series.js';
-import type { ParkedRow, QueueLagRow, QueueOpsRow, SharedState, Status, SystemMetrics, WorkerMetrics } from '../types.js';
+import type { ParkedRow, QueueLagRow, QueueOpsRow, Retention, SharedState } from '../types.js';
 import { brokerCountText, bucketSeconds, lagFrame, queueOpsFrame, retentionAll, retentionFrame, systemFrame, throughputFrame } from './common.js';
 
 /** Event-loop colour class ('' when fine). */
@@ -45,14 +45,14 @@ export function OperationsView() {
   const data = useLoad(async () => {
     const w = window;
     const [worker, status, system, ops, lag, parked, retention, shared] = await Promise.all([
-      get<WorkerMetrics>(withQuery('/api/v1/analytics/worker-metrics', w)),
-      get<Status>(withQuery('/api/v1/status', w)),
-      get<SystemMetrics>(withQuery('/api/v1/analytics/system-metrics', w)),
-      get<QueueOpsRow[]>(withQuery('/api/v1/analytics/queue-ops', w)).catch(() => []),
-      get<QueueLagRow[]>(withQuery('/api/v1/analytics/queue-lag', w)).catch(() => []),
-      get<ParkedRow[]>('/api/v1/analytics/queue-parked-replicas').catch(() => []),
-      retentionAll(w.from, w.to).catch(() => ({ history: [], total: 0 })),
-      allows(session.get(), 'ADMIN') ? get<SharedState>('/api/v1/system/shared-state', 'ADMIN').catch(() => null) : Promise.resolve(null),
+      broker.getWorkerMetrics(http(), w),
+      broker.getStatus(http(), w),
+      broker.getSystemMetrics(http(), w),
+      broker.getQueueOps(http(), w).catch((): QueueOpsRow[] => []),
+      broker.getQueueLag(http(), w).catch((): QueueLagRow[] => []),
+      broker.getParkedReplicas(http()).catch((): ParkedRow[] => []),
+      retentionAll(w.from, w.to).catch((): Retention => ({ history: [], total: 0, pagination: { limit: 1000, offset: 0 } })),
+      allows(session.get(), 'ADMIN') ? broker.getSharedState(http('ADMIN')).catch((): SharedState | null => null) : Promise.resolve(null),
     ]);
     return { worker, status, system, ops, lag, parked, retention, shared };
   }, [window.from.slice(0, 16), window.to.slice(0, 16)]);

@@ -3,7 +3,7 @@
  * partition browser, and the queue's actions (configure, publish, clear queue or partition, delete). Polls.
  */
 import { useState } from 'preact/hooks';
-import { call, get, seg, withQuery } from '../api.js';
+import { broker, http, planned } from '../api.js';
 import { invalidateQueues } from '../cache.js';
 import { Chart } from '../components/Chart.js';
 import { PublishForm } from '../components/PublishForm.js';
@@ -14,7 +14,7 @@ import { THRESHOLDS as T } from '../thresholds.js';
 import { POLL_MS, refreshAll, useLoad, useNow } from '../load.js';
 import { navigate, useQueryState } from '../router.js';
 import { frameFrom, latest, rangeParams, sum, type Frame } from '../series.js';
-import type { DlqList, ParkedRow, PartitionRow, QueueDetail, QueueLagRow, QueueOpsRow, QueueStatus } from '../types.js';
+import type { DlqList, QueueDetail, QueueStatus } from '../types.js';
 
 const PAGE = 50;
 
@@ -28,22 +28,23 @@ export function QueueDetailView(props: { name: string }) {
   const now = useNow();
   const detail = useLoad(async () => {
     const [resource, status, dlq] = await Promise.all([
-      get<QueueDetail>(`/api/v1/resources/queues/${seg(name)}`),
-      get<QueueStatus>(`/api/v1/status/queues/${seg(name)}`).catch(() => null),
-      get<DlqList>(withQuery('/api/v1/dlq', { queue: name, limit: 1 })).catch(() => null),
+      // The requester turns a miss (X-Queen-Status 404) into an error: what arrives is the detail.
+      broker.getQueue(http(), name) as Promise<QueueDetail>,
+      (broker.getQueueStatus(http(), name) as Promise<QueueStatus>).catch(() => null),
+      broker.listDlq(http(), { queue: name, limit: 1 }).catch((): DlqList | null => null),
     ]);
     return { resource, status, dlqTotal: dlq?.total ?? 0 };
   }, [name], POLL_MS);
   const series = useLoad(async () => {
     const q = { ...rangeParams(range), queue: name };
     const [ops, lag, parked] = await Promise.all([
-      get<QueueOpsRow[]>(withQuery('/api/v1/analytics/queue-ops', q)),
-      get<QueueLagRow[]>(withQuery('/api/v1/analytics/queue-lag', q)),
-      get<ParkedRow[]>(withQuery('/api/v1/analytics/queue-parked-replicas', { queue: name })),
+      broker.getQueueOps(http(), q),
+      broker.getQueueLag(http(), q),
+      broker.getParkedReplicas(http(), { queue: name }),
     ]);
     return { ops, lag, parked };
   }, [name, range], POLL_MS);
-  const partitions = useLoad(() => get<{ partitions: PartitionRow[]; total: number }>(withQuery('/api/v1/resources/partitions', { queue: name, limit: PAGE, offset: page * PAGE })), [name, page], POLL_MS);
+  const partitions = useLoad(() => broker.listPartitions(http(), { queue: name, limit: PAGE, offset: page * PAGE }), [name, page], POLL_MS);
 
   if (detail.error !== null && detail.data === undefined) {
     const missing = detail.error === 'Queue not found';
@@ -74,7 +75,11 @@ export function QueueDetailView(props: { name: string }) {
     ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
     ['consumed', 'Consumed (total)', fmtCount(totalConsumed), consumed, ''],
   ];
-  const clearPath = (partition?: string) => withQuery(`/api/v1/queues/${seg(name)}/clear`, { partition });
+  const clearCall = (partition?: string) => planned(broker.routes.clearQueue, { queue: name }, { partition });
+  const clear = async (partition?: string): Promise<string> => {
+    const res = await broker.clearQueue(http('ADMIN'), name, partition);
+    return `Cleared ${fmtCount(res.success ? res.deletedMessages : 0)} message(s)`;
+  };
   return (
     <div class="stack">
       <div class="toolbar">
@@ -147,21 +152,21 @@ export function QueueDetailView(props: { name: string }) {
       {modal === 'edit' && <QueueForm existing={{ name: r.name, namespace: r.namespace, task: r.task, config: c }} onClose={() => setModal(null)} onDone={() => { setModal(null); refreshAll(); }} />}
       {modal === 'publish' && <PublishForm queue={name} onClose={() => setModal(null)} onDone={refreshAll} />}
       {modal === 'clear' && (
-        <Confirm danger title={`Clear ${name}`} confirmLabel="Clear queue" typeToConfirm={name} call={{ method: 'DELETE', path: clearPath() }} onClose={() => setModal(null)} onDone={() => { invalidateQueues(); refreshAll(); }}
-          run={async () => { const res = await call<{ deletedMessages: number }>('DELETE', clearPath(), undefined, 'ADMIN'); return `Cleared ${fmtCount(res.deletedMessages)} message(s)`; }}>
+        <Confirm danger title={`Clear ${name}`} confirmLabel="Clear queue" typeToConfirm={name} call={clearCall()} onClose={() => setModal(null)} onDone={() => { invalidateQueues(); refreshAll(); }}
+          run={() => clear()}>
           <p>Deletes every message of every partition ({fmtCount(totals.total)} now). The queue and its configuration stay.</p>
         </Confirm>
       )}
       {modal !== null && typeof modal === 'object' && (
-        <Confirm danger title={`Clear partition ${modal.clearPartition}`} confirmLabel="Clear partition" typeToConfirm={modal.clearPartition} call={{ method: 'DELETE', path: clearPath(modal.clearPartition) }} onClose={() => setModal(null)} onDone={refreshAll}
-          run={async () => { const res = await call<{ deletedMessages: number }>('DELETE', clearPath(modal.clearPartition), undefined, 'ADMIN'); return `Cleared ${fmtCount(res.deletedMessages)} message(s)`; }}>
+        <Confirm danger title={`Clear partition ${modal.clearPartition}`} confirmLabel="Clear partition" typeToConfirm={modal.clearPartition} call={clearCall(modal.clearPartition)} onClose={() => setModal(null)} onDone={refreshAll}
+          run={() => clear(modal.clearPartition)}>
           <p>Deletes every message of partition {modal.clearPartition} of {name}.</p>
         </Confirm>
       )}
       {modal === 'delete' && (
-        <Confirm danger title={`Delete queue ${name}`} confirmLabel="Delete queue" typeToConfirm={name} call={{ method: 'DELETE', path: `/api/v1/resources/queues/${seg(name)}` }} onClose={() => setModal(null)}
+        <Confirm danger title={`Delete queue ${name}`} confirmLabel="Delete queue" typeToConfirm={name} call={planned(broker.routes.deleteQueue, { queue: name })} onClose={() => setModal(null)}
           onDone={() => { invalidateQueues(); navigate('/queues'); }}
-          run={async () => { await call('DELETE', `/api/v1/resources/queues/${seg(name)}`, undefined, 'ADMIN'); return `Queue ${name} deleted`; }}>
+          run={async () => { await broker.deleteQueue(http('ADMIN'), name); return `Queue ${name} deleted`; }}>
           <p>Deletes {fmtCount(r.partitions.length)} partition(s) and {fmtCount(totals.total)} message(s).</p>
         </Confirm>
       )}

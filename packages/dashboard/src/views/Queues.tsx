@@ -3,7 +3,7 @@
  * grid of every queue with density, 15-minute pop rate and trend, lag p99 and severity; create and delete.
  */
 import { useState } from 'preact/hooks';
-import { call, get, seg, withQuery } from '../api.js';
+import { broker, http, planned } from '../api.js';
 import { invalidateQueues, optionsOf, queueList } from '../cache.js';
 import { QueueForm } from '../components/QueueForm.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
@@ -47,8 +47,8 @@ export function QueuesView() {
     const { from, to } = rangeParams('15m');
     const [queues, ops, lag] = await Promise.all([
       queueList(true),
-      get<QueueOpsRow[]>(withQuery('/api/v1/analytics/queue-ops', { from, to })).catch(() => []),
-      get<QueueLagRow[]>(withQuery('/api/v1/analytics/queue-lag', { from, to })).catch(() => []),
+      broker.getQueueOps(http(), { from, to }).catch((): QueueOpsRow[] => []),
+      broker.getQueueLag(http(), { from, to }).catch((): QueueLagRow[] => []),
     ]);
     return { queues, ops, lag };
   }, []);
@@ -120,9 +120,9 @@ export function QueuesView() {
       {creating && <QueueForm onClose={() => setCreating(false)} onDone={(name) => { setCreating(false); invalidateQueues(); navigate(`/queues/${encodeURIComponent(name)}`); }} />}
       {deleting !== null && (
         <Confirm danger title={`Delete queue ${deleting.name}`} confirmLabel="Delete queue" typeToConfirm={deleting.name}
-          call={{ method: 'DELETE', path: `/api/v1/resources/queues/${seg(deleting.name)}` }} onClose={() => setDeleting(null)}
+          call={planned(broker.routes.deleteQueue, { queue: deleting.name })} onClose={() => setDeleting(null)}
           onDone={() => { invalidateQueues(); refreshAll(); }}
-          run={async () => { await call('DELETE', `/api/v1/resources/queues/${seg(deleting.name)}`, undefined, 'ADMIN'); return `Queue ${deleting.name} deleted`; }}>
+          run={async () => { await broker.deleteQueue(http('ADMIN'), deleting.name); return `Queue ${deleting.name} deleted`; }}>
           <p>Deletes the queue with its {fmtCount(deleting.partitions)} partition(s) and {fmtCount(deleting.messages.total)} message(s), cursors and DLQ entries.</p>
         </Confirm>
       )}

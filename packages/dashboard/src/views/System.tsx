@@ -3,7 +3,7 @@
  * waiting and in-flight, heap, event loop, parked pops), the cluster (processes and heartbeats, buffer health,
  * "refresh stats" with statsAge), and the PostgreSQL statistics snapshot.
  */
-import { call, get, withQuery } from '../api.js';
+import { broker, http } from '../api.js';
 import { Chart } from '../components/Chart.js';
 import { Action, Card, Empty, ErrorNote, Facts, RangePicker, Select } from '../components/ui.js';
 import { fmtAgo, fmtBytes, fmtCount, fmtMs, fmtPercent, fmtTime } from '../format.js';
@@ -12,7 +12,7 @@ import { useQueryState } from '../router.js';
 import { latest, rangeParams, type Frame } from '../series.js';
 import { allows, session } from '../session.js';
 import { useStore } from '../store.js';
-import type { Overview, SharedState, SystemMetrics, SystemPoint } from '../types.js';
+import type { SharedState, SystemPoint } from '../types.js';
 import { brokerCountText, perReplicaFrame, runningOnly, systemFrame } from './common.js';
 import { toast } from '../components/toasts.js';
 
@@ -41,7 +41,7 @@ function Rows<T>(props: { rows: T[] | undefined; head: string[]; cells: (r: T) =
 }
 
 function Postgres() {
-  const pg = useLoad(() => get<PgStats>('/api/v1/analytics/postgres-stats'), []);
+  const pg = useLoad((): Promise<PgStats> => broker.getPostgresStats(http()), []);
   const p = pg.data;
   if (p === undefined) return <><ErrorNote error={pg.error} /><div class="skeleton" /></>;
   return (
@@ -72,16 +72,16 @@ function Cluster() {
   const s = useStore(session);
   const data = useLoad(async () => {
     const [shared, buffers, overview] = await Promise.all([
-      allows(session.get(), 'ADMIN') ? get<SharedState>('/api/v1/system/shared-state', 'ADMIN').catch(() => null) : Promise.resolve(null),
-      get<{ pending: number; failed: number; dbHealthy: boolean; worker: string }>('/api/v1/status/buffers'),
-      get<Overview>('/api/v1/resources/overview'),
+      allows(session.get(), 'ADMIN') ? broker.getSharedState(http('ADMIN')).catch((): SharedState | null => null) : Promise.resolve(null),
+      broker.getBufferStatus(http()),
+      broker.getOverview(http()),
     ]);
     return { shared, buffers, overview };
   }, [s.role]);
   const d = data.data;
   const refresh = async (): Promise<void> => {
     try {
-      await call('POST', '/api/v1/stats/refresh', undefined, 'ADMIN');
+      await broker.refreshStats(http('ADMIN'));
       toast('Statistics refreshed');
       refreshAll();
     } catch (e) {
@@ -109,7 +109,7 @@ export function SystemView() {
   const range = query.get('range') ?? '1h';
   const mode = query.get('mode') ?? 'server';
   const agg = (query.get('agg') ?? 'avg') as 'avg' | 'max' | 'sum';
-  const data = useLoad(() => (tab === 'resources' ? get<SystemMetrics>(withQuery('/api/v1/analytics/system-metrics', rangeParams(range))) : Promise.resolve(null)), [tab, range]);
+  const data = useLoad(() => (tab === 'resources' ? broker.getSystemMetrics(http(), rangeParams(range)) : Promise.resolve(null)), [tab, range]);
   const sm = data.data ?? null;
   const chart = (labels: string[], pick: (p: SystemPoint) => number[], single: (p: SystemPoint) => number): Frame => {
     if (sm === null) return { x: [], series: [] };

@@ -3,7 +3,7 @@
  * one name (paged 50), the queue filter of `?queue=`, and a detail panel whose link opens the message.
  */
 import { useState } from 'preact/hooks';
-import { get, seg, withQuery } from '../api.js';
+import { broker, http } from '../api.js';
 import { Card, Empty, ErrorNote, Facts } from '../components/ui.js';
 import { fmtCount, fmtTime } from '../format.js';
 import { useLoad } from '../load.js';
@@ -21,8 +21,8 @@ export function TracesView() {
   const page = Number(query.get('page') ?? '0') || 0;
   const [text, setText] = useState(name);
   const [selected, setSelected] = useState<TraceRow | null>(null);
-  const names = useLoad(() => get<{ trace_names: { trace_name: string; trace_count: number; message_count: number; last_seen: string }[] }>(withQuery('/api/v1/traces/names', { limit: 50 })), []);
-  const traces = useLoad(async () => (name === '' ? null : get<{ traces: TraceRow[]; total: number }>(withQuery(`/api/v1/traces/by-name/${seg(name)}`, { limit: PAGE, offset: page * PAGE }))), [name, page]);
+  const names = useLoad(() => broker.listTraceNames(http(), { limit: 50 }), []);
+  const traces = useLoad(async () => (name === '' ? null : broker.listTracesByName(http(), name, { limit: PAGE, offset: page * PAGE })), [name, page]);
   const rows = (traces.data?.traces ?? []).filter((t) => queue === '' || t.queue_name === queue);
   const total = traces.data?.total ?? 0;
   return (

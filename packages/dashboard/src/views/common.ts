@@ -1,5 +1,5 @@
 /** Helpers shared by several views: time-series frames from the analytics routes. */
-import { get, withQuery } from '../api.js';
+import { broker, filters, http } from '../api.js';
 import { frameFrom, type Frame } from '../series.js';
 import type { QueueOpsRow, Retention, Status, SystemMetrics, SystemPoint, WorkerMetrics } from '../types.js';
 
@@ -79,9 +79,9 @@ export function retentionFrame(r: Retention, bucketMs: number): Frame {
 
 /** The whole retention history of a window (pages through `total`, 1000 rows a page, at most 10 pages). */
 export async function retentionAll(from: string, to: string, queue?: string): Promise<Retention> {
-  const out: Retention = { history: [], total: 0 };
+  const out: Retention = { history: [], total: 0, pagination: { limit: 1000, offset: 0 } };
   for (let offset = 0; offset < 10_000; offset += 1000) {
-    const page = await get<Retention>(withQuery('/api/v1/analytics/retention', { from, to, queue, limit: 1000, offset }));
+    const page = await broker.getRetentionHistory(http(), { from, to, ...filters({ queue }), limit: 1000, offset });
     out.history.push(...page.history);
     out.total = page.total;
     if (out.history.length >= page.total || page.history.length === 0) break;

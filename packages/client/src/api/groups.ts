@@ -1,0 +1,114 @@
+/**
+ * Consumer groups, subscriptions and seeks (API.md §7.7). The lagging list keeps upstream's snake_case keys.
+ */
+import { iso, route, send, type ApiRequester, type CallOptions, type RefusedBody } from './route.js';
+
+/** Routes of this family. */
+export const groupRoutes = {
+  listConsumerGroups: route('listConsumerGroups', 'GET', '/api/v1/consumer-groups', 'READ_ONLY'),
+  listLaggingConsumerGroups: route('listLaggingConsumerGroups', 'GET', '/api/v1/consumer-groups/lagging', 'READ_ONLY'),
+  getConsumerGroup: route('getConsumerGroup', 'GET', '/api/v1/consumer-groups/{group}', 'READ_ONLY'),
+  deleteConsumerGroup: route('deleteConsumerGroup', 'DELETE', '/api/v1/consumer-groups/{group}', 'ADMIN'),
+  updateSubscription: route('updateSubscription', 'POST', '/api/v1/consumer-groups/{group}/subscription', 'READ_WRITE'),
+  deleteConsumerGroupForQueue: route('deleteConsumerGroupForQueue', 'DELETE', '/api/v1/consumer-groups/{group}/queues/{queue}', 'ADMIN'),
+  seekQueue: route('seekQueue', 'POST', '/api/v1/consumer-groups/{group}/queues/{queue}/seek', 'READ_WRITE'),
+  seekPartition: route('seekPartition', 'POST', '/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek', 'READ_WRITE'),
+} as const;
+
+/** State of a (group, queue) pair. */
+export type ConsumerGroupState = 'Stable' | 'Lagging' | 'Dead';
+
+/** One (group, queue) pair; `__QUEUE_MODE__` included. */
+export interface ConsumerGroupRow {
+  name: string;
+  topics: string[];
+  queueName: string;
+  members: number;
+  partitionsWithLag: number;
+  totalLag: number;
+  maxTimeLag: number;
+  state: ConsumerGroupState;
+  subscriptionMode: string;
+  subscriptionTimestamp: string | null;
+  subscriptionCreatedAt: string | null;
+}
+
+/** Every (group, queue) pair. */
+export const listConsumerGroups = (http: ApiRequester, options?: CallOptions): Promise<ConsumerGroupRow[]> => send(http, groupRoutes.listConsumerGroups, {}, {}, options);
+
+/** One (group, partition) pair lagging at least `minLagSeconds`. */
+export interface LaggingRow {
+  consumer_group: string;
+  queue_name: string;
+  partition_name: string;
+  partition_id: string;
+  worker_id: string | null;
+  offset_lag: number;
+  time_lag_seconds: number;
+  lag_hours: number;
+  oldest_unconsumed_at: string | null;
+  last_consumed_at: string | null;
+}
+
+/** Pairs lagging at least `minLagSeconds` (broker default 3600), largest lag first. */
+export const listLaggingConsumerGroups = (http: ApiRequester, query: { minLagSeconds?: number } = {}, options?: CallOptions): Promise<LaggingRow[]> =>
+  send(http, groupRoutes.listLaggingConsumerGroups, {}, { query }, options);
+
+/** One partition of a group's detail. */
+export interface GroupPartitionState {
+  partition: string;
+  workerId: string | null;
+  lastConsumedAt: string | null;
+  totalConsumed: number;
+  offsetLag: number;
+  timeLagSeconds: number;
+  leaseActive: boolean;
+}
+
+/** A group's partitions by queue name (`{}` for an unknown group). */
+export type ConsumerGroupDetail = Record<string, { partitions: GroupPartitionState[] }>;
+
+/** A group's partitions on every queue. */
+export const getConsumerGroup = (http: ApiRequester, group: string, options?: CallOptions): Promise<ConsumerGroupDetail> => send(http, groupRoutes.getConsumerGroup, { group }, {}, options);
+
+/** A group deletion's answer. */
+export interface DeleteConsumerGroupResponse {
+  success: true;
+  consumerGroup: string;
+  deletedPartitions: number;
+  metadataDeleted: boolean;
+}
+
+/** Deletes a group's state on every queue (and its subscription records unless `deleteMetadata` is false). */
+export const deleteConsumerGroup = (http: ApiRequester, group: string, query: { deleteMetadata?: boolean } = {}, options?: CallOptions): Promise<DeleteConsumerGroupResponse> =>
+  send(http, groupRoutes.deleteConsumerGroup, { group }, { query }, options);
+
+/** Deletes a group's state on one queue. */
+export const deleteConsumerGroupForQueue = (http: ApiRequester, group: string, queue: string, query: { deleteMetadata?: boolean } = {}, options?: CallOptions): Promise<DeleteConsumerGroupResponse & { queueName: string }> =>
+  send(http, groupRoutes.deleteConsumerGroupForQueue, { group, queue }, { query }, options);
+
+/** A subscription update's answer. */
+export type UpdateSubscriptionResponse = { success: true; consumerGroup: string; newTimestamp: string; rowsUpdated: number } | RefusedBody;
+
+/** Re-times where the group's never-contacted cursors start (ISO-8601 or `now`). */
+export const updateSubscription = (http: ApiRequester, group: string, subscriptionTimestamp: string | Date, options?: CallOptions): Promise<UpdateSubscriptionResponse> =>
+  send(http, groupRoutes.updateSubscription, { group }, { body: { subscriptionTimestamp: iso(subscriptionTimestamp) } }, options);
+
+/** Where a seek moves the cursors. */
+export type SeekTarget = { toEnd: true } | { timestamp: string | Date };
+
+const seekBody = (target: SeekTarget): { toEnd: true } | { timestamp: string } => ('timestamp' in target ? { timestamp: iso(target.timestamp) } : { toEnd: true });
+
+/** A queue seek's answer, or the miss (`X-Queen-Status: 404`). */
+export type SeekQueueResponse = { success: true; consumerGroup: string; queueName: string; seekToEnd: boolean; targetTimestamp: string | null; partitionsUpdated: number } | RefusedBody;
+
+/** Moves the group's cursors on every partition of a queue. */
+export const seekQueue = (http: ApiRequester, group: string, queue: string, target: SeekTarget, options?: CallOptions): Promise<SeekQueueResponse> =>
+  send(http, groupRoutes.seekQueue, { group, queue }, { body: seekBody(target) }, options);
+
+/** A partition seek's answer, or the miss (`X-Queen-Status: 404`). */
+export type SeekPartitionResponse = { success: true; consumerGroup: string; queueName: string; partitionName: string; updated: boolean; cursorMovedTo: string | null } | RefusedBody;
+
+/** Moves the group's cursor on one partition (no target: to the end). */
+export const seekPartition = (http: ApiRequester, group: string, queue: string, partition: string, target?: SeekTarget, options?: CallOptions): Promise<SeekPartitionResponse> =>
+  send(http, groupRoutes.seekPartition, { group, queue, partition }, { body: target === undefined ? {} : seekBody(target) }, options);

@@ -1,0 +1,170 @@
+/**
+ * The message path of API.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
+ * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
+ */
+import type { AckStatus, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
+import { route, send, type ApiRequester, type CallOptions } from './route.js';
+
+/** Routes of this family. */
+export const messagingRoutes = {
+  configure: route('configure', 'POST', '/api/v1/configure', 'READ_WRITE'),
+  push: route('push', 'POST', '/api/v1/push', 'READ_WRITE'),
+  popPartition: route('popPartition', 'GET', '/api/v1/pop/queue/{queue}/partition/{partition}', 'READ_WRITE'),
+  popQueue: route('popQueue', 'GET', '/api/v1/pop/queue/{queue}', 'READ_WRITE'),
+  popDiscovery: route('popDiscovery', 'GET', '/api/v1/pop', 'READ_WRITE'),
+  ackMessage: route('ackMessage', 'POST', '/api/v1/ack', 'READ_WRITE'),
+  ackBatch: route('ackBatch', 'POST', '/api/v1/ack/batch', 'READ_WRITE'),
+  extendLease: route('extendLease', 'POST', '/api/v1/lease/{leaseId}/extend', 'READ_WRITE'),
+  transaction: route('transaction', 'POST', '/api/v1/transaction', 'READ_WRITE'),
+} as const;
+
+/** `POST /api/v1/configure` body (API.md §4.2). */
+export interface ConfigureRequest {
+  queue: string;
+  namespace?: string | null;
+  task?: string | null;
+  options?: QueueOptions;
+}
+
+/** `POST /api/v1/configure` answer. */
+export interface ConfigureResponse {
+  configured: true;
+  queueId: string;
+  partitionId: string;
+  queue: string;
+  namespace: string;
+  task: string;
+  options: Required<QueueOptions>;
+  warning?: string;
+}
+
+/** Creates a queue or replaces its whole configuration. */
+export const configure = (http: ApiRequester, body: ConfigureRequest, options?: CallOptions): Promise<ConfigureResponse> =>
+  send(http, messagingRoutes.configure, {}, { body }, options);
+
+/** Pushes items; one result per item, in input order (201, also when items failed). */
+export const push = <T = unknown>(http: ApiRequester, body: { items: PushItem<T>[] | Array<Omit<PushItem<T>, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }, options?: CallOptions): Promise<PushResultItem[]> =>
+  send(http, messagingRoutes.push, {}, { body }, options);
+
+/** Query parameters of the pop routes (API.md §5.2). */
+export interface PopQuery {
+  batch?: number;
+  partitions?: number;
+  wait?: boolean;
+  timeout?: number;
+  leaseSeconds?: number;
+  consumerGroup?: string;
+  autoAck?: boolean;
+  subscriptionMode?: SubscriptionMode | string;
+  subscriptionFrom?: string;
+  namespace?: string;
+  task?: string;
+}
+
+/** One popped message: exactly the ten keys of API.md §5.12. */
+export interface PoppedMessage<T = unknown> {
+  id: string;
+  transactionId: string;
+  traceId: string | null;
+  data: T;
+  producerSub: string | null;
+  createdAt: string;
+  partitionId: string;
+  partition: string;
+  leaseId: string;
+  consumerGroup: string;
+}
+
+/** A pop's 200 answer; a 204 (nothing to deliver) resolves with `null`. */
+export interface PopResponse<T = unknown> {
+  success: true;
+  queue: string;
+  partition: string;
+  partitionId: string;
+  leaseId: string;
+  consumerGroup: string;
+  messages: PoppedMessage<T>[];
+  partitionsClaimed: number;
+}
+
+/** Pops from one partition of a queue; `null` on 204. */
+export const popPartition = <T = unknown>(http: ApiRequester, queue: string, partition: string, query: PopQuery = {}, options?: CallOptions): Promise<PopResponse<T> | null> =>
+  send(http, messagingRoutes.popPartition, { queue, partition }, { query: { ...query } }, options);
+
+/** Pops from any partition of a queue; `null` on 204. */
+export const popQueue = <T = unknown>(http: ApiRequester, queue: string, query: PopQuery = {}, options?: CallOptions): Promise<PopResponse<T> | null> =>
+  send(http, messagingRoutes.popQueue, { queue }, { query: { ...query } }, options);
+
+/** Pops from any queue matching `namespace`/`task`; `null` on 204. */
+export const popDiscovery = <T = unknown>(http: ApiRequester, query: PopQuery & ({ namespace: string } | { task: string }), options?: CallOptions): Promise<PopResponse<T> | null> =>
+  send(http, messagingRoutes.popDiscovery, {}, { query: { ...query } }, options);
+
+/** One acknowledgment (API.md §6.1). */
+export interface AckRequest {
+  transactionId: string;
+  partitionId: string;
+  status?: AckStatus;
+  consumerGroup?: string;
+  leaseId?: string;
+  /** Stored on DLQ entries; `null` counts as absent. */
+  error?: string | null;
+}
+
+/** One ack result (API.md §6.4). */
+export interface AckResult {
+  index: number;
+  transactionId: string;
+  success: boolean;
+  error: string | null;
+  queueName: string | null;
+  partitionName: string | null;
+  leaseReleased: boolean;
+  dlq: boolean;
+}
+
+/** Acks one message; the answer is an array of one result. */
+export const ackMessage = (http: ApiRequester, body: AckRequest, options?: CallOptions): Promise<AckResult[]> => send(http, messagingRoutes.ackMessage, {}, { body }, options);
+
+/** Acks several messages; results in input order. A top-level `consumerGroup` overrides the items'. */
+export const ackBatch = (http: ApiRequester, body: { acknowledgments: AckRequest[]; consumerGroup?: string }, options?: CallOptions): Promise<AckResult[]> =>
+  send(http, messagingRoutes.ackBatch, {}, { body }, options);
+
+/** One lease extension result (API.md §6.5); the dates are null on failure. */
+export interface LeaseExtendResult {
+  index: number;
+  leaseId: string;
+  success: boolean;
+  error: string | null;
+  expiresAt: string | null;
+  newExpiresAt: string | null;
+}
+
+/** Extends a lease (never shortens it); the answer is an array of one. */
+export const extendLease = (http: ApiRequester, leaseId: string, body: { seconds?: number } = {}, options?: CallOptions): Promise<LeaseExtendResult[]> =>
+  send(http, messagingRoutes.extendLease, { leaseId }, { body }, options);
+
+/** One operation of a transaction (API.md §7.1). */
+export type TransactionOperation =
+  | { type: 'push'; items: Array<Omit<PushItem, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }
+  | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus; consumerGroup?: string; leaseId?: string; error?: string };
+
+/** `POST /api/v1/transaction` body. */
+export interface TransactionRequest {
+  operations: TransactionOperation[];
+  requiredLeases?: string[];
+}
+
+/** One operation's result in a transaction answer. */
+export type TransactionOperationResult =
+  | { index: number; type: 'push'; success: true; transactionId: string; messageId: string; partitionId: string; queueName: string }
+  | { index: number; type: 'ack'; success: boolean; transactionId: string; error: string | null; dlq: boolean; leaseReleased: boolean }
+  | { index: number; type: string; success: false; error: string };
+
+/** A transaction's answer: committed, or rolled back with the failing operation's text. */
+export type TransactionResponse =
+  | { transactionId: string; success: true; results: TransactionOperationResult[] }
+  | { transactionId: string; success: false; error: string; results: TransactionOperationResult[] };
+
+/** Runs operations in one database transaction, all or nothing. */
+export const transaction = (http: ApiRequester, body: TransactionRequest, options?: CallOptions): Promise<TransactionResponse> =>
+  send(http, messagingRoutes.transaction, {}, { body }, options);

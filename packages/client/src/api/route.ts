@@ -1,0 +1,116 @@
+/**
+ * The machinery of the API layer: a route is one operation of API.md §3 (`operation`, `method`, an
+ * OpenAPI-style path template, the access level), and `send` runs it through whatever carries requests (the
+ * SDK's Transport, a `Queen`, or a caller's wrapper of them that adds its own rules, like the CLI's). Paths are
+ * built only from the route's template, so a function cannot reach a path its route does not declare.
+ */
+import { queryString, seg, type HttpResponse, type RequestSpec } from '../http.js';
+import type { QueryParams } from '../types.js';
+
+/** HTTP methods the broker serves (besides OPTIONS). */
+export type ApiMethod = 'GET' | 'POST' | 'DELETE';
+
+/** Access levels of API.md §3 (a higher role satisfies a lower level). */
+export type ApiAccess = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
+
+/** One operation of the API: its name, method and OpenAPI-style path template (`/api/v1/x/{name}`). */
+export interface ApiRoute<P extends string = string> {
+  readonly operation: string;
+  readonly method: ApiMethod;
+  readonly path: P;
+  readonly access: ApiAccess;
+}
+
+/** Anything that sends a request under the SDK's policy: the SDK's Transport, a `Queen`, or a wrapper. */
+export interface ApiRequester {
+  request(spec: RequestSpec): Promise<HttpResponse>;
+}
+
+/** Per-call transport settings: timeout, abort signal, long poll, replay rule, affinity key. */
+export type CallOptions = Omit<RequestSpec, 'method' | 'path' | 'body'>;
+
+/** The names in a path template: `'/a/{x}/b/{y}'` -> `'x' | 'y'`. */
+export type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+
+/** The values a template needs, one string per name. */
+export type PathParams<P extends string> = { [K in PathParamNames<P>]: string };
+
+/** The `{error}` body a lookup that missed answers with 200 and `X-Queen-Status: 404` (API.md §1.4). */
+export interface NotFoundBody {
+  error: string;
+}
+
+/** The `{success:false, error}` body of an operation the broker refused without an HTTP error status. */
+export interface RefusedBody {
+  success: false;
+  error: string;
+}
+
+/** Declares one route (the `const` parameters keep the literal template for typed path parameters). */
+export function route<const P extends string>(operation: string, method: ApiMethod, path: P, access: ApiAccess): ApiRoute<P> {
+  return { operation, method, path, access };
+}
+
+/** The path of `route` with its parameters percent-encoded, plus the query string of the defined entries. */
+export function pathOf<P extends string>(route: ApiRoute<P>, params: PathParams<P>, query?: QueryParams): string {
+  const values = params as Record<string, string>;
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (typeof value !== 'string') throw new TypeError(`${route.operation}: path parameter ${name} is required`);
+    return seg(value);
+  });
+  return `${path}${queryString(query)}`;
+}
+
+/** What one call sends besides the path parameters. */
+export interface SendInput {
+  query?: QueryParams | undefined;
+  body?: unknown;
+}
+
+/**
+ * Runs `route` through `http` and resolves with the parsed body, typed by the route's documented answer (the
+ * broker is trusted to keep API.md; `null` for a 204).
+ */
+export async function send<T, P extends string>(http: ApiRequester, route: ApiRoute<P>, params: PathParams<P>, input: SendInput = {}, options: CallOptions = {}): Promise<T> {
+  const res = await http.request({ ...options, method: route.method, path: pathOf(route, params, input.query), ...(input.body === undefined ? {} : { body: input.body }) });
+  return res.body as T;
+}
+
+/** The route whose template matches `method` and `path` (a query string is ignored), or undefined. */
+export function matchRoute(routes: readonly ApiRoute[], method: string, path: string): ApiRoute | undefined {
+  const bare = path.split('?')[0]!;
+  let best: ApiRoute | undefined;
+  for (const candidate of routes) {
+    if (candidate.method !== method) continue;
+    const pattern = new RegExp(`^${candidate.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    // A literal segment beats a parameter (`/consumer-groups/lagging` over `/consumer-groups/{group}`).
+    if (pattern.test(bare) && (best === undefined || literalLength(candidate.path) > literalLength(best.path))) best = candidate;
+  }
+  return best;
+}
+
+function literalLength(template: string): number {
+  return template.replace(/\{[^}]+\}/g, '').length;
+}
+
+/** An ISO string of a Date; a string is sent as given. */
+export const iso = (value: string | Date): string => (value instanceof Date ? value.toISOString() : value);
+
+/** A requester that keeps the last answer it passed on, for callers that report its status, headers or URL. */
+export interface RecordingRequester extends ApiRequester {
+  last: HttpResponse | undefined;
+}
+
+/** Wraps `http` so that `.last` holds the last successful answer. */
+export function recording(http: ApiRequester): RecordingRequester {
+  const wrapper: RecordingRequester = {
+    last: undefined,
+    async request(spec) {
+      const res = await http.request(spec);
+      wrapper.last = res;
+      return res;
+    },
+  };
+  return wrapper;
+}
