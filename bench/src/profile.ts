@@ -75,7 +75,11 @@ export interface ProfileSummary {
   byRoute: Record<string, number>;
   /** Wall time the windows covered, in microseconds. */
   windowUs: number;
+  /** The functions with the most non-idle self time in the windows, most first: `name file:line`, µs. */
+  top: [string, number][];
 }
+
+const TOP_FUNCTIONS = 12;
 
 /** Summarises a profile over `windows` (all of it when empty). */
 export function summarizeProfile(profile: CpuProfile, windows: readonly ProfileWindow[]): ProfileSummary {
@@ -102,6 +106,7 @@ export function summarizeProfile(profile: CpuProfile, windows: readonly ProfileW
   };
   const byStage = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
   const byRoute: Record<string, number> = {};
+  const self = new Map<number, number>();
   let at = profile.startTime;
   const inWindow = (t: number): boolean => windows.length === 0 || windows.some((w) => t >= w.startUs && t < w.endUs);
   for (let i = 0; i < profile.samples.length; i++) {
@@ -109,12 +114,23 @@ export function summarizeProfile(profile: CpuProfile, windows: readonly ProfileW
     at += delta;
     // A sample's delta is the time since the previous one: charge it to this sample's stack.
     if (!inWindow(at)) continue;
-    const [stage, route] = resolve(profile.samples[i] ?? 0);
+    const id = profile.samples[i] ?? 0;
+    const [stage, route] = resolve(id);
     byStage[stage] += delta;
-    if (stage !== 'idle') byRoute[route] = (byRoute[route] ?? 0) + delta;
+    if (stage === 'idle') continue;
+    byRoute[route] = (byRoute[route] ?? 0) + delta;
+    self.set(id, (self.get(id) ?? 0) + delta);
   }
+  const byFunction = new Map<string, number>();
+  for (const [id, us] of self) {
+    const frame = byId.get(id)?.callFrame;
+    const where = (frame?.url ?? '').replace(/^.*\/(dist|node_modules)\//, '$1/');
+    const key = `${frame?.functionName || '(anonymous)'} ${where}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  const top = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP_FUNCTIONS);
   const windowUs = windows.length === 0 ? at - profile.startTime : windows.reduce((sum, w) => sum + (w.endUs - w.startUs), 0);
-  return { byStage, byRoute, windowUs };
+  return { byStage, byRoute, windowUs, top };
 }
 
 /** The newest .cpuprofile in `dir`, parsed; null when there is none. */
@@ -153,6 +169,8 @@ export function renderProfileTable(label: string, summary: ProfileSummary, cpuUs
     `by route (CPU under the handler's module; 'none' = outside any handler): ` +
       Object.entries(summary.byRoute).sort((a, b) => b[1] - a[1])
         .map(([route, us]) => `${route} ${((us * scale) / 1000).toFixed(0)} ms`).join(', '),
+    `top functions by self time (share of CPU): ` +
+      summary.top.map(([name, us]) => `${name} ${sampled > 0 ? ((us / sampled) * 100).toFixed(1) : '0'} %`).join('; '),
   ];
   return lines.join('\n');
 }
