@@ -63,6 +63,8 @@ export interface StartOptions {
   label?: string;
   /** Connect to this database instead of the environment's or an embedded one. */
   database?: DatabaseAddress;
+  /** Node flags before the entry point (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
 }
 
 /** True when the environment names an external PostgreSQL, which every broker we start then uses. */
@@ -118,7 +120,7 @@ export async function startBroker(repoRoot: string, log: (line: string) => void,
     : embedded ? `embedded PostgreSQL on port ${pgPort}` : 'external PostgreSQL';
   log(`starting ${label} ${entry} on ${url} (data ${dataDir}, ${where})`);
 
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     cwd: repoRoot,
     env: brokerEnv(httpPort, pgPort, dataDir, database),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,6 +26,8 @@ export interface CliOptions {
   writeDoc: boolean;
   /** A remark for the top of docs/performance.md. */
   docNote: string | undefined;
+  /** --profile DIR: run the broker under `node --cpu-prof` into DIR and print CPU per stage per request. */
+  profileDir: string | undefined;
   help: boolean;
 }
 
@@ -56,6 +58,9 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     '  --partitions-count N  partitions: number of partitions (default 10000)',
     '  --write-doc           write docs/performance.md from this run (figures, targets, verdicts, machine, PostgreSQL)',
     '  --doc-note TEXT       with --write-doc: a remark printed at the top of the document',
+    '  --profile DIR         run the broker with node --cpu-prof (profile written to DIR) and print its CPU per stage',
+    '                        (HTTP, body + JSON, validation, core, store + pg, response, ...) per request and per',
+    '                        message over each scenario\'s measured window (push-*, drain, partitions, pop-one-partition)',
     '  --json-only           print only the JSON lines on stdout, no progress or summaries',
     '  -h, --help            this text',
   ].join('\n');
@@ -91,6 +96,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
       'partitions-count': { type: 'string' },
       'write-doc': { type: 'boolean', default: false },
       'doc-note': { type: 'string' },
+      profile: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -104,6 +110,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
   const spread = values.spread ?? 'request';
   if (spread !== 'request' && spread !== 'item') throw new Error(`--spread must be request or item (got ${spread})`);
   if (values['doc-note'] !== undefined && values['write-doc'] !== true) throw new Error('--doc-note needs --write-doc');
+  if (values.profile !== undefined && values.url !== undefined) throw new Error('--profile needs the broker the tool starts (no --url)');
   if (values.url !== undefined) new URL(values.url);
   if (values.url2 !== undefined) {
     if (values.url === undefined) throw new Error('--url2 needs --url (without --url the tool starts both brokers itself)');
@@ -124,6 +131,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
     partitionsCount: positiveInteger('partitions-count', values['partitions-count'], 10_000, 1),
     writeDoc: values['write-doc'] === true,
     docNote: values['doc-note'],
+    profileDir: values.profile,
     help: values.help === true,
   };
 }

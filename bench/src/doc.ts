@@ -48,7 +48,8 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
   drain: 'pre-fill --messages (default 200 000) messages (100 partitions), then 10 wildcard consumers (batch 100, autoAck) empty the queue; exactly once required.',
   e2e: '20 producers (batch 10, 100 partitions) and 10 wildcard long-poll consumers (batch 100, explicit /ack/batch) at once for --duration s, then drain; end-to-end latency and no loss.',
   fanout: 'the e2e shape with 5 consumer groups of 3 consumers each: deliveries/s per group and in total; every group must get every message.',
-  partitions: '10 000 partitions, single-item pushes paced at 2 000 msgs/s round-robin over them, 10 wildcard long-poll consumers (batch 100, no partition cap, explicit ack); dwell = receipt minus send time; max dwell is the fairness number.',
+  partitions: '10 000 partitions, single-item pushes paced at 2 000 msgs/s round-robin over them, 10 wildcard long-poll consumers (batch 100, no partition cap, explicit ack); dwell = receipt minus send time; max dwell is the fairness number. Then the same pace open-loop for --duration s (every slot sent on time, up to 500 in flight): open* figures are the rate the broker absorbed and the queueing delay in front of the sends, apart from each push\'s latency.',
+  'pop-one-partition': 'the partitions measurement (closed and open loop) at 10 000 partitions with the pop\'s partitions parameter left out: each of the 10 consumers claims one partition a call (batch 100, explicit ack of each batch).',
   wake: '50 parked long-polls, one push each at random moments, 4 rounds; push-to-delivery latency in one broker and across two brokers on one database.',
   'scale-partitions': 'the partitions scenario at this many partitions (paced 2 000 msgs/s single-item pushes, 10 wildcard consumers); pushPctOfPace is pushed/s as a percentage of the pace.',
   'scale-backlog': 'this many retained messages bulk-filled in SQL (100 partitions), vacuumed and checkpointed (fill time includes both), then push-b10 for --duration s and 10 wildcard autoAck consumers (batch 100) for --duration s from the head of the backlog.',
@@ -62,7 +63,7 @@ const SCENARIO_NOTES: Readonly<Record<string, string>> = {
 
 /** The scale curves: one table per family, one row per member scenario, its key figures and resources. */
 const CURVES: readonly { title: string; prefix: string; figures: readonly string[] }[] = [
-  { title: 'Partitions', prefix: 'scale-partitions-', figures: ['partitions', 'pushPctOfPace', 'pushMsgsPerSec', 'dwellP50Ms', 'dwellP99Ms', 'dwellMaxMs', 'warmupPushS', 'warmupDrainS'] },
+  { title: 'Partitions', prefix: 'scale-partitions-', figures: ['partitions', 'pushPctOfPace', 'pushMsgsPerSec', 'openPctOfPace', 'openQueueP99Ms', 'openPushP99Ms', 'dwellP50Ms', 'dwellP99Ms', 'dwellMaxMs', 'warmupPushS', 'warmupDrainS'] },
   { title: 'Retained backlog', prefix: 'scale-backlog-', figures: ['retained', 'fillS', 'pushMsgsPerSec', 'pushP99Ms', 'popMsgsPerSec'] },
   { title: 'Consumer groups', prefix: 'scale-groups-', figures: ['groups', 'deliveriesPerSec', 'demandPerSec', 'e2eP50Ms', 'e2eP99Ms', 'tailS'] },
   { title: 'Parked long polls', prefix: 'scale-parked-', figures: ['parkedPolls', 'wakeP50Ms', 'wakeP99Ms', 'wakeMaxMs', 'dbSessionsMax'] },
@@ -195,7 +196,7 @@ export function renderPerformanceDoc(input: DocInput): string {
     '```sh',
     'npm ci',
     'npm run bench -- --runs 3 --write-doc                                   # the default scenarios',
-    'npm run bench -- push-b1 push-b10 push-b100 drain e2e fanout partitions wake streams \\',
+    'npm run bench -- push-b1 push-b10 push-b100 drain e2e fanout partitions pop-one-partition wake streams \\',
     '  scale-partitions scale-backlog scale-groups ceiling scale-parked --runs 3 --write-doc   # everything (scale-parked last: RSS stays up)',
     '```',
     '',

@@ -21,10 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { environmentHasDatabase, startBroker, type BrokerHandle } from './broker-process.js';
 import { parseCli, usage, type CliOptions } from './cli.js';
 import { writePerformanceDoc } from './doc.js';
+import { readNewestProfile, renderProfileTable, summarizeProfile } from './profile.js';
 import { QueenClient } from './http.js';
 import { embeddedDatabase, environmentDatabase, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
 import { Reporter, machineInfo } from './report.js';
-import { ResourceSampler, describeResources } from './resources.js';
+import { ResourceSampler, describeResources, processCpuUs } from './resources.js';
 import type { RunRecord } from './targets.js';
 import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
 import { DEFAULT_SCENARIOS, FAMILIES, SCENARIOS } from './scenarios/index.js';
@@ -46,7 +47,8 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
   let broker: BrokerHandle | undefined;
   let url = options.url;
   if (url === undefined) {
-    broker = await startBroker(REPO_ROOT, log);
+    const profileDir = options.profileDir === undefined ? undefined : path.resolve(options.profileDir);
+    broker = await startBroker(REPO_ROOT, log, profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir] });
     onBroker(broker);
     url = broker.url;
   }
@@ -80,6 +82,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
       partitionsCount: options.partitionsCount, database: target, log,
       secondBroker: () => (second ??= startSecond()),
+      brokerCpuUs: () => (broker === undefined ? NaN : processCpuUs(broker.pid)),
       phaseResources: () => {
         const phase = new ResourceSampler(brokerPids);
         phase.start();
@@ -132,7 +135,24 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       await broker.stop();
     }
   }
+  if (options.profileDir !== undefined) printProfile(options.profileDir, output.records);
   return allOk;
+}
+
+/** --profile: the broker's CPU per stage over each profiled scenario run's window (stdout, markdown). */
+function printProfile(dir: string, records: readonly RunRecord[]): void {
+  const profile = readNewestProfile(path.resolve(dir));
+  if (profile === null) {
+    process.stderr.write(`bench: no .cpuprofile in ${dir} (did the broker exit cleanly?)\n`);
+    return;
+  }
+  for (const record of records) {
+    const span = record.result?.profile;
+    if (span === undefined) continue;
+    const requests = span.requests.push + span.requests.pop + span.requests.ack;
+    const label = `${record.scenario} run ${record.run} (push ${span.requests.push}, pop ${span.requests.pop}, ack ${span.requests.ack})`;
+    process.stdout.write(`\n${renderProfileTable(label, summarizeProfile(profile, [span.window]), span.cpuUs, requests, span.messages)}\n`);
+  }
 }
 
 /** The command as typed: `npm run bench -- ...` under npm, else `node bench/dist/main.js ...`. */

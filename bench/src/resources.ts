@@ -62,6 +62,12 @@ function readStat(pid: number): { ppid: number; ticks: number } | null {
   return Number.isFinite(ppid) && Number.isFinite(ticks) ? { ppid, ticks } : null;
 }
 
+/** CPU time (user + system) a process has used, in microseconds; NaN when it is gone or /proc is missing. */
+export function processCpuUs(pid: number): number {
+  const stat = readStat(pid);
+  return stat === null ? NaN : (stat.ticks * 1e6) / clockTicks();
+}
+
 /** Busy and total clock ticks of the whole machine since boot (/proc/stat); null when unreadable. */
 function machineTicks(): { busy: number; total: number } | null {
   try {

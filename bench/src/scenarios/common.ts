@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Verdict } from '../checker.js';
 import type { QueenClient } from '../http.js';
 import type { DatabaseTarget } from '../pg-info.js';
+import type { ProfiledSpan } from '../profile.js';
 import type { ResourceFigures } from '../resources.js';
 
 /** Settings a scenario may use, from the command line. */
@@ -45,6 +46,8 @@ export interface ScenarioContext {
    * for scenarios that compare phases: the whole run is sampled anyway.
    */
   phaseResources: () => { stop: () => ResourceFigures };
+  /** CPU time the broker the tool started has used so far (µs); NaN with --url. For --profile's per-request CPU. */
+  brokerCpuUs: () => number;
 }
 
 /** The second broker of a two-process measurement, or why there is none. */
@@ -66,6 +69,8 @@ export interface ScenarioResult {
   skipped?: string;
   /** One human-readable line. */
   summary: string;
+  /** The measured window and its requests, for --profile's per-stage summary (scenarios that mark one). */
+  profile?: ProfiledSpan;
 }
 
 /** A scenario implementation: one result per run, or one per mode. */

@@ -66,8 +66,8 @@ export interface ConsumerOptions {
   batch: number;
   timeoutMs: number;
   autoAck: boolean;
-  /** The `partitions` pop parameter (0 = no cap). */
-  partitions: number;
+  /** The `partitions` pop parameter (0 = no cap); undefined leaves it out (the broker's default: one). */
+  partitions: number | undefined;
   checker: Checker;
   progress: ConsumeProgress;
   /** Checked before every pop. */
@@ -85,7 +85,8 @@ export async function runConsumer(options: ConsumerOptions): Promise<void> {
     try {
       response = await client.pop(queue, {
         batch: options.batch, wait: true, timeoutMs: options.timeoutMs, autoAck: options.autoAck,
-        partitions: options.partitions, ...(group === undefined ? {} : { consumerGroup: group }),
+        ...(options.partitions === undefined ? {} : { partitions: options.partitions }),
+        ...(group === undefined ? {} : { consumerGroup: group }),
       });
     } catch (error) {
       progress.popErrors++;

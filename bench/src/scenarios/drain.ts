@@ -10,6 +10,7 @@
  * noise (about 55-60k msgs/s median of 3) and 10 was slower (about 43k msgs/s).
  */
 import { Checker } from '../checker.js';
+import { profileSpan } from '../profile.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
   PartitionRotation, QUEUE_MODE_LABEL, countBudget, freshQueueName, now, partitionNames, runTag, withQueue,
@@ -41,6 +42,7 @@ export async function drainScenario(ctx: ScenarioContext): Promise<ScenarioResul
     const progress = new ConsumeProgress();
     progress.expect(checker.pushedIds());
     const drainStart = now();
+    const span = profileSpan(ctx.client, ctx.brokerCpuUs);
     progress.lastProgressAt = drainStart;
     await runConsumers(CONSUMERS, {
       client: ctx.client, queue, group: ctx.group, groupLabel: label, batch: 100, timeoutMs: 2000, autoAck: true,
@@ -48,6 +50,7 @@ export async function drainScenario(ctx: ScenarioContext): Promise<ScenarioResul
       shouldStop: () => progress.remaining === 0 || now() - progress.lastProgressAt > STALL_MS,
     });
     const drainMs = (Number.isNaN(progress.lastCompleteAt) ? now() : progress.lastCompleteAt) - drainStart;
+    const profile = span(progress.completed.size);
     const verdict = checker.verdict([label]);
     const nonEmpty = progress.pops - progress.emptyPops;
     const figures = {
@@ -67,6 +70,6 @@ export async function drainScenario(ctx: ScenarioContext): Promise<ScenarioResul
       `checker ${verdict.ok ? 'OK' : 'FAILED'} (lost ${verdict.lost}, duplicates ${verdict.duplicates}, skipped ${verdict.skipped}, ` +
       `reordered ${verdict.reordered})${progress.lastError !== null ? `; last error: ${progress.lastError}` : ''}`;
     const exactlyOnce = verdict.lost === 0 && verdict.duplicates === 0;
-    return { scenario: 'drain', queue, figures, verdict, checks: { exactlyOnce }, summary: `${summary}; exactly once: ${exactlyOnce ? 'yes' : 'NO'}` };
+    return { scenario: 'drain', queue, figures, verdict, checks: { exactlyOnce }, profile, summary: `${summary}; exactly once: ${exactlyOnce ? 'yes' : 'NO'}` };
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The scenario registry: names accepted on the command line, in their running order, the default list
- * run when none is named (every scenario except the slow wake, about 50 s a run, sql-produce (the SQL API
+ * run when none is named (every scenario except the slow wake, about 50 s a run, pop-one-partition (a 10 000-partition warm-up), sql-produce (the SQL API
  * outbox, twice --duration), the scale and ceiling families and long-lived, several minutes each: name them
  * explicitly), and the families a single name expands to.
  */
@@ -10,7 +10,7 @@ import { drainScenario } from './drain.js';
 import { e2eScenario } from './e2e.js';
 import { fanoutScenario } from './fanout.js';
 import { longLivedScenario } from './long-lived.js';
-import { pacedPartitions, partitionsScenario } from './partitions.js';
+import { pacedPartitions, partitionsScenario, popOnePartitionScenario } from './partitions.js';
 import { pushScenario } from './push.js';
 import { backlogScenario } from './scale-backlog.js';
 import { groupsScenario } from './scale-groups.js';
@@ -29,6 +29,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map<string, Scenario
   ['e2e', e2eScenario],
   ['fanout', fanoutScenario],
   ['partitions', partitionsScenario],
+  ['pop-one-partition', popOnePartitionScenario],
   ['wake', wakeScenario],
   ['streams', streamsScenario],
   ['scale-partitions-1k', pacedPartitions('scale-partitions-1k', 1_000)],

@@ -10,7 +10,12 @@
  *    producer takes it, and the partitions go round-robin, so each partition gets one message every
  *    partitions/rate seconds (5 s by default). A producer that is late sends at once; paceLagMaxMs says how
  *    far behind the schedule the slowest send was. Sending stops at the deadline even when behind
- *    schedule, so a broker that cannot keep the pace shows as pushMsgsPerSec below --rate.
+ *    schedule, so a broker that cannot keep the pace shows as pushMsgsPerSec below --rate. This closed loop
+ *    holds the pace only while a push answers within 50 producers / rate (25 ms at 2 000 msgs/s).
+ * 2b. Open loop: for another --duration seconds the same pace, every slot sent on time whatever the answers
+ *    (paced-push.ts, open-loop.ts; at most 500 in flight): open* figures say whether the broker absorbs the
+ *    rate (openPctOfPace) and how long sends queued behind the cap (openQueueP50Ms/P99Ms), apart from how
+ *    fast each push answered (openPushP50Ms/P99Ms).
  * 3. Tail: the producers stop and the consumers drain until every accepted message was received and acked,
  *    or nothing new arrived for 15 s.
  *
@@ -19,20 +24,24 @@
  * (default 0, no cap: a pop may collect its 100 messages from up to 100 partitions), explicit /ack/batch
  * after every batch (at-least-once), queue leaseTime 10 s.
  *
+ * pop-one-partition is the same measurement at 10 000 partitions with the pop's `partitions` parameter left
+ * out (the broker's default: one partition a call), the shape of consumers that process one key at a time.
+ *
  * Dwell is the first receipt time minus the send time the producer put in the payload (the moment before
  * its push request was sent), for measured messages only. Max dwell is the fairness number: a wildcard pop
  * that kept returning to the same partitions would leave others waiting far longer than partitions/rate.
  */
 import { Checker } from '../checker.js';
-import type { QueenClient } from '../http.js';
+import { profileSpan } from '../profile.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
-  PartitionRotation, QUEUE_MODE_LABEL, countBudget, describeError, freshQueueName, now, partitionNames, runTag, sleep,
+  PartitionRotation, QUEUE_MODE_LABEL, countBudget, freshQueueName, now, partitionNames, runTag, sleep,
   wallClockMs, withQueue, type Scenario, type ScenarioContext, type ScenarioResult,
 } from './common.js';
 import { ConsumeProgress, runConsumers } from './consumer.js';
 import { sendTime } from './e2e.js';
-import { producerTotals, runProducers, type BenchPayload, type ProducerTotals } from './producer.js';
+import { Pacer, runOpenLoopPush, runPacedProducer } from './paced-push.js';
+import { producerTotals, runProducers } from './producer.js';
 import { fmt } from './push.js';
 
 const WARMUP_PRODUCERS = 10;
@@ -44,71 +53,6 @@ const TAIL_IDLE_MS = 15_000;
 /** The dwell target printed in the summary (the figure is judged by the targets table). */
 const MAX_DWELL_TARGET_MS = 5000;
 
-/** Hands out send times at a fixed pace until a deadline (monotonic ms). */
-export class Pacer {
-  private index = 0;
-
-  constructor(private readonly start: number, private readonly end: number, private readonly perSecond: number) {}
-
-  /** The due time of the next send, or null when the schedule (or the time) is over: late slots are dropped. */
-  next(): number | null {
-    const due = this.start + (this.index * 1000) / this.perSecond;
-    if (due >= this.end || now() >= this.end) return null;
-    this.index++;
-    return due;
-  }
-}
-
-interface PacedOptions {
-  client: QueenClient;
-  queue: string;
-  tag: string;
-  producerId: string;
-  pacer: Pacer;
-  rotation: PartitionRotation;
-  latency: Samples;
-  lag: Samples;
-  totals: ProducerTotals;
-  checker: Checker;
-}
-
-/** One paced single-item producer: waits for its next slot, pushes, records. Failures are counted, not retried. */
-async function runPacedProducer(options: PacedOptions): Promise<void> {
-  const { client, queue, tag, producerId, pacer, rotation, latency, lag, totals, checker } = options;
-  let seq = 0;
-  for (let due = pacer.next(); due !== null; due = pacer.next()) {
-    const wait = due - now();
-    if (wait > 0) await sleep(wait);
-    lag.add(Math.max(0, now() - due));
-    const partition = rotation.take();
-    const itemSeq = seq++;
-    const transactionId = `${tag}.${producerId}.${itemSeq}`;
-    const payload: BenchPayload = { seq: itemSeq, ts: Math.round(wallClockMs() * 1000) / 1000 };
-    const started = now();
-    try {
-      const response = await client.push([{ queue, partition, payload, transactionId }]);
-      if (response.statusCode < 200 || response.statusCode >= 300) {
-        totals.failedRequests++;
-        totals.lastError = `HTTP ${response.statusCode}`;
-        continue;
-      }
-      latency.add(now() - started);
-      totals.requests++;
-      const status = response.results[0]?.status;
-      if (status === 'queued' || status === 'buffered') {
-        totals.accepted++;
-        checker.recordPush({ transactionId, partition, producer: producerId, seq: itemSeq });
-      } else {
-        totals.failedItems++;
-        totals.lastError = `item ${status ?? 'missing'}${response.results[0]?.error ? `: ${response.results[0].error}` : ''}`;
-      }
-    } catch (error) {
-      totals.failedRequests++;
-      totals.lastError = describeError(error);
-    }
-  }
-}
-
 /** The partitions scenario with --partitions-count partitions. */
 export const partitionsScenario: Scenario = pacedPartitions('partitions');
 
@@ -117,10 +61,17 @@ export const partitionsScenario: Scenario = pacedPartitions('partitions');
  * (default: --partitions-count); the scale family runs it at 1 000, 10 000 and 100 000.
  */
 export function pacedPartitions(name: string, fixedCount?: number): Scenario {
-  return (ctx) => measurePartitions(ctx, name, fixedCount ?? ctx.partitionsCount);
+  return (ctx) => measurePartitions(ctx, name, fixedCount ?? ctx.partitionsCount, ctx.popPartitions);
 }
 
-async function measurePartitions(ctx: ScenarioContext, name: string, count: number): Promise<ScenarioResult> {
+/**
+ * pop-one-partition: 10 000 sparse partitions, consumers popping with the broker's default partition cap
+ * (one partition a call: the `partitions` parameter left out), the same paced load.
+ */
+export const popOnePartitionScenario: Scenario = (ctx) => measurePartitions(ctx, 'pop-one-partition', 10_000, undefined);
+
+async function measurePartitions(ctx: ScenarioContext, name: string, count: number,
+  popPartitions: number | undefined): Promise<ScenarioResult> {
   const queue = freshQueueName(name);
   const names = partitionNames(count);
   return withQueue(ctx, queue, { leaseTime: 10 }, async () => {
@@ -142,21 +93,24 @@ async function measurePartitions(ctx: ScenarioContext, name: string, count: numb
     const progress = new ConsumeProgress();
     progress.expect(checker.pushedIds());
     const dwell = new Samples();
+    const openDwell = new Samples();
     let over1s = 0;
     let measureStartWall = Infinity;
+    let openStartWall = Infinity;
     let producersDoneAt = NaN;
     const drainStart = now();
     progress.lastProgressAt = drainStart;
     let warmupStalled = false;
     const consumers = runConsumers(CONSUMERS, {
       client: ctx.client, queue, group: ctx.group, groupLabel: label, batch: 100, timeoutMs: 2000, autoAck: false,
-      partitions: ctx.popPartitions, checker, progress,
+      partitions: popPartitions, checker, progress,
       shouldStop: () => warmupStalled || (!Number.isNaN(producersDoneAt) &&
         (progress.remaining === 0 || now() - Math.max(producersDoneAt, progress.lastProgressAt) > TAIL_IDLE_MS)),
       onMessage: (message, receivedAt, first) => {
         const ts = sendTime(message.data);
         if (!first || ts === null || ts < measureStartWall) return;
         dwell.add(receivedAt - ts);
+        if (ts >= openStartWall) openDwell.add(receivedAt - ts);
         if (receivedAt - ts > 1000) over1s++;
       },
     });
@@ -180,14 +134,23 @@ async function measurePartitions(ctx: ScenarioContext, name: string, count: numb
     measureStartWall = wallClockMs();
     const started = now();
     const pacer = new Pacer(started, started + ctx.durationS * 1000, ctx.rate);
+    const span = profileSpan(ctx.client, ctx.brokerCpuUs);
     const rotation = new PartitionRotation(names);
     await Promise.all(Array.from({ length: PACED_PRODUCERS }, (_, i) => runPacedProducer({
       client: ctx.client, queue, tag, producerId: `r${i}`, pacer, rotation, latency: pushLatency, lag, totals, checker,
     })));
+    const produceMs = now() - started;
+    const profile = span(totals.accepted);
+    // 2b. The same pace open-loop: whether the broker absorbs the rate, apart from how fast each push answers.
+    const openTotals = producerTotals();
+    openStartWall = wallClockMs();
+    const open = await runOpenLoopPush({
+      baseUrl: ctx.client.baseUrl, queue, tag, rate: ctx.rate, durationMs: ctx.durationS * 1000, rotation,
+      totals: openTotals, checker,
+    });
     // 3. Tail.
     progress.expect(checker.pushedIds());
     producersDoneAt = now();
-    const produceMs = producersDoneAt - started;
     const consumedAtStop = progress.completed.size - completedBefore;
     await consumers;
 
@@ -207,31 +170,44 @@ async function measurePartitions(ctx: ScenarioContext, name: string, count: numb
       pushP50Ms: round(pushLatency.percentile(50)),
       pushP99Ms: round(pushLatency.percentile(99)),
       paceLagMaxMs: round(lag.max()),
-      pushed: totals.accepted,
+      openMsgsPerSec: round(open.achievedPerSec),
+      openPctOfPace: round((open.achievedPerSec / ctx.rate) * 100, 1),
+      openQueueP50Ms: round(open.queueDelay.percentile(50)),
+      openQueueP99Ms: round(open.queueDelay.percentile(99)),
+      openPushP50Ms: round(open.latency.percentile(50)),
+      openPushP99Ms: round(open.latency.percentile(99)),
+      openInFlightMax: open.maxInFlightSeen,
+      openUnsent: open.unsent,
+      openDwellMaxMs: round(openDwell.max()),
+      openDwellP99Ms: round(openDwell.percentile(99)),
+      pushed: totals.accepted + openTotals.accepted,
       consumed,
       backlogAtStop: Math.max(0, totals.accepted - consumedAtStop),
       tailS: round(Math.max(0, lastAt - producersDoneAt) / 1000),
       avgBatch: nonEmpty > 0 ? round((progress.deliveries - deliveriesBefore) / nonEmpty, 1) : 0,
       warmupPushS: round(warmupPushMs / 1000),
       warmupDrainS: round(warmupDrainMs / 1000),
-      failedPushes: totals.failedRequests + totals.failedItems,
+      failedPushes: totals.failedRequests + totals.failedItems + openTotals.failedRequests + openTotals.failedItems,
       ackFailures: progress.ackFailures,
       popErrors: progress.popErrors,
       partitions: count,
       targetRate: ctx.rate,
       consumers: CONSUMERS,
-      popPartitions: ctx.popPartitions,
+      popPartitions: popPartitions ?? 1,
     };
-    const lastError = progress.lastError ?? totals.lastError;
+    const lastError = progress.lastError ?? totals.lastError ?? openTotals.lastError;
     const met = Number.isFinite(figures.dwellMaxMs) && figures.dwellMaxMs < MAX_DWELL_TARGET_MS;
     const summary = `${name}: ${fmt(count)} partitions, paced ${fmt(ctx.rate)} msgs/s (single-item pushes): pushed ` +
       `${fmt(figures.pushMsgsPerSec)} msgs/s (${figures.pushPctOfPace} % of pace), consumed ${fmt(figures.consumeMsgsPerSec)} msgs/s by ${CONSUMERS} consumers ` +
-      `(batch 100, partitions=${ctx.popPartitions}, avg batch ${figures.avgBatch}); dwell p50 ${figures.dwellP50Ms} ms, ` +
+      `(batch 100, partitions=${popPartitions ?? 'default (1)'}, avg batch ${figures.avgBatch}); dwell p50 ${figures.dwellP50Ms} ms, ` +
       `p99 ${figures.dwellP99Ms} ms, MAX ${figures.dwellMaxMs} ms (target < ${MAX_DWELL_TARGET_MS / 1000} s: ${met ? 'met' : 'MISSED'}; ` +
       `${fmt(over1s)} messages waited > 1 s); push p99 ${figures.pushP99Ms} ms, pace lag max ${figures.paceLagMaxMs} ms; ` +
+      `open loop: ${fmt(figures.openMsgsPerSec)} msgs/s (${figures.openPctOfPace} % of pace), queueing delay p50 ` +
+      `${figures.openQueueP50Ms} ms p99 ${figures.openQueueP99Ms} ms, push p50 ${figures.openPushP50Ms} ms p99 ` +
+      `${figures.openPushP99Ms} ms, ${figures.openInFlightMax} in flight at most, dwell max ${figures.openDwellMaxMs} ms; ` +
       `warm-up ${figures.warmupPushS} s push + ${figures.warmupDrainS} s drain; checker ${verdict.ok ? 'OK' : 'FAILED'} ` +
       `(lost ${verdict.lost}, duplicates ${verdict.duplicates}, skipped ${verdict.skipped}, reordered ${verdict.reordered})` +
       `${lastError !== null ? `; last error: ${lastError}` : ''}`;
-    return { scenario: name, queue, figures, verdict, summary };
+    return { scenario: name, queue, figures, verdict, summary, profile };
   });
 }

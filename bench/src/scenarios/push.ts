@@ -6,6 +6,7 @@
  * request; --spread item rotates per item). Reports accepted msgs/s, 2xx req/s and p50/p99 request latency.
  * Nothing is consumed, so there is no checker verdict.
  */
+import { profileSpan } from '../profile.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
   PartitionRotation, freshQueueName, now, partitionNames, runTag, timeBudget, withQueue,
@@ -25,11 +26,13 @@ export function pushScenario(batchSize: number): Scenario {
       const latency = new Samples();
       const totals = producerTotals();
       const started = now();
+      const span = profileSpan(ctx.client, ctx.brokerCpuUs);
       await runProducers(PUSH_CONCURRENCY, 'w', {
         client: ctx.client, queue, tag: runTag(), batchSize, budget: timeBudget(started + ctx.durationS * 1000),
         rotation: new PartitionRotation(partitionNames()), spread: ctx.spread, latency, totals,
       });
       const elapsed = now() - started;
+      const profile = span(totals.accepted);
       const figures = {
         msgsPerSec: perSecond(totals.accepted, elapsed),
         reqPerSec: perSecond(totals.requests, elapsed),
@@ -46,7 +49,7 @@ export function pushScenario(batchSize: number): Scenario {
       const summary = `${name}: ${fmt(figures.msgsPerSec)} msgs/s, ${fmt(figures.reqPerSec)} req/s, ` +
         `p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms (${fmt(totals.accepted)} msgs in ${figures.elapsedS} s, ` +
         `${errors} failures${totals.lastError !== null ? `; last: ${totals.lastError}` : ''})`;
-      return { scenario: name, queue, figures, summary };
+      return { scenario: name, queue, figures, summary, profile };
     });
   };
 }

@@ -20,7 +20,7 @@ import {
 } from './common.js';
 import { ConsumeProgress, runConsumers } from './consumer.js';
 import { sendTime } from './e2e.js';
-import { Pacer } from './partitions.js';
+import { Pacer } from './paced-push.js';
 import { producerTotals, type ProducerTotals } from './producer.js';
 import { fmt } from './push.js';
 

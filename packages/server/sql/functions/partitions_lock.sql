@@ -38,14 +38,16 @@ BEGIN
     ORDER BY 1, 2
   LOOP
     SELECT q.id INTO STRICT v_queue_id FROM queen.queues q WHERE q.name = v_key.queue_name;
+    -- By the key expression of partitions_lookup_idx, which no other index serves: with
+    -- `queue_id = ... AND name = ...` PostgreSQL 15 may read every partition of the queue instead.
     SELECT * INTO v_partition FROM queen.partitions p
-    WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
+    WHERE p.queue_id::text || p.name = v_queue_id::text || v_key.partition_name FOR UPDATE;
     IF NOT FOUND THEN
       INSERT INTO queen.partitions (id, queue_id, name)
       VALUES (queen.uuid_v7(), v_queue_id, v_key.partition_name)
       ON CONFLICT (queue_id, name) DO NOTHING;
       SELECT * INTO STRICT v_partition FROM queen.partitions p
-      WHERE p.queue_id = v_queue_id AND p.name = v_key.partition_name FOR UPDATE;
+      WHERE p.queue_id::text || p.name = v_queue_id::text || v_key.partition_name FOR UPDATE;
     END IF;
     RETURN QUERY SELECT v_key.queue_name, v_key.partition_name, v_partition.id, v_partition.tail,
                         v_partition.last_push_at;

@@ -130,7 +130,7 @@ BEGIN
       SELECT p.id, p.name, p.tail, p.last_push_at, v_queue.id AS queue_id, v_queue.name AS queue_name,
              v_queue.lease_time, v_queue.delayed_processing, v_queue.window_buffer, false AS has_cursor
       FROM queen.partitions p
-      WHERE p.queue_id = v_queue.id AND p.name = p_partition;
+      WHERE p.queue_id::text || p.name = v_queue.id::text || p_partition; -- partitions_lookup_idx
   ELSIF v_indexed THEN
     -- Caught-up entries are walked too (no tail filter): the claim loop removes them (backlog_drop). The
     -- partition and the cursor of each entry are looked up by key (LATERAL, kept subqueries by their LIMIT),

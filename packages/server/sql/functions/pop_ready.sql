@@ -26,7 +26,7 @@ AS $$
   WHERE q.queue_id IS NOT NULL AND CASE
     WHEN k.partition_name IS NOT NULL THEN coalesce((
       SELECT queen.cursor_ready(p.id, p.tail, k.consumer_group) FROM queen.partitions p
-      WHERE p.queue_id = q.queue_id AND p.name = k.partition_name), false)
+      WHERE p.queue_id::text || p.name = q.queue_id::text || k.partition_name), false) -- partitions_lookup_idx
     WHEN coalesce((SELECT g.repaired_at > now() - queen.backlog_rebuild_every() AND g.sweep_after IS NULL
                    FROM queen.backlog_groups g
                    WHERE g.queue_id = q.queue_id AND g.consumer_group = k.consumer_group), false) THEN coalesce((

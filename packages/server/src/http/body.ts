@@ -94,24 +94,34 @@ export function readBody(req: IncomingMessage, limit: number, take: (bytes: numb
 /**
  * The deepest nesting of arrays and objects in JSON text, found in one linear scan that skips strings:
  * it runs before JSON.parse so that no recursive walk (parse, stringify, route code) ever sees a body
- * deeper than the limit. Stops counting as soon as `limit` is exceeded.
+ * deeper than the limit. Stops counting as soon as `limit` is exceeded. A string is skipped with indexOf
+ * to its closing quote (one preceded by an even run of backslashes), not character by character: most of
+ * a push body is strings, and this scan cost as much as JSON.parse itself (docs/performance-analysis.md).
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  let i = 0;
+  while (i < text.length) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i += 1; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) {
+      let close = text.indexOf('"', i + 1);
+      while (close !== -1) {
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        close = text.indexOf('"', close + 1);
+      }
+      if (close === -1) return false; // an unterminated string: JSON.parse refuses the body
+      i = close + 1;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
       depth += 1;
       if (depth > limit) return true;
     } else if (c === 0x7d || c === 0x5d) {
       depth -= 1;
     }
+    i += 1;
   }
   return false;
 }

@@ -1,0 +1,150 @@
+/**
+ * Paced single-item pushes over a partition rotation, two ways: closed-loop (producers that each wait for
+ * their answer before the next slot) and open-loop (every slot sent on time, open-loop.ts).
+ *
+ * Design: the closed-loop figure says whether the pace holds with a fixed number of producers, which is a
+ * push-latency figure (50 producers at 2 000 msgs/s need answers within 25 ms); the open-loop figure says
+ * whether the broker absorbs the rate at all, with the queueing delay in front of the sends when it does
+ * not. Both record every accepted message with the checker and put the wall-clock send time in the payload
+ * for dwell. Failures are counted, not retried.
+ */
+import type { Checker } from '../checker.js';
+import { QueenClient } from '../http.js';
+import { Samples } from '../stats.js';
+import { describeError, now, sleep, wallClockMs, type PartitionRotation } from './common.js';
+import { runOpenLoop, type OpenLoopResult } from './open-loop.js';
+import type { BenchPayload, ProducerTotals } from './producer.js';
+
+/** Hands out send times at a fixed pace until a deadline (monotonic ms). */
+export class Pacer {
+  private index = 0;
+
+  constructor(private readonly start: number, private readonly end: number, private readonly perSecond: number) {}
+
+  /** The due time of the next send, or null when the schedule (or the time) is over: late slots are dropped. */
+  next(): number | null {
+    const due = this.start + (this.index * 1000) / this.perSecond;
+    if (due >= this.end || now() >= this.end) return null;
+    this.index++;
+    return due;
+  }
+}
+
+interface PacedOptions {
+  client: QueenClient;
+  queue: string;
+  tag: string;
+  producerId: string;
+  pacer: Pacer;
+  rotation: PartitionRotation;
+  latency: Samples;
+  lag: Samples;
+  totals: ProducerTotals;
+  checker: Checker;
+}
+
+/** One paced single-item producer: waits for its next slot, pushes, records. Failures are counted, not retried. */
+export async function runPacedProducer(options: PacedOptions): Promise<void> {
+  const { client, queue, tag, producerId, pacer, rotation, latency, lag, totals, checker } = options;
+  let seq = 0;
+  for (let due = pacer.next(); due !== null; due = pacer.next()) {
+    const wait = due - now();
+    if (wait > 0) await sleep(wait);
+    lag.add(Math.max(0, now() - due));
+    const partition = rotation.take();
+    const itemSeq = seq++;
+    const transactionId = `${tag}.${producerId}.${itemSeq}`;
+    const payload: BenchPayload = { seq: itemSeq, ts: Math.round(wallClockMs() * 1000) / 1000 };
+    const started = now();
+    try {
+      const response = await client.push([{ queue, partition, payload, transactionId }]);
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        totals.failedRequests++;
+        totals.lastError = `HTTP ${response.statusCode}`;
+        continue;
+      }
+      latency.add(now() - started);
+      totals.requests++;
+      const status = response.results[0]?.status;
+      if (status === 'queued' || status === 'buffered') {
+        totals.accepted++;
+        checker.recordPush({ transactionId, partition, producer: producerId, seq: itemSeq });
+      } else {
+        totals.failedItems++;
+        totals.lastError = `item ${status ?? 'missing'}${response.results[0]?.error ? `: ${response.results[0].error}` : ''}`;
+      }
+    } catch (error) {
+      totals.failedRequests++;
+      totals.lastError = describeError(error);
+    }
+  }
+}
+
+/** Requests in flight at most in the open-loop phase: 10x what 2 000 msgs/s needs at a 25 ms answer. */
+export const OPEN_LOOP_MAX_IN_FLIGHT = 500;
+
+/** What the open-loop phase needs. */
+export interface OpenLoopPushOptions {
+  /** The broker's URL: the phase opens a client of its own with one connection per in-flight request. */
+  baseUrl: string;
+  queue: string;
+  tag: string;
+  rate: number;
+  durationMs: number;
+  rotation: PartitionRotation;
+  totals: ProducerTotals;
+  checker: Checker;
+}
+
+/** The open-loop phase's result and the latency of its 2xx pushes. */
+export interface OpenLoopPushResult extends OpenLoopResult {
+  latency: Samples;
+}
+
+/**
+ * Sends single-item pushes on schedule. Each slot is its own producer label modulo the cap (o0..), with
+ * the slot number as sequence, so the checker's per-producer order holds for sends that overlap.
+ */
+export async function runOpenLoopPush(options: OpenLoopPushOptions): Promise<OpenLoopPushResult> {
+  const { queue, tag, rotation, totals, checker } = options;
+  const client = new QueenClient(options.baseUrl, OPEN_LOOP_MAX_IN_FLIGHT);
+  const latency = new Samples();
+  try {
+    const result = await runOpenLoop({
+      start: now(), durationMs: options.durationMs, rate: options.rate, maxInFlight: OPEN_LOOP_MAX_IN_FLIGHT,
+      send: async (slot) => {
+        const partition = rotation.take();
+        const producer = `o${slot % OPEN_LOOP_MAX_IN_FLIGHT}`;
+        const transactionId = `${tag}.${producer}.${slot}`;
+        const payload: BenchPayload = { seq: slot, ts: Math.round(wallClockMs() * 1000) / 1000 };
+        const started = now();
+        try {
+          const response = await client.push([{ queue, partition, payload, transactionId }]);
+          if (response.statusCode < 200 || response.statusCode >= 300) {
+            totals.failedRequests++;
+            totals.lastError = `HTTP ${response.statusCode}`;
+            return false;
+          }
+          latency.add(now() - started);
+          totals.requests++;
+          const status = response.results[0]?.status;
+          if (status !== 'queued' && status !== 'buffered') {
+            totals.failedItems++;
+            totals.lastError = `item ${status ?? 'missing'}`;
+            return false;
+          }
+          totals.accepted++;
+          checker.recordPush({ transactionId, partition, producer, seq: slot });
+          return true;
+        } catch (error) {
+          totals.failedRequests++;
+          totals.lastError = describeError(error);
+          return false;
+        }
+      },
+    });
+    return { ...result, latency };
+  } finally {
+    await client.close();
+  }
+}
