@@ -54,7 +54,7 @@ RUN groupadd --system --gid 10001 queen \
  && chown queen:queen /var/lib/queen
 WORKDIR /opt/queen
 COPY --from=deps /opt/queen/node_modules node_modules
-COPY --from=build /src/packages/server/package.json packages/server/
+COPY --from=build /src/packages/server/package.json /src/packages/server/openapi.json packages/server/
 COPY --from=build /src/packages/server/dist packages/server/dist
 COPY --from=build /src/packages/server/sql packages/server/sql
 COPY --from=build /src/packages/dashboard/dist packages/dashboard/dist

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import { contractViolation } from './contract.js';
 
 const SERVER_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(SERVER_ROOT, 'dist', 'main.js');
@@ -72,6 +73,30 @@ export async function createDatabase(): Promise<TestDatabase> {
   return { name, env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
 }
 
+/**
+ * Every response of a broker started by `startBroker()` is held to the HTTP contract (support/contract.ts,
+ * packages/server/openapi.json), whoever made the request: `request()`, a test's own `fetch`, or an official
+ * client running in the test process. A response that drifts from the document rejects the `fetch` that
+ * received it, so the test fails with the operation, the status and what differs.
+ */
+const brokerOrigins = new Set<string>();
+const unchecked = globalThis.fetch;
+globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const res = await unchecked(input, init);
+  const url = new URL(input instanceof Request ? input.url : input.toString());
+  if (!brokerOrigins.has(url.origin)) return res;
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  let text: string;
+  try {
+    text = await res.clone().text();
+  } catch {
+    return res; // the caller aborted the body: nothing to check
+  }
+  const violation = contractViolation(method, url.pathname, res.status, res.headers, text);
+  if (violation !== null) throw new Error(`response breaks the API contract (packages/server/openapi.json): ${method} ${url.pathname}${url.search}\n${violation}`);
+  return res;
+};
+
 /** A free TCP port on the loopback interface. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -120,6 +145,8 @@ export async function startBroker(
   child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
+  brokerOrigins.add(url);
+  child.once('exit', () => brokerOrigins.delete(url));
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`broker exited during start-up:\n${output}`);

@@ -7,6 +7,7 @@ import { maintenanceRoutes } from './maintenance.js';
 import { groupsResourcesTracesRoutes } from './groups-resources-traces.js';
 import { messageFamilyRoutes } from './message-family.js';
 import { monitoringRoutes } from './monitoring.js';
+import { openApiRoutes } from './openapi.js';
 import { popRoutes } from './pop.js';
 import { pushRoutes } from './push.js';
 import { queueRoutes } from './queues.js';
@@ -16,6 +17,7 @@ import { streamsRoutes } from './streams.js';
 export function routeTable(core: RouteContext): Route[] {
   return [
     ...healthRoutes(core),
+    ...openApiRoutes(),
     ...queueRoutes(core),
     ...pushRoutes(core),
     ...popRoutes(core),
