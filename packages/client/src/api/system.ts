@@ -7,6 +7,7 @@ import { route, send, type ApiRequester, type CallOptions } from './route.js';
 /** Routes of this family. */
 export const systemRoutes = {
   health: route('health', 'GET', '/health', 'PUBLIC'),
+  openApiDocument: route('openApiDocument', 'GET', '/openapi.json', 'PUBLIC'),
   metrics: route('metrics', 'GET', '/metrics', 'PUBLIC'),
   prometheusMetrics: route('prometheusMetrics', 'GET', '/metrics/prometheus', 'PUBLIC'),
   getMaintenance: route('getMaintenance', 'GET', '/api/v1/system/maintenance', 'ADMIN'),
@@ -41,6 +42,9 @@ export interface HealthResponse {
 
 /** Whether the broker and its database are up. */
 export const health = (http: ApiRequester, options?: CallOptions): Promise<HealthResponse> => send(http, systemRoutes.health, {}, {}, options);
+
+/** The OpenAPI 3.1 description of the HTTP API the broker serves (the document is its own schema). */
+export const openApiDocument = (http: ApiRequester, options?: CallOptions): Promise<Record<string, unknown>> => send(http, systemRoutes.openApiDocument, {}, {}, options);
 
 /** The JSON metrics of API.md §7.11. */
 export interface MetricsResponse {
