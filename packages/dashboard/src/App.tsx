@@ -30,7 +30,7 @@ function pick(path: string): { title: string; view: () => preact.JSX.Element } {
     case '/analytics': return { title: 'Analytics', view: () => <AnalyticsView /> };
     case '/dlq': return { title: 'Dead letter', view: () => <DlqView /> };
     case '/system': return { title: 'System', view: () => <SystemView /> };
-    case '/migration': return { title: 'Migration', view: () => <Empty>Migration is an upstream-only wizard (pg_dump to another server); this broker does not serve it. Use pg_dump/pg_restore directly.</Empty> };
+    case '/migration': return { title: 'Migration', view: () => <Empty>The migration wizard (pg_dump to another server) is not part of this broker. Use pg_dump/pg_restore directly.</Empty> };
     default: return { title: 'Not found', view: () => <Empty>No page at {path}. <a href="/">Back to the dashboard</a></Empty> };
   }
 }

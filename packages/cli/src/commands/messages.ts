@@ -148,7 +148,7 @@ export function registerMessages(program: Command): void {
     .option('--queue <name>', 'only this queue')
     .option('--partition <name>', 'only this partition')
     .option('--status <status>', 'pending, processing, completed or dead_letter')
-    .option('--cg <group>', 'ignored by our broker (kept for upstream scripts)')
+    .option('--cg <group>', 'accepted and ignored (kept so existing scripts run unchanged)')
     .option('--from <time>', 'created at or after (default 1h ago)')
     .option('--to <time>', 'created at or before (default now)')
     .option('--limit <n>', 'at most n (max 1000)', int, 100)

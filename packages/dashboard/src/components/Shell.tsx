@@ -46,7 +46,7 @@ function Sidebar(props: { collapsed: boolean; onToggle: () => void }) {
         <div class="nav-group" key={g.group}>
           <div class="nav-title">{g.group}</div>
           {g.items.map((item) => <a key={item.path} href={item.path} class={active(item.path, loc.path) ? 'on' : ''} aria-current={active(item.path, loc.path) ? 'page' : undefined}>{item.label}</a>)}
-          {g.group === 'Infrastructure' && <span class="nav-disabled" title="Upstream's migration wizard is not part of this broker">Migration (not available)</span>}
+          {g.group === 'Infrastructure' && <span class="nav-disabled" title="The migration wizard (pg_dump to another server) is not part of this broker">Migration (not available)</span>}
         </div>
       ))}
       <div class="sidebar-foot">
