@@ -16,6 +16,9 @@ try {
 } catch {
   // not a git checkout
 }
+// Chunk names carry a content hash, so every rebuild with a change adds files; stale ones would pile up in
+// dist/chunks and ship in the package (its `files` list takes the whole folder). Start it empty.
+fs.rmSync(path.join(root, 'dist', 'chunks'), { recursive: true, force: true });
 fs.mkdirSync(path.join(root, 'dist'), { recursive: true });
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ commit, date: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') })}\n`);
 await build({

@@ -16,19 +16,19 @@ export type Format = { kind: 'table' | 'wide' | 'json' | 'ndjson' | 'yaml' | 'ra
 /** How a cell is shown in tables. */
 export type CellKind = 'text' | 'count' | 'seconds' | 'time';
 
-/** One table column. */
-export interface Column {
+/** One table column of rows of type `R` (a broker row type of the SDK's API layer, or a command's own row). */
+export interface Column<R> {
   header: string;
-  value: (row: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- rows are broker JSON (API.md)
+  value: (row: R) => unknown;
   kind?: CellKind;
   wide?: boolean;
 }
 
-/** What a command's body looks like to the renderers. */
-export interface View {
+/** What a command's body of type `B` looks like to the renderers; `R` is the type of its rows. */
+export interface View<B, R = never> {
   /** The row list inside the body (json/yaml/ndjson print it instead of the body). */
-  rows?: (body: any) => unknown[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- broker JSON
-  columns?: Column[];
+  rows?: (body: B) => readonly R[];
+  columns?: readonly Column<R>[];
   /** Describe-style: table formats fall back to YAML rather than JSON. */
   describe?: boolean;
 }
@@ -75,7 +75,7 @@ export function cell(value: unknown, kind: CellKind = 'text', now = Date.now()):
 }
 
 /** Renders rows as a borderless table: 2-space gaps, upper-case headers (bold with colour), no trailing blanks. */
-export async function renderTable(rows: unknown[], columns: Column[], options: { headers: boolean; colour: boolean; now?: number }): Promise<string> {
+export async function renderTable<R>(rows: readonly R[], columns: readonly Column<R>[], options: { headers: boolean; colour: boolean; now?: number }): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const blank = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' };
   const table = new Table({ chars: blank, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true } });
@@ -102,7 +102,7 @@ export class Output {
   ) {}
 
   /** Prints a body through a view in the selected format. */
-  async print(body: unknown, view: View = {}): Promise<void> {
+  async print<B, R = never>(body: B, view: View<B, R> = {}): Promise<void> {
     const f = this.format;
     const rows = view.rows ? view.rows(body) : undefined;
     switch (f.kind) {
@@ -172,9 +172,17 @@ export async function toYaml(value: unknown): Promise<string> {
   return (await loadYaml()).stringify(value ?? null, { lineWidth: 0 });
 }
 
-/** Reads a body field that must be an array; a broker answer without it is a server error. */
-export function arrayAt(body: unknown, key?: string): unknown[] {
-  const value = key === undefined ? body : (body as Record<string, unknown> | null)?.[key];
-  if (!Array.isArray(value)) throw new CliError(`unexpected answer from the server: ${key ?? 'body'} is not a list`, 2);
+/** The element type of an array type (`never` for anything else). */
+export type ElementOf<T> = T extends readonly (infer E)[] ? E : never;
+
+/**
+ * Reads a body field that must be an array (or the body itself without `key`); a broker answer without it is a
+ * server error. The element type is the one the SDK's API layer declares for that field.
+ */
+export function arrayAt<B>(body: B): ElementOf<B>[];
+export function arrayAt<B, K extends keyof B>(body: B, key: K): ElementOf<B[K]>[];
+export function arrayAt(body: unknown, key?: PropertyKey): unknown[] {
+  const value = key === undefined ? body : (body as Record<PropertyKey, unknown> | null)?.[key];
+  if (!Array.isArray(value)) throw new CliError(`unexpected answer from the server: ${String(key ?? 'body')} is not a list`, 2);
   return value;
 }

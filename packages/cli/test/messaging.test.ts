@@ -7,11 +7,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import * as broker from '@queen/client/api';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
+import { brokerApi, found, notFound } from '../../server/test/support/sdk-api.js';
 import { cliFor, ndjson, spawnCli, tempHome, until } from './support.js';
 
 const setup = useBroker();
 const cli = cliFor(() => setup.broker.url);
+const api = brokerApi(() => setup.broker.url);
 const tmp = tempHome();
 after(() => tmp.remove());
 
@@ -19,9 +22,9 @@ after(() => tmp.remove());
 async function stored(queue: string): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (;;) {
-    const res = await setup.api.get(`/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=100&wait=false&consumerGroup=inspect-${Math.random()}&autoAck=true&partitions=100`);
-    if (res.status === 204) return out;
-    for (const m of res.json.messages as Array<{ partition: string; data: unknown }>) (out[m.partition] ??= []).push(m.data);
+    const res = await broker.popQueue(api, queue, { batch: 100, wait: false, consumerGroup: `inspect-${Math.random()}`, autoAck: true, partitions: 100 });
+    if (res === null) return out;
+    for (const m of res.messages) (out[m.partition] ??= []).push(m.data);
     return out;
   }
 }
@@ -51,7 +54,7 @@ describe('push', () => {
     const wrapped = ['{"transactionId":"a","partition":"p1","data":{"k":1}}', '{"data":{"k":2}}'].join('\n');
     assert.equal((await cli(['push', w, '--wrapped', '--partition', 'p2'], { input: wrapped })).code, 0);
     assert.deepEqual(await stored(w), { p1: [{ k: 1 }], p2: [{ k: 2 }] });
-    const list = (await setup.api.get(`/api/v1/messages?queue=${q}`)).json.messages as Array<{ traceId: string }>;
+    const list = (await broker.listMessages(api, { queue: q })).messages;
     assert.ok(list.every((m) => m.traceId === UUID));
   });
   test('--batch splits requests; an invalid line exits 1 after the batches before it were sent', async () => {
@@ -68,7 +71,7 @@ describe('push', () => {
     assert.equal(empty.code, 4);
     assert.equal(empty.stdout + empty.stderr, '');
     assert.equal((await cli(['push', q, '--dry-run'], { input: '1\n2\n' })).stdout, `[dry-run] would push 2 messages to "${q}"\n`);
-    assert.equal((await setup.api.get(`/api/v1/resources/queues/${q}`)).json.error, 'Queue not found');
+    assert.equal(notFound(await broker.getQueue(api, q)), 'Queue not found');
     const bad = await cli(['push', q, '--data', '{}', '--trace-id', 'not-a-uuid']);
     assert.equal(bad.code, 2);
     assert.equal(bad.stdout, 'queued=0 duplicate=0 failed=1\n');
@@ -166,9 +169,9 @@ describe('tail', () => {
     assert.equal(followed.code, 0, followed.stderr);
     assert.deepEqual(ndjson(followed.stdout).map((l) => l.data), [3, 4, 5]);
     // Nothing was claimed: no consumer group, nothing processing, every message still there for a consumer.
-    const groups = (await setup.api.get('/api/v1/consumer-groups')).json as Array<{ name: string; queueName: string }>;
+    const groups = await broker.listConsumerGroups(api);
     assert.deepEqual(groups.filter((g) => g.queueName === q), []);
-    assert.equal((await setup.api.get(`/api/v1/status/queues/${q}`)).json.totals.messages.processing, 0);
+    assert.equal(found(await broker.getQueueStatus(api, q)).totals.messages.processing, 0);
     assert.deepEqual(ndjson((await cli(['pop', q, '-n', '5', '--no-wait', '--max-partitions', '2'])).stdout).map((l) => l.data).sort(), [1, 2, 3, 4, 5]);
     // Consuming options need --consume.
     const mixed = await cli(['tail', q, '--cg', 'x', '--auto-ack']);
@@ -205,7 +208,7 @@ describe('tail', () => {
     await cli(['push', q, '--partition', 'later'], { input: '3\n' });
     await until(() => ndjson(out).length === 3, 10_000, 'the pushed message');
     // Acks run after printing: wait until the broker saw them before interrupting.
-    await until(async () => ((await setup.api.get('/api/v1/consumer-groups')).json as Array<{ name: string; queueName: string; totalLag: number }>).some((g) => g.name === 'live' && g.queueName === q && g.totalLag === 0), 10_000, 'acks');
+    await until(async () => (await broker.listConsumerGroups(api)).some((g) => g.name === 'live' && g.queueName === q && g.totalLag === 0), 10_000, 'acks');
     child.kill('SIGINT');
     const r = await child.result;
     assert.equal(r.code, 0, r.stderr);
@@ -217,7 +220,7 @@ describe('tail', () => {
     const q = uniqueQueue('tail');
     await cli(['push', q], { input: '1\n' });
     assert.deepEqual(ndjson((await cli(['tail', q, '--consume', '--cg', 'peek', '-n', '1'])).stdout).map((l) => l.data), [1]);
-    const detail = (await setup.api.get(`/api/v1/status/queues/${q}`)).json;
+    const detail = found(await broker.getQueueStatus(api, q));
     assert.equal(detail.totals.messages.processing, 1);
   });
   test('replay moves the group back: the same messages are delivered again', async () => {
@@ -240,18 +243,18 @@ describe('apply', () => {
     const dry = await cli(['apply', '-f', '-', '--dry-run'], { input: manifest(q) });
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(dry.stdout, `[dry-run] would apply Queue "${q}"\n[dry-run] would apply ConsumerGroup "billing" seek queue=${q} to=end\n[skip] ConsumerGroup "audit" on "${q}": no seek-to, nothing to apply\n`);
-    assert.equal((await setup.api.get(`/api/v1/resources/queues/${q}`)).json.error, 'Queue not found');
+    assert.equal(notFound(await broker.getQueue(api, q)), 'Queue not found');
     const r = await cli(['apply', '-f', '-'], { input: manifest(q) });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^applied Queue "${q}"\napplied ConsumerGroup "billing"`));
-    const body = (await setup.api.get(`/api/v1/resources/queues/${q}`)).json;
+    const body = found(await broker.getQueue(api, q));
     assert.deepEqual([body.namespace, body.config.leaseTime, body.config.retryLimit], ['mf', 45, 7]);
   });
   test('a re-apply keeps options the manifest does not name (configure is a full replace underneath)', async () => {
     const q = uniqueQueue('apply');
     await cli(['queue', 'configure', q, '--retry-delay', '2s', '--lease-time', '90']);
     await cli(['apply', '-f', '-'], { input: `name: ${q}\nconfig:\n  retryLimit: 2\n` });
-    const c = (await setup.api.get(`/api/v1/resources/queues/${q}`)).json.config;
+    const c = found(await broker.getQueue(api, q)).config;
     assert.deepEqual([c.retryDelay, c.leaseTime, c.retryLimit], [2000, 90, 2]);
   });
   test('validation runs before any request: a bad third document applies nothing (exit 1); unknown kind exits 1; nothing applicable exits 4', async () => {
@@ -259,7 +262,7 @@ describe('apply', () => {
     const r = await cli(['apply', '-f', '-'], { input: `name: ${q}\n---\nname: b\nqueue: ${q}\nkind: cg\n---\nname: x\nconfig:\n  leasetime: 5\n` });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^queenctl: document 3 \(Queue "x"\): unknown option "leasetime"/);
-    assert.equal((await setup.api.get(`/api/v1/resources/queues/${q}`)).json.error, 'Queue not found');
+    assert.equal(notFound(await broker.getQueue(api, q)), 'Queue not found');
     assert.equal((await cli(['apply', '-f', '-'], { input: 'kind: Topic\nname: t\n' })).code, 1);
     assert.equal((await cli(['apply', '-f', '-'], { input: `kind: cg\nname: g\nqueue: ${q}\n` })).code, 4);
     assert.equal((await cli(['apply', '-f', '/nonexistent.yaml'])).code, 1);
@@ -271,7 +274,7 @@ describe('apply', () => {
     const r = await cli(['apply', '-f', '-'], { input: `name: ${q}\n---\nkind: cg\nname: g\nqueue: missing-${q}\nseek-to: end\n---\nname: after-${q}\n` });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^queenctl: apply ConsumerGroup "g" failed: Queue not found .*\(1 document before it applied\)\n$/);
-    assert.equal((await setup.api.get(`/api/v1/resources/queues/after-${q}`)).json.error, 'Queue not found');
+    assert.equal(notFound(await broker.getQueue(api, `after-${q}`)), 'Queue not found');
   });
 });
 

@@ -6,11 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import * as broker from '@queen/client/api';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
+import { brokerApi } from '../../server/test/support/sdk-api.js';
 import { cliFor, ndjson } from './support.js';
 
 const setup = useBroker();
 const cli = cliFor(() => setup.broker.url);
+const api = brokerApi(() => setup.broker.url);
 
 /** A queue with `n` dead letters of group `g` (retryLimit 0: the first failed ack dead-letters). */
 async function deadLetters(n: number): Promise<{ q: string; rows: Array<{ transactionId: string; partitionId: string }> }> {
@@ -66,7 +69,7 @@ describe('messages and traces', () => {
     assert.match(table, /^TX +QUEUE +PARTITION +STATUS +GROUPS +CREATED\nm-1 +\S+ +p +pending +- +(just now|\ds ago)\n$/);
     const one = parseYaml((await cli(['messages', 'get', pid, 'm-1', '-o', 'table'])).stdout) as { payload: unknown };
     assert.deepEqual(one.payload, { order: 1 });
-    await setup.api.post('/api/v1/traces', { transactionId: 'm-1', partitionId: pid, data: { step: 'seen' }, eventType: 'step', traceNames: ['checkout'] });
+    await broker.recordTrace(api, { transactionId: 'm-1', partitionId: pid, data: { step: 'seen' }, eventType: 'step', traceNames: ['checkout'] });
     const traces = JSON.parse((await cli(['messages', 'traces', pid, 'm-1'])).stdout) as Array<{ event_type: string; data: unknown }>;
     assert.deepEqual(traces.map((t) => [t.event_type, t.data]), [['step', { step: 'seen' }]]);
     assert.deepEqual(JSON.parse((await cli(['traces', 'by-message', pid, 'm-1'])).stdout), traces);

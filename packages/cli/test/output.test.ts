@@ -7,18 +7,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import * as broker from '@queen/client/api';
 import { freePort, uniqueQueue, useBroker } from '../../server/test/support/harness.js';
+import { brokerApi } from '../../server/test/support/sdk-api.js';
 import { buildProgram } from '../src/cli.js';
 import { cliFor, golden, ndjson, queenctl } from './support.js';
 
 const ns = uniqueQueue('ns').replace(/-/g, '');
 const queue = `${ns}.orders`;
-const setup = useBroker({}, async ({ api }) => {
-  await api.post('/api/v1/configure', { queue, options: { leaseTime: 60 } });
+const setup = useBroker({}, async () => {
+  await broker.configure(api, { queue, options: { leaseTime: 60 } });
   const items = [1, 2, 3].map((n) => ({ queue, partition: n === 3 ? 'eu' : 'us', payload: { n }, transactionId: `tx-${n}` }));
-  assert.equal((await api.push(items)).status, 201);
+  await broker.push(api, { items });
+  assert.equal(api.last?.status, 201);
 });
 const cli = cliFor(() => setup.broker.url);
+const api = brokerApi(() => setup.broker.url);
 
 describe('formats', () => {
   test('piped output defaults to json; -o json prints the rows', async () => {
@@ -140,7 +144,8 @@ describe('exit codes and errors', () => {
   test('404 queue: exit 1 with the broker text and the route', async () => {
     const r = await cli(['queue', 'describe', 'no-such-queue']);
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, 'queenctl: Queue not found (GET /api/v1/resources/queues/no-such-queue)\n');
+    const route = broker.routes.getQueue;
+    assert.equal(r.stderr, `queenctl: Queue not found (${route.method} ${broker.pathOf(route, { queue: 'no-such-queue' })})\n`);
     const s = await cli(['status', 'no-such-queue']);
     assert.equal(s.code, 1);
   });

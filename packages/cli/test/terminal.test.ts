@@ -9,15 +9,18 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import * as broker from '@queen/client/api';
 import { uniqueQueue, useBroker } from '../../server/test/support/harness.js';
+import { brokerApi, notFound } from '../../server/test/support/sdk-api.js';
 import { MAIN, cleanEnv, cliFor, tempHome } from './support.js';
 
 const ns = uniqueQueue('tty').replace(/-/g, '');
 const queue = `${ns}.jobs`;
-const setup = useBroker({}, async ({ api }) => {
-  await api.push([{ queue, payload: 1 }, { queue, payload: 2 }]);
+const setup = useBroker({}, async () => {
+  await broker.push(api, { items: [{ queue, payload: 1 }, { queue, payload: 2 }] });
 });
 const cli = cliFor(() => setup.broker.url);
+const api = brokerApi(() => setup.broker.url);
 const tmp = tempHome();
 after(() => tmp.remove());
 
@@ -94,11 +97,11 @@ test('bench pushes and drains --total messages, with the summary lines', async (
   const r = await cli(['bench', '--queue', q, '--total', '300', '--batch', '50', '--producers', '2', '--consumers', '2', '--partitions', '3']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^PUSH 300 msgs in \S+ \(\S+ msg\/s, request p99 \S+\)\nPOP  300 msgs in \S+ \(\S+ msg\/s\)\nRESIDENCY p50=\S+ p95=\S+ p99=\S+\ncleanup: queenctl queue delete /);
-  const parts = (await setup.api.get(`/api/v1/resources/partitions?queue=${q}`)).json.partitions as Array<{ name: string; messages: { total: number } }>;
+  const parts = (await broker.listPartitions(api, { queue: q })).partitions;
   assert.deepEqual(parts.filter((p) => p.messages.total > 0).map((p) => p.name).sort(), ['p0', 'p1', 'p2']);
   const json = await cli(['bench', '--queue', q, '--total', '100', '--auto-delete', '-o', 'json']);
   const summary = JSON.parse(json.stdout);
   assert.equal(summary.push.messages, 100);
   assert.equal(summary.pop.messages, 100);
-  assert.equal((await setup.api.get(`/api/v1/resources/queues/${q}`)).json.error, 'Queue not found', '--auto-delete');
+  assert.equal(notFound(await broker.getQueue(api, q)), 'Queue not found', '--auto-delete');
 });

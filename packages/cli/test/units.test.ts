@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { queenctl, tempHome } from './support.js';
+import { pathOf, routes } from '@queen/client/api';
 import { requiredRole } from '../src/errors.js';
 import { evaluate, formatResult } from '../src/jsonpath.js';
 import { cell, colourEnabled, parseFormat } from '../src/output.js';
@@ -72,15 +73,16 @@ test('formats, colour rules and table cells', () => {
 });
 
 test('the role each route needs (for 403 messages)', () => {
-  assert.equal(requiredRole('GET', '/api/v1/resources/queues?limit=1'), 'read-only');
-  assert.equal(requiredRole('GET', '/api/v1/pop/queue/q'), 'read-write');
-  assert.equal(requiredRole('POST', '/api/v1/push'), 'read-write');
-  assert.equal(requiredRole('DELETE', '/api/v1/messages/p/t'), 'read-write');
-  assert.equal(requiredRole('DELETE', '/api/v1/resources/queues/q'), 'admin');
-  assert.equal(requiredRole('DELETE', '/api/v1/queues/q/clear?partition=a'), 'admin');
-  assert.equal(requiredRole('DELETE', '/api/v1/consumer-groups/g'), 'admin');
-  assert.equal(requiredRole('GET', '/api/v1/system/maintenance'), 'admin');
-  assert.equal(requiredRole('POST', '/api/v1/stats/refresh'), 'admin');
+  // Concrete paths (parameters filled in, query strings kept) as a request carries them; the roles are API.md §3's.
+  assert.equal(requiredRole('GET', pathOf(routes.listQueues, {}, { limit: 1 })), 'read-only');
+  assert.equal(requiredRole('GET', pathOf(routes.popQueue, { queue: 'q' })), 'read-write');
+  assert.equal(requiredRole('POST', pathOf(routes.push, {})), 'read-write');
+  assert.equal(requiredRole('DELETE', pathOf(routes.deleteMessage, { partitionId: 'p', transactionId: 't' })), 'read-write');
+  assert.equal(requiredRole('DELETE', pathOf(routes.deleteQueue, { queue: 'q' })), 'admin');
+  assert.equal(requiredRole('DELETE', pathOf(routes.clearQueue, { queue: 'q' }, { partition: 'a' })), 'admin');
+  assert.equal(requiredRole('DELETE', pathOf(routes.deleteConsumerGroup, { group: 'g' })), 'admin');
+  assert.equal(requiredRole('GET', pathOf(routes.getMaintenance, {})), 'admin');
+  assert.equal(requiredRole('POST', pathOf(routes.refreshStats, {})), 'admin');
 });
 
 test('--insecure (flag or context) skips TLS verification; without it a self-signed certificate fails with exit 2', async () => {

@@ -138,6 +138,9 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<Consume
   private async loop(state: LoopState, controller: AbortController): Promise<void> {
     const { spec } = this;
     const signal = controller.signal;
+    // Idle means "polled and found nothing for idleMillis": a loop that starts late (its process busy, e.g. the
+    // first request of a process loading its HTTP stack) polls once before it may call the consume idle.
+    let polled = false;
     while (!signal.aborted && !state.stopping) {
       let want = spec.batch;
       if (spec.limit !== undefined) {
@@ -156,13 +159,15 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<Consume
       if (spec.idleMillis !== undefined) {
         // While another loop handles messages the consume is not idle: poll for the full idle time.
         const left = state.inHand > 0 ? spec.idleMillis : spec.idleMillis - (Date.now() - state.lastMessageAt);
-        if (left <= 0) {
+        if (left <= 0 && polled) {
+          this.ctx.logger.debug('consume idle: no new pops', { queue: spec.queue, idleMillis: spec.idleMillis });
           state.stopping = true;
           break;
         }
         if (spec.wait) pollMillis = Math.max(0, Math.min(spec.timeoutMillis, Math.ceil(left)));
       }
       state.reserved += want;
+      polled = true;
       let messages: Message<T>[];
       try {
         messages = await popOnce<T>(this.ctx.transport, spec, { batch: want, sendAutoAck: false, signal, ...(pollMillis !== undefined ? { timeoutMillis: pollMillis } : {}) });

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { routes } from '../src/api/index.js';
 import { QueenError } from '../src/index.js';
-import { scriptedServer, testClient, type ScriptedServer, type SeenRequest } from './support.js';
+import { recordingLogger, scriptedServer, testClient, type ScriptedServer, type SeenRequest } from './support.js';
 
 const servers: ScriptedServer[] = [];
 async function serve(...args: Parameters<typeof scriptedServer>): Promise<ScriptedServer> {
@@ -42,16 +43,21 @@ const ackAnswer = (req: SeenRequest) => {
 
 describe('consume loops stop cleanly', () => {
   test('an idle stop does not abort another loop whose pop the broker is answering: its message is handled and acked', async () => {
+    // The first pop is held until the consume has declared itself idle (its debug line), then answered with a
+    // message: the ordering comes from events, not from guessed delays, so a loaded machine cannot swap it.
+    let idle!: () => void;
+    const declaredIdle = new Promise<void>((resolve) => (idle = resolve));
     let pops = 0;
+    let popsAtIdle: number | undefined;
+    void declaredIdle.then(() => (popsAtIdle = pops));
     const s = await serve((req) => {
-      if (req.url.startsWith('/api/v1/ack')) return ackAnswer(req);
+      if (req.url.startsWith(routes.ackMessage.path)) return ackAnswer(req);
       pops += 1;
-      // One pop finds nothing (its loop then declares the consume idle); the other answers a little later.
-      if (pops === 1) return { status: 204, delayMillis: 300 };
-      if (pops === 2) return { status: 200, body: { messages: [wireMessage(1)] }, delayMillis: 450 };
-      return { status: 204, delayMillis: 100 };
+      if (pops === 1) return { status: 200, body: { messages: [wireMessage(1)] }, until: declaredIdle };
+      return { status: 204, delayMillis: 50 }; // the other loop keeps finding nothing until the idle time is up
     });
-    const q = testClient(s.url);
+    const logger = { ...recordingLogger(), debug: (msg: string) => void (msg === 'consume idle: no new pops' && idle()) };
+    const q = testClient(s.url, { logger });
     const handled: number[] = [];
     const result = await q
       .queue<number>('q')
@@ -61,7 +67,35 @@ describe('consume loops stop cleanly', () => {
       .consume((m) => void handled.push(m.data));
     assert.deepEqual(handled, [1]);
     assert.deepEqual(result, { processed: 1, failed: 0 });
-    assert.equal(s.seen.filter((r) => r.url.startsWith('/api/v1/ack')).length, 1, 'the message was acked, not left leased');
+    assert.equal(s.seen.filter((r) => r.url.startsWith(routes.ackMessage.path)).length, 1, 'the message was acked, not left leased');
+    assert.equal(pops, popsAtIdle, 'no pop started after the consume declared itself idle');
+    await q.close();
+  });
+
+  test('a loop that starts after the idle time has passed still polls once: a busy start does not end the consume unpolled', async () => {
+    // The first request of the client blocks its process for longer than the idle time (as loading the HTTP
+    // stack does on a loaded machine), between the first loop's pop and the second loop's start.
+    let first = true;
+    const slowFirst: typeof fetch = (...args) => {
+      if (first) {
+        first = false;
+        const end = Date.now() + 400;
+        while (Date.now() < end); // synchronous on purpose: nothing else of the process runs meanwhile
+      }
+      return fetch(...args);
+    };
+    let pops = 0;
+    const s = await serve((req) => {
+      if (req.url.startsWith(routes.ackMessage.path)) return ackAnswer(req);
+      pops += 1;
+      return pops === 2 ? { status: 200, body: { messages: [wireMessage(1)] } } : { status: 204 };
+    });
+    const q = testClient(s.url, { fetch: slowFirst });
+    const handled: number[] = [];
+    const result = await q.queue<number>('q').concurrency(2).idleMillis(300).each().consume((m) => void handled.push(m.data));
+    assert.ok(pops >= 2, `both loops polled (${pops} pops)`);
+    assert.deepEqual(handled, [1]);
+    assert.deepEqual(result, { processed: 1, failed: 0 });
     await q.close();
   });
 

@@ -43,6 +43,8 @@ export interface Scripted {
   hang?: boolean;
   /** Answer after this many ms. */
   delayMillis?: number;
+  /** Answer once this settles (a test's event, rather than a guessed delay). */
+  until?: Promise<unknown>;
 }
 
 /** A node:http server answering from a script (last entry repeats), recording every request. */
@@ -69,7 +71,8 @@ export async function scriptedServer(script: Scripted[] | ((req: SeenRequest, n:
       res.writeHead(answer.status ?? 200, { ...(answer.body !== undefined && typeof answer.body !== 'string' ? { 'Content-Type': 'application/json' } : {}), ...answer.headers });
       res.end(text);
       };
-      if (answer.delayMillis) setTimeout(reply, answer.delayMillis);
+      if (answer.until) void answer.until.then(reply, reply);
+      else if (answer.delayMillis) setTimeout(reply, answer.delayMillis);
       else reply();
     });
   });

@@ -7,17 +7,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mint } from '../../server/test/support/auth.js';
+import { getQueue, push } from '@queen/client/api';
 import { useBroker } from '../../server/test/support/harness.js';
+import { brokerApi, expectStatus, found } from '../../server/test/support/sdk-api.js';
 import { screenshot, useBrowser } from './support/browser.js';
 import { count, eventually, open, waitText } from './support/dashboard.js';
 
 const SECRET = 'dashboard-test-secret-0123456789abcdef';
 const QUEUE = 'auth.orders';
 
-const setup = useBroker({ JWT_ENABLED: 'true', JWT_ALGORITHM: 'HS256', JWT_SECRET: SECRET, JWT_CLOCK_SKEW: '0' }, async ({ api }) => {
+const setup = useBroker({ JWT_ENABLED: 'true', JWT_ALGORITHM: 'HS256', JWT_SECRET: SECRET, JWT_CLOCK_SKEW: '0' }, async ({ broker }) => {
   const admin = await mint(SECRET, { claims: { sub: 'seed', role: 'admin' } });
-  const res = await api.post('/api/v1/push', { items: [{ queue: QUEUE, payload: { n: 1 } }, { queue: QUEUE, payload: { n: 2 } }] }, { Authorization: `Bearer ${admin}` });
-  assert.equal(res.status, 201, res.text);
+  await expectStatus(brokerApi(broker.url, { Authorization: `Bearer ${admin}` }), (h) => push(h, { items: [{ queue: QUEUE, payload: { n: 1 } }, { queue: QUEUE, payload: { n: 2 } }] }), 201);
 });
 
 const ui = useBrowser();
@@ -80,8 +81,8 @@ test('a read-write token can publish but not delete; an admin token can do every
   await ui.page.getByTestId('publish-result').waitFor();
   assert.match((await ui.page.getByTestId('publish-result').textContent()) ?? '', /^queued · /);
   const admin = await mint(SECRET, { claims: { sub: 'root', role: 'admin' } });
-  const headers = { Authorization: `Bearer ${admin}` };
-  await eventually(async () => (await setup.api.get(`/api/v1/resources/queues/${QUEUE}`, headers)).json.totals.total === 3, 'the published message');
+  const asAdmin = brokerApi(setup.broker.url, { Authorization: `Bearer ${admin}` });
+  await eventually(async () => found(await getQueue(asAdmin, QUEUE)).totals.total === 3, 'the published message');
 
   await ui.page.getByTestId('modal').locator('.modal-foot').getByRole('button', { name: 'Close' }).click();
   await ui.page.getByRole('button', { name: 'Log out' }).click();

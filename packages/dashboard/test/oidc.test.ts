@@ -11,8 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
+import { push } from '@queen/client/api';
 import { mint } from '../../server/test/support/auth.js';
 import { createDatabase, freePort, startBroker, type BrokerProcess, type TestDatabase } from '../../server/test/support/harness.js';
+import { brokerApi, expectStatus } from '../../server/test/support/sdk-api.js';
 import { useBrowser } from './support/browser.js';
 import { count, waitText } from './support/dashboard.js';
 
@@ -62,8 +64,7 @@ before(async () => {
     DASHBOARD_OIDC_ISSUER: issuer, DASHBOARD_OIDC_CLIENT_ID: CLIENT_ID, DASHBOARD_OIDC_SCOPES: 'openid profile',
   });
   const seed = await mint(privateKey as never, { kid: 'test-key', claims: { sub: 'seed', role: 'admin', iss: issuer, aud: CLIENT_ID } });
-  const res = await fetch(`${broker.url}/api/v1/push`, { method: 'POST', headers: { Authorization: `Bearer ${seed}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ items: [{ queue: 'oidc.orders', payload: { n: 1 } }, { queue: 'oidc.orders', payload: { n: 2 } }] }) });
-  assert.equal(res.status, 201, await res.text());
+  await expectStatus(brokerApi(broker.url, { Authorization: `Bearer ${seed}` }), (h) => push(h, { items: [{ queue: 'oidc.orders', payload: { n: 1 } }, { queue: 'oidc.orders', payload: { n: 2 } }] }), 201);
 });
 after(async () => {
   await broker?.stop();

@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { client, startBroker, useBroker, type BrokerProcess, type Client } from '../../server/test/support/harness.js';
+import * as broker from '@queen/client/api';
+import { startBroker, useBroker, type BrokerProcess } from '../../server/test/support/harness.js';
+import { brokerApi, expectStatus, found } from '../../server/test/support/sdk-api.js';
 import { useBrowser } from './support/browser.js';
 import { count, open, waitCount, waitText } from './support/dashboard.js';
 import { seedInstallation, QUEUES } from './support/seed.js';
@@ -16,28 +18,27 @@ import { seedInstallation, QUEUES } from './support/seed.js';
 const SETTINGS = { STATS_INTERVAL_MS: '500', QUEEN_HEARTBEAT_INTERVAL_MS: '1000' };
 let second: BrokerProcess | undefined;
 
-const setup = useBroker({ ...SETTINGS, SERVER_ID: 'broker-a' }, async ({ db, api }) => {
+const setup = useBroker({ ...SETTINGS, SERVER_ID: 'broker-a' }, async ({ db }) => {
   // A broker that ran and stopped: its samples stay in the range, its process is gone.
   const stopped = await startBroker(db, { ...SETTINGS, SERVER_ID: 'broker-old' });
-  await refreshStats(client(stopped.url));
+  await refreshStats(brokerApi(stopped.url));
   await stopped.stop();
   second = await startBroker(db, { ...SETTINGS, SERVER_ID: 'broker-b' });
-  await seedInstallation(api, client(second.url));
-  await refreshStats(client(second.url));
+  const other = brokerApi(second.url);
+  await seedInstallation(api, other);
+  await refreshStats(other);
   await refreshStats(api);
 });
+const api = brokerApi(() => setup.broker.url);
 
-async function refreshStats(api: Client): Promise<void> {
-  assert.equal((await api.post('/api/v1/stats/refresh', {})).status, 200);
+async function refreshStats(http: broker.ApiRequester): Promise<void> {
+  await expectStatus(http, broker.refreshStats);
 }
 
 const ui = useBrowser();
 const url = (): string => setup.broker.url;
-const get = async (path: string): Promise<any> => {
-  const res = await setup.api.get(path);
-  assert.equal(res.status, 200, res.text);
-  return res.json;
-};
+/** One read of the API layer, answered with 200. */
+const get = <T>(call: (http: broker.ApiRequester) => Promise<T>): Promise<T> => expectStatus(api, call);
 const text = async (testid: string): Promise<string> => ((await ui.page.getByTestId(testid).first().textContent()) ?? '').trim();
 
 test.after(async () => {
@@ -45,7 +46,7 @@ test.after(async () => {
 });
 
 test('item 5: a stopped broker is shown as stopped and not counted as running (Dashboard, Operations, System, Analytics)', async () => {
-  const sm = await get('/api/v1/analytics/system-metrics');
+  const sm = await get(broker.getSystemMetrics);
   assert.deepEqual(sm.replicas.map((r: any) => [r.workerId, r.alive]).sort(), [['broker-a', true], ['broker-b', true], ['broker-old', false]]);
   await open(ui.page, url(), '/');
   await ui.page.getByTestId('metric-event-loop').waitFor();
@@ -65,7 +66,7 @@ test('item 5: a stopped broker is shown as stopped and not counted as running (D
 });
 
 test('item 6: colour is severity at fixed thresholds: the deepest queue with 8 pending is not red, a toy workload is not "falling behind"', async () => {
-  const queues = (await get('/api/v1/resources/queues')).queues as { name: string; messages: { pending: number } }[];
+  const queues = (await get(broker.listQueues)).queues;
   const deepest = [...queues].sort((a, b) => b.messages.pending - a.messages.pending)[0]!;
   assert.ok(deepest.messages.pending < 1000, `the seed keeps every queue below the amber threshold (${deepest.messages.pending})`);
   await open(ui.page, url(), '/');
@@ -81,8 +82,8 @@ test('item 6: colour is severity at fixed thresholds: the deepest queue with 8 p
 });
 
 test('item 7: figures on one screen agree (throughput now vs peak, net flow vs pending, errors vs DLQ, the pool figure says what it is)', async () => {
-  const overview = await get('/api/v1/resources/overview');
-  const status = await get('/api/v1/status');
+  const overview = await get(broker.getOverview);
+  const status = await get(broker.getStatus);
   await open(ui.page, url(), '/');
   await ui.page.getByTestId('metric-throughput').waitFor();
   const row = await text('metric-throughput');
@@ -100,7 +101,7 @@ test('item 7: figures on one screen agree (throughput now vs peak, net flow vs p
   assert.match(await text('now-db-pool'), /^(\d+ \/ \d+|–)$/, 'whole connections (or – before a complete minute), not "0.00 / 2.83"');
   assert.match(await text('metric-db-pool'), /in use \/ open/);
   // The queue page: the banner's DLQ count is the DLQ count beside it.
-  const dlqQueue = await get(`/api/v1/resources/queues/${QUEUES.payments}`);
+  const dlqQueue = found(await get((h) => broker.getQueue(h, QUEUES.payments)));
   await open(ui.page, url(), `/queues/${QUEUES.payments}`);
   await waitText(ui.page.getByTestId('q-dlq'), count(dlqQueue.totals.deadLetter));
   await waitText(ui.page.getByTestId('dlq-badge'), count(dlqQueue.totals.deadLetter));
@@ -108,7 +109,7 @@ test('item 7: figures on one screen agree (throughput now vs peak, net flow vs p
 });
 
 test('item 9: the message list previews each payload, capped at 160 characters with the full size', async () => {
-  const listed = await get(`/api/v1/messages?queue=${QUEUES.audit}&limit=100&preview=1000`);
+  const listed = await get((h) => broker.listMessages(h, { queue: QUEUES.audit, limit: 100, preview: 1000 }));
   await open(ui.page, url(), `/messages?queue=${QUEUES.audit}`);
   const cells = ui.page.getByTestId('payload-preview');
   await waitCount(cells, listed.messages.length);
@@ -120,7 +121,7 @@ test('item 9: the message list previews each payload, capped at 160 characters w
   assert.equal(cut[1]!.length, 160);
   assert.match(cut[2]!, /^5\.\d KB$/);
   const small = listed.messages.find((m: any) => !m.payloadTruncated);
-  assert.ok(texts.includes(small.payloadPreview), 'a short payload is shown whole, as sent');
+  assert.ok(small !== undefined && typeof small.payloadPreview === 'string' && texts.includes(small.payloadPreview), 'a short payload is shown whole, as sent');
   assert.equal(texts.filter((t) => t.includes('…')).length, 1);
 });
 

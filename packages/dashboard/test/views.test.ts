@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { useBroker, type Client } from '../../server/test/support/harness.js';
+import * as broker from '@queen/client/api';
+import { useBroker } from '../../server/test/support/harness.js';
+import { brokerApi, expectStatus, found, queenStatus } from '../../server/test/support/sdk-api.js';
 import { screenshot, useBrowser } from './support/browser.js';
 import { confirm, count, eventually, nav, open, waitCount, waitText } from './support/dashboard.js';
 
@@ -15,52 +17,50 @@ const EVENTS = 'dash.events';
 const ids: { p1: string; p2: string; p1tx: string[]; p2tx: string[] } = { p1: '', p2: '', p1tx: [], p2tx: [] };
 
 /** Pushes `n` messages to a partition; returns the partition id and the transaction ids. */
-async function pushMany(api: Client, queue: string, partition: string, n: number): Promise<{ pid: string; txs: string[] }> {
-  const res = await api.push(Array.from({ length: n }, (_, i) => ({ queue, partition, payload: { n: i + 1, partition } })));
-  assert.equal(res.status, 201, res.text);
-  return { pid: res.json[0].partition_id, txs: res.json.map((r: { transaction_id: string }) => r.transaction_id) };
+async function pushMany(queue: string, partition: string, n: number): Promise<{ pid: string; txs: string[] }> {
+  const res = await expectStatus(api, (h) => broker.push(h, { items: Array.from({ length: n }, (_, i) => ({ queue, partition, payload: { n: i + 1, partition } })) }), 201);
+  const queued = res.filter((r): r is Extract<(typeof res)[number], { status: 'queued' }> => r.status === 'queued');
+  assert.equal(queued.length, n, JSON.stringify(res));
+  return { pid: queued[0]!.partition_id, txs: queued.map((r) => r.transaction_id) };
 }
 
 /** Pops `batch` from a partition for a group and acks each message with the given statuses. */
-async function popAck(api: Client, queue: string, partition: string, group: string | null, statuses: ('completed' | 'dlq')[], error = 'card declined'): Promise<void> {
-  const q = `batch=${statuses.length}${group === null ? '' : `&consumerGroup=${group}`}`;
-  const popped = await api.get(`/api/v1/pop/queue/${queue}/partition/${partition}?${q}`);
-  assert.equal(popped.status, 200, popped.text);
+async function popAck(queue: string, partition: string, group: string | null, statuses: ('completed' | 'dlq')[], error = 'card declined'): Promise<void> {
+  const popped = await expectStatus(api, (h) => broker.popPartition(h, queue, partition, { batch: statuses.length, ...(group === null ? {} : { consumerGroup: group }) }));
+  assert.ok(popped !== null);
   for (const [i, status] of statuses.entries()) {
-    const m = popped.json.messages[i];
-    const acked = await api.post('/api/v1/ack', { transactionId: m.transactionId, partitionId: m.partitionId, leaseId: popped.json.leaseId, status, ...(status === 'dlq' ? { error } : {}), ...(group === null ? {} : { consumerGroup: group }) });
-    assert.equal(acked.status, 200, acked.text);
+    const m = popped.messages[i]!;
+    await expectStatus(api, (h) => broker.ackMessage(h, { transactionId: m.transactionId, partitionId: m.partitionId, leaseId: popped.leaseId, status, ...(status === 'dlq' ? { error } : {}), ...(group === null ? {} : { consumerGroup: group }) }));
   }
 }
 
-const setup = useBroker({ STATS_INTERVAL_MS: '1000' }, async ({ api }) => {
-  assert.equal((await api.post('/api/v1/configure', { queue: ORDERS, namespace: 'dash', task: 'orders', options: { leaseTime: 120, retryLimit: 2, deadLetterQueue: true } })).status, 200);
-  assert.equal((await api.post('/api/v1/configure', { queue: EVENTS, namespace: 'dash', task: 'events' })).status, 200);
-  const p1 = await pushMany(api, ORDERS, 'p1', 5);
-  const p2 = await pushMany(api, ORDERS, 'p2', 3);
-  await pushMany(api, EVENTS, 'Default', 4);
+const setup = useBroker({ STATS_INTERVAL_MS: '1000' }, async () => {
+  await expectStatus(api, (h) => broker.configure(h, { queue: ORDERS, namespace: 'dash', task: 'orders', options: { leaseTime: 120, retryLimit: 2, deadLetterQueue: true } }));
+  await expectStatus(api, (h) => broker.configure(h, { queue: EVENTS, namespace: 'dash', task: 'events' }));
+  const p1 = await pushMany(ORDERS, 'p1', 5);
+  const p2 = await pushMany(ORDERS, 'p2', 3);
+  await pushMany(EVENTS, 'Default', 4);
   Object.assign(ids, { p1: p1.pid, p2: p2.pid, p1tx: p1.txs, p2tx: p2.txs });
-  await popAck(api, ORDERS, 'p1', 'billing', ['completed', 'dlq']);
-  await popAck(api, ORDERS, 'p2', null, ['dlq'], 'timeout');
-  const traced = await api.post('/api/v1/traces', { transactionId: p1.txs[0], partitionId: p1.pid, data: { text: 'charged' }, eventType: 'step', traceNames: ['order-flow'] });
-  assert.equal(traced.status, 201, traced.text);
-  assert.equal((await api.post('/api/v1/stats/refresh', {})).status, 200);
+  await popAck(ORDERS, 'p1', 'billing', ['completed', 'dlq']);
+  await popAck(ORDERS, 'p2', null, ['dlq'], 'timeout');
+  await expectStatus(api, (h) => broker.recordTrace(h, { transactionId: p1.txs[0]!, partitionId: p1.pid, data: { text: 'charged' }, eventType: 'step', traceNames: ['order-flow'] }), 201);
+  await expectStatus(api, broker.refreshStats);
 });
+const api = brokerApi(() => setup.broker.url);
 
 const ui = useBrowser();
 
 const url = (): string => setup.broker.url;
-const get = async (path: string): Promise<any> => {
-  const res = await setup.api.get(path);
-  assert.equal(res.status, 200, res.text);
-  return res.json;
-};
+/** One read of the API layer, answered with 200. */
+const get = <T>(call: (http: broker.ApiRequester) => Promise<T>): Promise<T> => expectStatus(api, call);
+/** A queue's detail (it must exist). */
+const queueDetail = async (name: string): Promise<broker.QueueDetail> => found(await get((h) => broker.getQueue(h, name)));
 /** Every test ends on a page that logged no console error and had no failed request. */
 const noProblems = (): void => assert.deepEqual(ui.watched.takeProblems(), []);
 
 test('Dashboard: the counts strip, metric rows and top lists show what the API returns', async () => {
-  const overview = await get('/api/v1/resources/overview');
-  const queues = (await get('/api/v1/resources/queues')).queues as { partitions: number }[];
+  const overview = await get(broker.getOverview);
+  const queues = (await get(broker.listQueues)).queues as { partitions: number }[];
   await open(ui.page, url(), '/');
   assert.equal(await ui.page.title(), 'Dashboard | Queen Dashboard');
   await waitText(ui.page.getByTestId('count-messages'), count(overview.messages.total));
@@ -72,13 +72,13 @@ test('Dashboard: the counts strip, metric rows and top lists show what the API r
   await waitText(ui.page.getByTestId('count-groups'), '1'); // billing (queue mode is not a named group)
   await waitCount(ui.page.locator('[data-testid^=metric-]:not([data-testid=metric-table])'), 10);
   await waitText(ui.page.getByTestId('now-partitions'), count(overview.partitions));
-  const status = await get('/api/v1/status');
+  const status = await get(broker.getStatus);
   const e = status.errors;
   await waitText(ui.page.getByTestId('now-errors'), count(e.dbErrors + e.ackFailed));
   // The top queues list is sorted by pending, with the API's pending figures.
-  const byPending = (await get('/api/v1/resources/queues')).queues.sort((a: any, b: any) => b.messages.pending - a.messages.pending);
-  await waitText(ui.page.getByTestId('top-queue-pending'), count(byPending[0].messages.pending));
-  await waitCount(ui.page.getByTestId('top-group'), (await get('/api/v1/consumer-groups')).length);
+  const byPending = (await get(broker.listQueues)).queues.sort((a: any, b: any) => b.messages.pending - a.messages.pending);
+  await waitText(ui.page.getByTestId('top-queue-pending'), count(byPending[0]!.messages.pending));
+  await waitCount(ui.page.getByTestId('top-group'), (await get(broker.listConsumerGroups)).length);
   // A metric row expands into a chart (uPlot draws into a canvas).
   await ui.page.getByTestId('metric-throughput').click();
   await ui.page.locator('.chart canvas').first().waitFor();
@@ -92,7 +92,7 @@ test('Queues: every queue with its counts, filters held in the URL, create from 
   await nav(ui.page, 'Queues');
   const rows = ui.page.locator('[data-testid=queue-table] [data-testid=row]');
   await waitCount(rows, 2);
-  const events = (await get(`/api/v1/resources/queues/${EVENTS}`)).totals;
+  const events = (await queueDetail(EVENTS)).totals;
   const row = rows.filter({ hasText: 'events' });
   await waitText(row.locator('[data-col=pending]'), count(events.pending));
   await waitText(row.locator('[data-col=total]'), count(events.total));
@@ -117,7 +117,7 @@ test('Queues: every queue with its counts, filters held in the URL, create from 
   await ui.page.getByTestId('queue-form-submit').click();
   await ui.page.waitForURL(`${url()}/queues/dash.created`);
   await waitText(ui.page.getByTestId('queue-name'), 'dash.created');
-  const created = await get('/api/v1/resources/queues/dash.created');
+  const created = await queueDetail('dash.created');
   assert.equal(created.config.leaseTime, 45);
   assert.equal(created.config.deadLetterQueue, true);
   assert.equal(created.namespace, 'dash');
@@ -127,21 +127,21 @@ test('Queues: every queue with its counts, filters held in the URL, create from 
   await ui.page.getByTestId('queue-form-submit').click();
   await ui.page.getByTestId('action-error').waitFor();
   assert.match((await ui.page.getByTestId('action-error').textContent()) ?? '', /leaseTime/);
-  ui.watched.takeProblems((p) => p.startsWith('HTTP 400: POST') && p.endsWith('/api/v1/configure'));
+  ui.watched.takeProblems((p) => p.startsWith(`HTTP 400: ${broker.routes.configure.method}`) && p.endsWith(broker.pathOf(broker.routes.configure, {})));
   await ui.page.getByRole('button', { name: 'Cancel' }).click();
   noProblems();
 });
 
 test('Queue detail: counts, configuration and partitions; configure, publish, clear a partition, clear, delete', async () => {
-  const detail = await get(`/api/v1/resources/queues/${ORDERS}`);
+  const detail = await queueDetail(ORDERS);
   await open(ui.page, url(), `/queues/${ORDERS}`);
   await waitText(ui.page.getByTestId('q-total'), count(detail.totals.total));
   await waitText(ui.page.getByTestId('q-pending'), count(detail.totals.pending));
   await waitText(ui.page.getByTestId('q-dlq'), count(detail.totals.deadLetter));
   await waitText(ui.page.getByTestId('q-partitions'), count(detail.partitions.length));
-  const dlq = await get(`/api/v1/dlq?queue=${ORDERS}`);
+  const dlq = await get((h) => broker.listDlq(h, { queue: ORDERS }));
   await waitText(ui.page.getByTestId('dlq-badge'), count(dlq.total));
-  const partitions = await get(`/api/v1/resources/partitions?queue=${ORDERS}`);
+  const partitions = await get((h) => broker.listPartitions(h, { queue: ORDERS }));
   await waitCount(ui.page.getByTestId('partition-row'), partitions.total);
   const config = ui.page.getByTestId('queue-config');
   assert.match((await config.textContent()) ?? '', /Lease time120 s/);
@@ -155,7 +155,7 @@ test('Queue detail: counts, configuration and partitions; configure, publish, cl
   await form.locator('input[name=leaseTime]').fill('200');
   await ui.page.getByTestId('queue-form-submit').click();
   await ui.page.getByTestId('queue-form').waitFor({ state: 'detached' });
-  const reconfigured = (await get(`/api/v1/resources/queues/${ORDERS}`)).config;
+  const reconfigured = (await queueDetail(ORDERS)).config;
   assert.equal(reconfigured.leaseTime, 200);
   assert.equal(reconfigured.retryLimit, 2);
   assert.equal(reconfigured.deadLetterQueue, true);
@@ -171,10 +171,10 @@ test('Queue detail: counts, configuration and partitions; configure, publish, cl
   await ui.page.getByTestId('publish-submit').click(); // the same transactionId again
   await waitText(ui.page.getByTestId('publish-result'), 'duplicate · dash-tx-1');
   await modal.locator('.modal-foot').getByRole('button', { name: 'Close' }).click();
-  const afterPush = await get(`/api/v1/resources/queues/${ORDERS}`);
+  const afterPush = await queueDetail(ORDERS);
   assert.equal(afterPush.totals.total, detail.totals.total + 1);
   const p3 = afterPush.partitions.find((p: any) => p.name === 'p3');
-  assert.equal(p3.stats.total, 1);
+  assert.equal(p3!.stats.total, 1);
   await waitText(ui.page.getByTestId('q-total'), count(afterPush.totals.total));
 
   // Clear one partition (typed-name confirmation).
@@ -182,7 +182,7 @@ test('Queue detail: counts, configuration and partitions; configure, publish, cl
   await ui.page.getByTestId('partition-row').filter({ hasText: 'p3' }).getByTestId('clear-partition').click();
   assert.equal(await ui.page.getByTestId('confirm').isDisabled(), true);
   await confirm(ui.page, 'p3');
-  await eventually(async () => (await get(`/api/v1/resources/queues/${ORDERS}`)).partitions.find((p: any) => p.name === 'p3').stats.total === 0, 'p3 cleared');
+  await eventually(async () => (await queueDetail(ORDERS)).partitions.find((p: any) => p.name === 'p3')!.stats.total === 0, 'p3 cleared');
 
   // Clear a whole queue, then delete a queue; both need the typed name.
   await open(ui.page, url(), `/queues/${EVENTS}`);
@@ -190,15 +190,14 @@ test('Queue detail: counts, configuration and partitions; configure, publish, cl
   await ui.page.getByTestId('type-to-confirm').fill('dash.event');
   assert.equal(await ui.page.getByTestId('confirm').isDisabled(), true);
   await confirm(ui.page, EVENTS);
-  await eventually(async () => (await get(`/api/v1/resources/queues/${EVENTS}`)).totals.total === 0, 'events cleared');
+  await eventually(async () => (await queueDetail(EVENTS)).totals.total === 0, 'events cleared');
   await waitText(ui.page.getByTestId('q-total'), '0');
   await open(ui.page, url(), '/queues/dash.created');
   await ui.page.getByTestId('delete-queue').click();
-  assert.match((await ui.page.getByTestId('planned-call').textContent()) ?? '', /^DELETE \/api\/v1\/resources\/queues\/dash\.created$/);
+  assert.equal((await ui.page.getByTestId('planned-call').textContent()) ?? '', `${broker.routes.deleteQueue.method} ${broker.pathOf(broker.routes.deleteQueue, { queue: 'dash.created' })}`);
   await confirm(ui.page, 'dash.created');
   await ui.page.waitForURL(`${url()}/queues`);
-  const gone = await setup.api.get('/api/v1/resources/queues/dash.created');
-  assert.equal(gone.headers.get('x-queen-status'), '404');
+  assert.equal(await queenStatus(api, (h) => broker.getQueue(h, 'dash.created')), '404');
   // A deep link to a missing queue says so.
   await open(ui.page, url(), '/queues/no-such-queue');
   await ui.page.getByText('Queue not found').waitFor();
@@ -206,13 +205,13 @@ test('Queue detail: counts, configuration and partitions; configure, publish, cl
 });
 
 test('Messages: the list, the panel with payload and groups, move to DLQ, delete; deep link by ids', async () => {
-  const list = await get(`/api/v1/messages?queue=${ORDERS}&limit=100`);
+  const list = await get((h) => broker.listMessages(h, { queue: ORDERS, limit: 100 }));
   await open(ui.page, url(), `/messages?queue=${ORDERS}`);
   await waitCount(ui.page.getByTestId('message-row'), list.messages.length);
-  await waitText(ui.page.getByTestId('message-row').first().locator('td').nth(2), list.messages[0].transactionId);
+  await waitText(ui.page.getByTestId('message-row').first().locator('td').nth(2), list.messages[0]!.transactionId);
   await ui.page.getByTestId('message-row').first().click();
-  await waitText(ui.page.getByTestId('panel-tx'), list.messages[0].transactionId);
-  const one = await get(`/api/v1/messages/${list.messages[0].partitionId}/${list.messages[0].transactionId}`);
+  await waitText(ui.page.getByTestId('panel-tx'), list.messages[0]!.transactionId);
+  const one = await get((h) => broker.getMessage(h, list.messages[0]!.partitionId, list.messages[0]!.transactionId)).then(found);
   assert.deepEqual(JSON.parse((await ui.page.getByTestId('panel-payload').textContent()) ?? ''), one.payload);
   await screenshot(ui.page, 'messages');
   // Times in UTC on request (remembered), then back to local time.
@@ -228,9 +227,9 @@ test('Messages: the list, the panel with payload and groups, move to DLQ, delete
   await waitText(ui.page.getByTestId('panel-status'), 'pending');
   await ui.page.getByTestId('panel-dlq').click();
   await confirm(ui.page);
-  await eventually(async () => (await get(`/api/v1/messages/${ids.p2}/${head}`)).status === 'dead_letter', 'moved to the DLQ');
-  const entries = await get(`/api/v1/dlq?queue=${ORDERS}&partition=p2`);
-  assert.equal(entries.messages.find((m: any) => m.transactionId === head).errorMessage, 'Moved to DLQ by operator');
+  await eventually(async () => (await get((h) => broker.getMessage(h, ids.p2, head)).then(found)).status === 'dead_letter', 'moved to the DLQ');
+  const entries = await get((h) => broker.listDlq(h, { queue: ORDERS, partition: 'p2' }));
+  assert.equal(entries.messages.find((m: any) => m.transactionId === head)!.errorMessage, 'Moved to DLQ by operator');
 
   // Delete a message.
   const victim = ids.p1tx[4]!;
@@ -238,13 +237,13 @@ test('Messages: the list, the panel with payload and groups, move to DLQ, delete
   await waitText(ui.page.getByTestId('panel-tx'), victim);
   await ui.page.getByTestId('panel-delete').click();
   await confirm(ui.page);
-  await eventually(async () => (await setup.api.get(`/api/v1/messages/${ids.p1}/${victim}`)).headers.get('x-queen-status') === '404', 'message deleted');
+  await eventually(async () => (await queenStatus(api, (h) => broker.getMessage(h, ids.p1, victim))) === '404', 'message deleted');
   noProblems();
 });
 
 test('Dead letter: totals, filters, requeue, purge, bulk requeue', async () => {
-  const status = await get('/api/v1/status');
-  const all = await get('/api/v1/dlq');
+  const status = await get(broker.getStatus);
+  const all = await get(broker.listDlq);
   await open(ui.page, url(), '/dlq');
   await waitText(ui.page.getByTestId('dlq-total'), count(status.deadLetterQueue.totalMessages));
   await waitText(ui.page.getByTestId('dlq-matching'), count(all.total));
@@ -255,35 +254,35 @@ test('Dead letter: totals, filters, requeue, purge, bulk requeue', async () => {
   const timeout = all.messages.find((m: any) => m.errorMessage === 'timeout');
   await ui.page.getByTestId('dlq-row').filter({ hasText: 'timeout' }).getByTestId('dlq-retry').click();
   await confirm(ui.page);
-  await eventually(async () => !(await get('/api/v1/dlq')).messages.some((m: any) => m.transactionId === timeout.transactionId), 'requeued');
+  await eventually(async () => !(await get(broker.listDlq)).messages.some((m: any) => m.transactionId === timeout!.transactionId), 'requeued');
   await waitCount(ui.page.getByTestId('dlq-row'), all.messages.length - 1);
   // Purge the "card declined" entry: the message is deleted.
   const declined = all.messages.find((m: any) => m.errorMessage === 'card declined');
   await ui.page.getByTestId('dlq-row').filter({ hasText: 'card declined' }).getByTestId('dlq-purge').click();
   await confirm(ui.page);
-  await eventually(async () => (await setup.api.get(`/api/v1/messages/${declined.partitionId}/${declined.transactionId}`)).headers.get('x-queen-status') === '404', 'purged');
+  await eventually(async () => (await queenStatus(api, (h) => broker.getMessage(h, declined!.partitionId, declined!.transactionId))) === '404', 'purged');
   // The queue filter goes to the server (and the URL); bulk requeue empties it.
   await open(ui.page, url(), `/dlq?queue=${ORDERS}`);
-  const filtered = await get(`/api/v1/dlq?queue=${ORDERS}`);
+  const filtered = await get((h) => broker.listDlq(h, { queue: ORDERS }));
   assert.ok(filtered.total > 0);
   await waitText(ui.page.getByTestId('dlq-matching'), count(filtered.total));
   await ui.page.getByTestId('dlq-bulk-retry').click();
   await confirm(ui.page);
-  await eventually(async () => (await get(`/api/v1/dlq?queue=${ORDERS}`)).total === 0, 'bulk requeue');
+  await eventually(async () => (await get((h) => broker.listDlq(h, { queue: ORDERS }))).total === 0, 'bulk requeue');
   await ui.page.getByText('Dead letter queue is empty').waitFor();
   noProblems();
 });
 
 test('Consumers: groups with lag, lagging partitions, drill-down, move to now, seek, delete', async () => {
-  const groups = await get('/api/v1/consumer-groups');
+  const groups = await get(broker.listConsumerGroups);
   await open(ui.page, url(), '/consumers?minLag=0');
   const rows = ui.page.locator('[data-testid=group-table] [data-testid=row]');
   await waitCount(rows, groups.length);
   const billing = groups.find((g: any) => g.name === 'billing');
   const row = rows.filter({ hasText: 'billing' });
-  await waitText(row.locator('[data-col=partitions]'), count(billing.members));
-  await waitText(row.locator('[data-col=offset]'), count(billing.totalLag));
-  const lagging = await get('/api/v1/consumer-groups/lagging?minLagSeconds=0');
+  await waitText(row.locator('[data-col=partitions]'), count(billing!.members));
+  await waitText(row.locator('[data-col=offset]'), count(billing!.totalLag));
+  const lagging = await get((h) => broker.listLaggingConsumerGroups(h, { minLagSeconds: 0 }));
   await waitText(ui.page.getByTestId('lagging-count'), count(lagging.length));
   await ui.page.getByTestId('toggle-lagging').click();
   await waitCount(ui.page.getByTestId('lagging-row'), lagging.length);
@@ -291,28 +290,28 @@ test('Consumers: groups with lag, lagging partitions, drill-down, move to now, s
 
   // Drill-down: one line per partition the group touched.
   await row.getByTestId('view-group').click();
-  const detail = await get('/api/v1/consumer-groups/billing');
-  await waitCount(ui.page.getByTestId('group-partition'), detail[ORDERS].partitions.length);
+  const detail = await get((h) => broker.getConsumerGroup(h, 'billing'));
+  await waitCount(ui.page.getByTestId('group-partition'), detail[ORDERS]!.partitions.length);
   await ui.page.getByRole('button', { name: 'Close' }).click();
 
   // Move to now: the group's lag on the queue drops to zero.
   await row.getByTestId('move-to-now').click();
   await confirm(ui.page);
-  await eventually(async () => (await get('/api/v1/consumer-groups/billing'))[ORDERS].partitions.every((p: any) => p.offsetLag === 0), 'billing at the end');
+  await eventually(async () => (await get((h) => broker.getConsumerGroup(h, 'billing')))[ORDERS]!.partitions.every((p: any) => p.offsetLag === 0), 'billing at the end');
   // Seek to an hour ago: everything pushed since is delivered again.
   await row.getByTestId('seek-group').click();
   await confirm(ui.page);
-  await eventually(async () => (await get('/api/v1/consumer-groups/billing'))[ORDERS].partitions.some((p: any) => p.offsetLag > 0), 'billing replays');
+  await eventually(async () => (await get((h) => broker.getConsumerGroup(h, 'billing')))[ORDERS]!.partitions.some((p: any) => p.offsetLag > 0), 'billing replays');
   // Skip one partition to the end from the lagging panel.
   await ui.page.getByTestId('lag-threshold').selectOption('0');
   const billingP1 = ui.page.getByTestId('lagging-row').filter({ hasText: 'billing' }).filter({ hasText: 'p1' });
   await billingP1.getByTestId('skip-to-end').click();
   await confirm(ui.page);
-  await eventually(async () => (await get('/api/v1/consumer-groups/billing'))[ORDERS].partitions.find((p: any) => p.partition === 'p1').offsetLag === 0, 'p1 skipped');
+  await eventually(async () => (await get((h) => broker.getConsumerGroup(h, 'billing')))[ORDERS]!.partitions.find((p: any) => p.partition === 'p1')!.offsetLag === 0, 'p1 skipped');
   // Re-time the group's subscription record (one written two days ago, as `subscriptionFrom` would) to now.
   await setup.db.query(`INSERT INTO queen.subscriptions (queue_id, consumer_group, partition_name, mode, subscribed_from)
     SELECT id, 'billing', '', 'timestamp', now() - interval '2 days' FROM queen.queues WHERE name = $1`, [ORDERS]);
-  const billingNow = async (): Promise<any> => (await get('/api/v1/consumer-groups')).find((g: any) => g.name === 'billing');
+  const billingNow = async (): Promise<any> => (await get(broker.listConsumerGroups)).find((g: any) => g.name === 'billing');
   assert.ok(Date.now() - new Date((await billingNow()).subscriptionTimestamp).getTime() > 86_400_000);
   await row.getByTestId('subscription').click();
   await confirm(ui.page);
@@ -321,14 +320,14 @@ test('Consumers: groups with lag, lagging partitions, drill-down, move to now, s
   // Delete the group on the queue.
   await row.getByTestId('delete-group').click();
   await confirm(ui.page);
-  await eventually(async () => !(await get('/api/v1/consumer-groups')).some((g: any) => g.name === 'billing'), 'billing deleted');
+  await eventually(async () => !(await get(broker.listConsumerGroups)).some((g: any) => g.name === 'billing'), 'billing deleted');
   await waitCount(rows, groups.length - 1);
   noProblems();
 });
 
 test('Traces: names from the API, events of a name, the link to the message', async () => {
-  const names = await get('/api/v1/traces/names');
-  const events = await get('/api/v1/traces/by-name/order-flow');
+  const names = await get(broker.listTraceNames);
+  const events = await get((h) => broker.listTracesByName(h, 'order-flow'));
   await open(ui.page, url(), '/traces');
   await waitCount(ui.page.getByTestId('trace-names').locator('button'), names.trace_names.length);
   await ui.page.getByTestId('trace-names').getByRole('button', { name: /order-flow/ }).click();
@@ -338,37 +337,37 @@ test('Traces: names from the API, events of a name, the link to the message', as
   await ui.page.getByTestId('trace-row').first().click();
   await ui.page.getByTestId('view-message').click();
   await ui.page.waitForURL(/\/messages\?/);
-  await waitText(ui.page.getByTestId('panel-tx'), events.traces[0].transaction_id);
+  await waitText(ui.page.getByTestId('panel-tx'), events.traces[0]!.transaction_id);
   await ui.page.getByTestId('panel-traces').getByText('charged').waitFor();
   noProblems();
 });
 
 test('Analytics, Queue Operations and System show the API figures', async () => {
-  const status = await get('/api/v1/status');
+  const status = await get(broker.getStatus);
   await open(ui.page, url(), '/analytics');
   await waitText(ui.page.getByTestId('an-counts').locator('dd').first(), count(status.messages.total));
   await waitText(ui.page.getByTestId('an-leases').locator('dd').first(), count(status.leases.active));
   await waitText(ui.page.getByTestId('an-dlq').locator('dd').first(), count(status.deadLetterQueue.totalMessages));
-  const queues = (await get('/api/v1/status/queues?limit=500')).queues;
+  const queues = (await get((h) => broker.listQueueStatus(h, { limit: 500 }))).queues;
   await waitCount(ui.page.getByTestId('volume-row'), Math.min(8, queues.length));
   await ui.page.locator('[data-testid=flow-chart] canvas').waitFor();
   await screenshot(ui.page, 'analytics');
 
   await nav(ui.page, 'Queue Operations');
-  const system = await get('/api/v1/analytics/system-metrics');
+  const system = await get(broker.getSystemMetrics);
   await waitCount(ui.page.getByTestId('worker-row'), system.replicas.length);
   await ui.page.locator('[data-testid=ops-throughput] canvas').waitFor();
   await screenshot(ui.page, 'operations');
 
   await nav(ui.page, 'System');
   await waitText(ui.page.getByTestId('sys-replicas'), `${system.aliveCount} running`);
-  const shared = await get('/api/v1/system/shared-state');
+  const shared = await get(broker.getSharedState);
   await waitCount(ui.page.getByTestId('process-row'), shared.processes.length);
   await ui.page.getByTestId('stats-refresh').click();
   await ui.page.getByTestId('toast').filter({ hasText: 'Statistics refreshed' }).waitFor();
   await screenshot(ui.page, 'system');
   await ui.page.getByTestId('tab-postgres').click();
-  const pg = await get('/api/v1/analytics/postgres-stats');
+  const pg = await get(broker.getPostgresStats);
   await ui.page.getByTestId('pg-cache').getByText(`${pg.database.name} · PostgreSQL ${pg.database.serverVersion}`, { exact: false }).waitFor();
   assert.match((await ui.page.getByTestId('pg-hit-ratio').textContent()) ?? '', /^\d{1,3}\.\d%$/);
   await screenshot(ui.page, 'system-postgres');
@@ -380,11 +379,11 @@ test('Maintenance toggles switch push and pop maintenance, with banners', async 
   await waitText(ui.page.getByTestId('toggle-push-maintenance'), 'Push maintenance off');
   await ui.page.getByTestId('toggle-push-maintenance').click();
   await confirm(ui.page);
-  await eventually(async () => (await get('/api/v1/system/maintenance')).maintenanceMode === true, 'push maintenance on');
+  await eventually(async () => (await get(broker.getMaintenance)).maintenanceMode === true, 'push maintenance on');
   await ui.page.getByTestId('banner-push-maintenance').waitFor();
   await ui.page.getByTestId('toggle-pop-maintenance').click();
   await confirm(ui.page);
-  await eventually(async () => (await get('/api/v1/system/maintenance/pop')).popMaintenanceMode === true, 'pop maintenance on');
+  await eventually(async () => (await get(broker.getPopMaintenance)).popMaintenanceMode === true, 'pop maintenance on');
   await ui.page.getByTestId('banner-pop-maintenance').waitFor();
   await screenshot(ui.page, 'maintenance');
   await ui.page.getByTestId('toggle-push-maintenance').click();
@@ -392,7 +391,7 @@ test('Maintenance toggles switch push and pop maintenance, with banners', async 
   await ui.page.getByTestId('toggle-pop-maintenance').click();
   await confirm(ui.page);
   await eventually(async () => {
-    const m = await get('/api/v1/system/maintenance');
+    const m = await get(broker.getMaintenance);
     return m.maintenanceMode === false && m.popMaintenanceMode === false;
   }, 'maintenance off');
   await ui.page.getByTestId('banner-push-maintenance').waitFor({ state: 'detached' });
@@ -423,15 +422,18 @@ test('Deep links, history fallback, back/forward, jump search; the API keeps its
   // An unknown app path is the app's not-found page; an unknown API path stays JSON.
   await open(ui.page, url(), '/no/such/page');
   await ui.page.getByText('No page at /no/such/page').waitFor();
-  const api = await setup.api.get('/api/v1/no-such-route');
-  assert.equal(api.status, 404);
-  assert.deepEqual(api.json, { error: 'Not Found: no route for GET /api/v1/no-such-route' });
+  // A path under the API's prefix (beside the status route) that no route of the table matches.
+  const unknown = new URL('no-such-route', `http://broker${broker.routes.getStatus.path}`).pathname;
+  assert.equal(broker.routeFor('GET', unknown), undefined);
+  const missing = await fetch(`${url()}${unknown}`);
+  assert.equal(missing.status, 404);
+  assert.deepEqual(await missing.json(), { error: `Not Found: no route for GET ${unknown}` });
   noProblems();
 });
 
 test('Queue detail opens queues whose names hold : = / ? # & + , ; @ $', async () => {
   const name = 'dash.odd:a=b/c?d#e&f+g,h;i@j$k';
-  assert.equal((await setup.api.post('/api/v1/configure', { queue: name })).status, 200);
+  await expectStatus(api, (h) => broker.configure(h, { queue: name }));
   await open(ui.page, url(), `/queues/${encodeURIComponent(name)}`);
   await waitText(ui.page.getByTestId('queue-name'), name);
   await ui.page.getByText('No page at').waitFor({ state: 'detached', timeout: 1000 }).catch(() => undefined);

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import * as broker from '@queen/client/api';
 import { action, int, sub } from '../command.js';
 import { userError } from '../errors.js';
-import { arrayAt } from '../output.js';
+import { arrayAt, type Column } from '../output.js';
 import { rfc3339, parseTime, seekLabel, seekTarget } from '../time.js';
 import { requireYes } from './queues.js';
 import { printLag } from './top.js';
@@ -58,24 +58,24 @@ export function registerGroups(program: Command): void {
   });
 
   const ns = sub(program, 'namespace', 'Namespaces', 'queenctl namespace list', ['ns', 'namespaces']);
-  resourceList(sub(ns, 'list', 'Namespaces with their queues and message counts', 'queenctl ns list', ['ls']), 'namespaces', 'namespace');
+  resourceList(sub(ns, 'list', 'Namespaces with their queues and message counts', 'queenctl ns list', ['ls']), 'namespaces');
   const task = sub(program, 'task', 'Tasks', 'queenctl task list', ['tasks']);
-  resourceList(sub(task, 'list', 'Tasks with their queues and message counts', 'queenctl task list', ['ls']), 'tasks', 'task');
+  resourceList(sub(task, 'list', 'Tasks with their queues and message counts', 'queenctl task list', ['ls']), 'tasks');
 }
 
-/** `namespace list` / `task list` (operations listNamespaces, listTasks): one row per `key`. */
-function resourceList(cmd: Command, route: 'namespaces' | 'tasks', key: 'namespace' | 'task'): void {
+/** The count columns `namespace list` and `task list` share. */
+const COUNT_COLUMNS: Column<broker.NamespaceRow | broker.TaskRow>[] = [
+  { header: 'QUEUES', value: (r) => r.queues, kind: 'count' },
+  { header: 'PARTITIONS', value: (r) => r.partitions, kind: 'count' },
+  { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },
+  { header: 'TOTAL', value: (r) => r.messages?.total, kind: 'count', wide: true },
+];
+
+/** `namespace list` / `task list` (operations listNamespaces, listTasks): one row per namespace or task. */
+function resourceList(cmd: Command, route: 'namespaces' | 'tasks'): void {
   action(cmd, async (rt) => {
     const api = await rt.api();
-    await rt.out.print(await (route === 'namespaces' ? broker.listNamespaces(api.http()) : broker.listTasks(api.http())), {
-      rows: (b) => arrayAt(b, route),
-      columns: [
-        { header: key.toUpperCase(), value: (r) => r[key] },
-        { header: 'QUEUES', value: (r) => r.queues, kind: 'count' },
-        { header: 'PARTITIONS', value: (r) => r.partitions, kind: 'count' },
-        { header: 'PENDING', value: (r) => r.messages?.pending, kind: 'count' },
-        { header: 'TOTAL', value: (r) => r.messages?.total, kind: 'count', wide: true },
-      ],
-    });
+    if (route === 'namespaces') await rt.out.print(await broker.listNamespaces(api.http()), { rows: (b) => arrayAt(b, 'namespaces'), columns: [{ header: 'NAMESPACE', value: (r) => r.namespace }, ...COUNT_COLUMNS] });
+    else await rt.out.print(await broker.listTasks(api.http()), { rows: (b) => arrayAt(b, 'tasks'), columns: [{ header: 'TASK', value: (r) => r.task }, ...COUNT_COLUMNS] });
   });
 }

@@ -9,12 +9,12 @@ import * as broker from '@queen/client/api';
 import type { Api } from '../api.js';
 import { action, int, sub } from '../command.js';
 import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
-import { arrayAt, type View } from '../output.js';
+import { arrayAt, type ElementOf, type View } from '../output.js';
 import type { Runtime } from '../runtime.js';
 import { timeParam } from '../time.js';
 import { requireYes } from './queues.js';
 
-const MESSAGE_VIEW: View = {
+const MESSAGE_VIEW: View<broker.MessageList, broker.MessageListRow> = {
   rows: (b) => arrayAt(b, 'messages'),
   columns: [
     { header: 'TX', value: (r) => r.transactionId },
@@ -28,7 +28,7 @@ const MESSAGE_VIEW: View = {
   ],
 };
 
-const TRACE_VIEW: View = {
+const TRACE_VIEW: View<{ traces: broker.TraceEventRow[] }, broker.TraceEventRow> = {
   rows: (b) => arrayAt(b, 'traces'),
   columns: [
     { header: 'AT', value: (r) => r.created_at, kind: 'time' },
@@ -38,7 +38,7 @@ const TRACE_VIEW: View = {
   ],
 };
 
-const TRACE_BY_NAME_VIEW: View = {
+const TRACE_BY_NAME_VIEW: View<{ traces: broker.NamedTraceRow[] }, broker.NamedTraceRow> = {
   rows: (b) => arrayAt(b, 'traces'),
   columns: [
     { header: 'AT', value: (r) => r.created_at, kind: 'time' },
@@ -49,7 +49,7 @@ const TRACE_BY_NAME_VIEW: View = {
   ],
 };
 
-const TRACE_NAMES_VIEW: View = {
+const TRACE_NAMES_VIEW: View<{ trace_names: broker.TraceNameRow[] }, broker.TraceNameRow> = {
   rows: (b) => arrayAt(b, 'trace_names'),
   columns: [
     { header: 'NAME', value: (r) => r.trace_name },
@@ -59,7 +59,10 @@ const TRACE_NAMES_VIEW: View = {
   ],
 };
 
-const DLQ_VIEW: View = {
+/** A page of `dlq list` (operation listDlq). */
+type DlqPage = Awaited<ReturnType<typeof broker.listDlq>>;
+
+const DLQ_VIEW: View<DlqPage, ElementOf<DlqPage['messages']>> = {
   rows: (b) => arrayAt(b, 'messages'),
   columns: [
     { header: 'TX', value: (r) => r.transactionId },

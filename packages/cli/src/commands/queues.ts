@@ -13,7 +13,7 @@ import { mergedConfigure } from '../queue-options.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration, seekTarget, timeParam } from '../time.js';
 
-const QUEUE_VIEW: View = {
+const QUEUE_VIEW: View<broker.QueueList, broker.QueueListRow> = {
   rows: (b) => arrayAt(b, 'queues'),
   columns: [
     { header: 'NAME', value: (r) => r.name },
@@ -28,9 +28,9 @@ const QUEUE_VIEW: View = {
 };
 
 /** Partitions sorted by name: the broker's order is not stable between calls. */
-export const byName = (rows: unknown[]): unknown[] => [...(rows as Array<{ name: string }>)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+export const byName = <R extends { name: string }>(rows: readonly R[]): R[] => [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-const PARTITION_VIEW: View = {
+const PARTITION_VIEW: View<broker.QueueStatus, broker.QueueStatusPartition> = {
   rows: (b) => byName(arrayAt(b, 'partitions')),
   columns: [
     { header: 'PARTITION', value: (r) => r.name },

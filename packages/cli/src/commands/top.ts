@@ -19,7 +19,7 @@ import { found } from '../api.js';
 import { byName } from './queues.js';
 
 /** Columns of `lag` and `cg list` (operation listConsumerGroups). */
-export const GROUP_VIEW: View = {
+export const GROUP_VIEW: View<broker.ConsumerGroupRow[], broker.ConsumerGroupRow> = {
   rows: (b) => arrayAt(b),
   columns: [
     { header: 'CG', value: (r) => r.name },
@@ -33,7 +33,7 @@ export const GROUP_VIEW: View = {
 };
 
 /** Columns of `lag --min-seconds` (operation listLaggingConsumerGroups). */
-export const LAGGING_VIEW: View = {
+export const LAGGING_VIEW: View<broker.LaggingRow[], broker.LaggingRow> = {
   rows: (b) => arrayAt(b),
   columns: [
     { header: 'CG', value: (r) => r.consumer_group },
@@ -52,7 +52,21 @@ export async function printLag(rt: Runtime, minSeconds: number): Promise<void> {
   else await rt.out.print(await broker.listConsumerGroups(api.http()), GROUP_VIEW);
 }
 
-const STATUS_COLUMNS: Column[] = [
+/** One row of `status`: a queue's counts (failed and DLQ null when not fetched), its lag, its partition count. */
+interface StatusRow {
+  queue: string;
+  namespace: string | null | undefined;
+  task: string | null | undefined;
+  pending: number | undefined;
+  processing: number | undefined;
+  completed: number | undefined;
+  failed: number | null | undefined;
+  dlq: number | null | undefined;
+  lag?: number;
+  partitions?: number | undefined;
+}
+
+const STATUS_COLUMNS: Column<StatusRow>[] = [
   { header: 'QUEUE', value: (r) => r.queue },
   { header: 'NAMESPACE', value: (r) => r.namespace },
   { header: 'TASK', value: (r) => r.task, wide: true },

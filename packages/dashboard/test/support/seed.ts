@@ -5,7 +5,8 @@
  * with one large payload, failed acks and a trace. Every call is asserted.
  */
 import assert from 'node:assert/strict';
-import type { Client } from '../../../server/test/support/harness.js';
+import { ackBatch, configure as configureQueue, listMessages, popPartition, push as pushItems, recordTrace, recording, type ApiRequester } from '@queen/client/api';
+import { expectStatus } from '../../../server/test/support/sdk-api.js';
 
 export const QUEUES = {
   orders: 'shop.orders',
@@ -18,22 +19,21 @@ export const QUEUES = {
 /** The large payload's byte size (above the list's preview cap). */
 export const LARGE_PAYLOAD_BYTES = 6000;
 
-async function push(api: Client, queue: string, partition: string, payloads: unknown[]): Promise<void> {
-  const res = await api.push(payloads.map((payload) => ({ queue, partition, payload })));
-  assert.equal(res.status, 201, res.text);
+async function push(api: ApiRequester, queue: string, partition: string, payloads: unknown[]): Promise<void> {
+  await expectStatus(api, (h) => pushItems(h, { items: payloads.map((payload) => ({ queue, partition, payload })) }), 201);
 }
 
 /** Pops up to `batch` from one partition for a group (null: queue mode) and acks them with `status`. */
-async function consume(api: Client, queue: string, partition: string, group: string | null, batch: number, status: 'completed' | 'dlq' | 'failed' = 'completed', error?: string): Promise<number> {
-  const popped = await api.get(`/api/v1/pop/queue/${queue}/partition/${partition}?batch=${batch}${group === null ? '' : `&consumerGroup=${group}`}`);
-  assert.ok(popped.status === 200 || popped.status === 204, popped.text);
-  if (popped.status === 204) return 0;
-  const messages = popped.json.messages as { transactionId: string; partitionId: string }[];
-  const res = await api.post('/api/v1/ack/batch', {
-    acknowledgments: messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: popped.json.leaseId, status, ...(error === undefined ? {} : { error }) })),
+async function consume(api: ApiRequester, queue: string, partition: string, group: string | null, batch: number, status: 'completed' | 'dlq' | 'failed' = 'completed', error?: string): Promise<number> {
+  const seen = recording(api);
+  const popped = await popPartition(seen, queue, partition, { batch, ...(group === null ? {} : { consumerGroup: group }) });
+  assert.ok(seen.last?.status === 200 || seen.last?.status === 204, JSON.stringify(popped));
+  if (popped === null) return 0;
+  const messages = popped.messages;
+  await expectStatus(api, (h) => ackBatch(h, {
+    acknowledgments: messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: popped.leaseId, status, ...(error === undefined ? {} : { error }) })),
     ...(group === null ? {} : { consumerGroup: group }),
-  });
-  assert.equal(res.status, 200, res.text);
+  }));
   return messages.length;
 }
 
@@ -43,10 +43,9 @@ const order = (customer: number, n: number) => ({
 });
 
 /** Seeds the installation through `api` (broker A) and `other` (broker B). */
-export async function seedInstallation(api: Client, other: Client): Promise<void> {
-  const configure = async (queue: string, namespace: string, task: string, options: Record<string, unknown> = {}): Promise<void> => {
-    const res = await api.post('/api/v1/configure', { queue, namespace, task, options });
-    assert.equal(res.status, 200, res.text);
+export async function seedInstallation(api: ApiRequester, other: ApiRequester): Promise<void> {
+  const configure = async (queue: string, namespace: string, task: string, options: Parameters<typeof configureQueue>[1]['options'] = {}): Promise<void> => {
+    await expectStatus(api, (h) => configureQueue(h, { queue, namespace, task, options }));
   };
   await configure(QUEUES.orders, 'shop', 'orders', { leaseTime: 60, retryLimit: 3, deadLetterQueue: true });
   await configure(QUEUES.payments, 'shop', 'payments', { leaseTime: 30, retryLimit: 1, deadLetterQueue: true });
@@ -74,8 +73,7 @@ export async function seedInstallation(api: Client, other: Client): Promise<void
   await push(api, QUEUES.audit, 'Default', Array.from({ length: 39 }, (_, i) => ({ actor: i % 3 === 0 ? 'admin@example.com' : 'svc-billing', action: 'update', target: `order/${i}` })));
   await push(api, QUEUES.audit, 'Default', [{ actor: 'svc-export', action: 'export', blob: 'x'.repeat(LARGE_PAYLOAD_BYTES - 60) }]);
 
-  const detail = await api.get(`/api/v1/messages?queue=${QUEUES.orders}&partition=customer-1&limit=1`);
-  const first = detail.json.messages[0];
-  const traced = await api.post('/api/v1/traces', { transactionId: first.transactionId, partitionId: first.partitionId, data: { text: 'charged card' }, eventType: 'step', traceNames: ['order-flow'] });
-  assert.equal(traced.status, 201, traced.text);
+  const detail = await listMessages(api, { queue: QUEUES.orders, partition: 'customer-1', limit: 1 });
+  const first = detail.messages[0]!;
+  await expectStatus(api, (h) => recordTrace(h, { transactionId: first.transactionId, partitionId: first.partitionId, data: { text: 'charged card' }, eventType: 'step', traceNames: ['order-flow'] }), 201);
 }
