@@ -146,14 +146,18 @@ test('SIGINT while looking for a primary among several unreachable hosts exits a
   const silent = await Promise.all([silentHost(), silentHost()]);
   const ports = silent.map((host) => host.port);
   const run = spawnBroker({ DATABASE_URL: `postgres://queen:secret@127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}/queen`, DB_CONNECT_TIMEOUT_MS: '20000' });
-  await Promise.all(silent.map((host) => host.reached));
-  const sentAt = Date.now();
-  run.child.kill('SIGINT');
-  const code = await run.exit;
-  assert.ok(Date.now() - sentAt < 2000, `exited ${Date.now() - sentAt} ms after SIGINT`);
-  assert.equal(code, 1);
-  assert.match(run.output(), new RegExp(`Queen broker failed to start: start-up interrupted by SIGINT while waiting for PostgreSQL at 127\\.0\\.0\\.1:${ports[0]}, 127\\.0\\.0\\.1:${ports[1]}\n$`));
-  for (const host of silent) host.close();
+  try {
+    await Promise.all(silent.map((host) => host.reached));
+    const sentAt = Date.now();
+    run.child.kill('SIGINT');
+    const code = await run.exit;
+    assert.ok(Date.now() - sentAt < 2000, `exited ${Date.now() - sentAt} ms after SIGINT`);
+    assert.equal(code, 1);
+    assert.match(run.output(), new RegExp(`Queen broker failed to start: start-up interrupted by SIGINT while waiting for PostgreSQL at 127\\.0\\.0\\.1:${ports[0]}, 127\\.0\\.0\\.1:${ports[1]}\n$`));
+  } finally {
+    run.child.kill('SIGKILL');
+    for (const host of silent) host.close();
+  }
 });
 
 test('a database still unreachable after DB_STARTUP_WAIT_MS: one line per attempt, then the reason and a hint', async () => {
