@@ -11,6 +11,7 @@
  */
 import pg from 'pg';
 import { databaseTransaction, transactionStoreOn, type TransactionDecision, type TransactionStore } from './transaction.js';
+import type { Db } from './database.js';
 
 /** What a registration found and did (see `queen.streams_query_register`). */
 export interface QueryRegistration {
@@ -22,7 +23,7 @@ export interface QueryRegistration {
 
 /** Registers a query by name, or finds it again (STREAMS.md 3.2). */
 export async function queryRegister(
-  db: pg.Pool,
+  db: Db,
   params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
 ): Promise<QueryRegistration> {
   const result = await db.query<QueryRegistration>(
@@ -42,7 +43,7 @@ export interface StateRow {
 
 /** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
 export async function stateRead(
-  db: pg.Pool,
+  db: Db,
   params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null; group: string | null },
 ): Promise<StateRow[]> {
   const result = await db.query<StateRow>({
@@ -101,7 +102,7 @@ const APPLY_SQL = `SELECT queue_name AS "queueName", queue_namespace AS "queueNa
 /** The SQLSTATE `streams_cycle_apply` raises a cycle failure with (message: the text, detail: the source queue). */
 const CYCLE_FAILED = 'QS001';
 
-async function cycleApply(db: pg.Pool | pg.PoolClient, p: CycleApplyParams): Promise<CycleApplyResult> {
+async function cycleApply(db: Db, p: CycleApplyParams): Promise<CycleApplyResult> {
   let row: ApplyRow;
   try {
     const result = await db.query<ApplyRow>({
@@ -140,11 +141,11 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 /** Runs the work of one cycle in one database transaction; commits or rolls back as it decides. */
-export function streamsCycleRun<T>(db: pg.Pool, work: (store: CycleStore) => Promise<TransactionDecision<T>>): Promise<T> {
+export function streamsCycleRun<T>(db: Db, work: (store: CycleStore) => Promise<TransactionDecision<T>>): Promise<T> {
   return retried(() => databaseTransaction(db, { begin: 'BEGIN', work: (client) => work(cycleStoreOn(client)) }));
 }
 
 /** Runs a cycle without sink pushes: `streams_cycle_apply` alone is one atomic statement (one round trip). */
-export function streamsCycleApply(db: pg.Pool, params: CycleApplyParams): Promise<CycleApplyResult> {
+export function streamsCycleApply(db: Db, params: CycleApplyParams): Promise<CycleApplyResult> {
   return retried(() => cycleApply(db, params));
 }
