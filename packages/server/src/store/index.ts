@@ -137,7 +137,10 @@ export class Store {
 
   queueConfigure(params: In<typeof queues.queueConfigure>) { return queues.queueConfigure(this.db, params); }
   queueDescribe(params: In<typeof queues.queueDescribe>) { return queues.queueDescribe(this.db, params); }
-  queueDelete(params: In<typeof queues.queueDelete>) { return queues.queueDelete(this.db, params); }
+  /** In a transaction of its own (or the caller's), without the statement timeout. */
+  queueDelete(params: In<typeof queues.queueDelete>) {
+    return this.transaction(async (tx) => ({ commit: true, value: await queues.queueDelete(tx.db, params) }));
+  }
   queueEncryptionFlags(params: In<typeof queues.queueEncryptionFlags>) { return queues.queueEncryptionFlags(this.db, params); }
   partitionFactsList(params: In<typeof queues.partitionFactsList>) { return queues.partitionFactsList(this.db, params); }
   queueList(params: In<typeof resources.queueList>) { return resources.queueList(this.db, params); }

@@ -2,7 +2,6 @@
  * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`), the detail view
  * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of API.md 7.2.
  */
-import { databaseTransaction } from './transaction.js';
 import type { Db } from './database.js';
 
 /** A queue row as stored, under camelCase names (`createdAt`: milliseconds ISO-8601). */
@@ -75,16 +74,12 @@ export async function queueEncryptionFlags(db: Db, params: { names: string[] }):
  * Deletes a queue and everything under it; true when it existed. The deletion runs without the statement
  * timeout (lock waits still time out): its work grows with the queue, and a queue of 100 000 partitions,
  * which takes seconds alone, ran past DB_STATEMENT_TIMEOUT under load, answered 500 and stayed behind.
+ * Inside a transaction (`Store.queueDelete` opens one): the timeout is lifted for it alone.
  */
 export async function queueDelete(db: Db, params: { name: string }): Promise<boolean> {
-  return databaseTransaction(db, {
-    begin: 'BEGIN',
-    work: async (client) => {
-      await client.query('SET LOCAL statement_timeout = 0');
-      const result = await client.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
-      return { commit: true, value: result.rows[0]?.existed ?? false };
-    },
-  });
+  await db.query('SET LOCAL statement_timeout = 0');
+  const result = await db.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
+  return result.rows[0]?.existed ?? false;
 }
 
 /** Per-partition facts from which the detail counts are derived (timestamps milliseconds ISO-8601). */
