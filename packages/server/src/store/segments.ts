@@ -39,12 +39,6 @@ interface Row extends AppendResult {
   item: number;
 }
 
-/** How an append runs (the second argument of the push append function). */
-export interface AppendOptions {
-  /** Replay of buffered items that were accepted earlier: maxSize is not enforced (API.md 9.5 rule 5). */
-  replay?: boolean;
-}
-
 function appendQuery(items: AppendItem[]): pg.QueryConfig {
   return {
     name: 'queen.push_messages',

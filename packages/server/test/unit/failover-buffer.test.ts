@@ -12,7 +12,12 @@ import { pino } from 'pino';
 import { FailoverBuffer } from '../../src/buffer/failover-buffer.js';
 import { classifyFailure, type FailureKind } from '../../src/buffer/replay-pace.js';
 import { NO_SEALING } from '../../src/core/payload-sealing.js';
-import type { AppendItem, AppendOptions, AppendResult } from '../../src/store/segments.js';
+import type { AppendItem, AppendResult } from '../../src/store/segments.js';
+
+/** How the scripted store was called: `replay` is true for `segmentAppendReplay` (maxSize not enforced). */
+interface AppendOptions {
+  replay?: boolean;
+}
 
 const queued = (): AppendResult => ({ status: 'queued', messageId: 'm', partitionId: 'p', error: null, namespace: 'ns', task: '' });
 const item = (n: number, queue = 'q'): AppendItem => ({
