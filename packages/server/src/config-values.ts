@@ -51,3 +51,18 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got ${text(env, name)})`);
 }
 
+/** Parses CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`) or `*`; returns the problem or the list. */
+export function parseCorsOrigins(raw: string | undefined): string[] | { invalid: string } {
+  const list = (raw ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter((s) => s !== '');
+  for (const origin of list) {
+    if (origin === '*') continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      return { invalid: origin };
+    }
+    if (parsed.origin !== origin.toLowerCase()) return { invalid: origin };
+  }
+  return list.map((o) => (o === '*' ? o : o.toLowerCase()));
+}

@@ -9,9 +9,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCorsOrigins } from './http/cors.js';
 import { databaseHealth, externalDatabase, type DatabaseHealth, type DatabaseTarget } from './config-database.js';
-import { boolean, ConfigError, decimal, integer, optionalTimeout, text, type Env } from './config-values.js';
+import { boolean, ConfigError, decimal, integer, optionalTimeout, parseCorsOrigins, text, type Env } from './config-values.js';
 
 export { ConfigError } from './config-values.js';
 export type { DatabaseHealth, DatabaseTarget, DatabaseTls, ExternalDatabase } from './config-database.js';

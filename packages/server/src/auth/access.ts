@@ -2,8 +2,10 @@
  * The pure rules of authorization (API.md 1.11, 9.7): reading the Authorization header, turning claims into an
  * access level, and the JWT_SKIP_PATHS matching. No I/O, no jose.
  */
-import type { AccessLevel } from '../http/route.js';
 import type { AuthConfig } from '../config.js';
+
+/** Access levels of the route table (API.md 3); READ_ONLY < READ_WRITE < ADMIN. */
+export type AccessLevel = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
 /** The levels a token can grant, lowest first (API.md 3: READ_ONLY < READ_WRITE < ADMIN). */
 export type GrantedLevel = Exclude<AccessLevel, 'PUBLIC'>;

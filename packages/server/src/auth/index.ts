@@ -4,7 +4,7 @@
  * It knows nothing of node:http; the dispatcher hands it the raw path and the Authorization header.
  */
 import type { AuthConfig } from '../config.js';
-import type { AccessLevel } from '../http/route.js';
+import type { AccessLevel } from './access.js';
 import { bearerToken, grantedLevel, satisfies, skipPathMatcher } from './access.js';
 import { authenticationRequired, insufficientPermissions } from './errors.js';
 import { TokenVerifier, type VerifierOptions } from './verifier.js';

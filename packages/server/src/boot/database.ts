@@ -12,12 +12,15 @@ import { openConnections, type ConnectionSettings } from '../store/connections.j
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
 import { migrate } from '../store/migrations.js';
+import { Store } from '../store/index.js';
 import { NoServerError } from '../store/primary.js';
 import { StartupError, type Defer } from './sequence.js';
 
 /** The started database: the pool, and dedicated sessions that follow the primary as the pool does. */
 export interface Database {
   pool: pg.Pool;
+  /** The store over the pool: how everything above reaches the database. */
+  store: Store;
   /** A new, unconnected client for a dedicated session (the LISTEN connection). */
   newClient: () => pg.Client;
   /** The server new connections go to (`host:port`), or null while the broker looks for one. */
@@ -88,7 +91,7 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
     if (!isDatabaseDown(error)) throw error;
     throw new StartupError(`PostgreSQL at ${where} is not reachable after ${Math.round(config.startupWaitMs / 100) / 10} s (${unreachableReason(error)}). ${hint(config)}`);
   });
-  return { pool, newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where };
+  return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where };
 }
 
 /** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */

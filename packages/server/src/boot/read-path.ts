@@ -1,6 +1,6 @@
 /**
- * The read path of start-up: pop (claims that open sealed payloads, long-poll parking) and ack. Its stop
- * answers parked pops with `shutdown`.
+ * The read path of start-up: pop (claims that open sealed payloads, long-poll parking) and ack, both over
+ * the store. Its stop answers parked pops with `shutdown`.
  */
 import type { Config } from '../config.js';
 import { AckService } from '../core/ack.js';
@@ -8,8 +8,6 @@ import { PopService } from '../core/pop.js';
 import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
-import { cursorClaimChecked } from '../store/claims.js';
-import { cursorAck, cursorClaim, cursorsReady, leaseRelease } from '../store/cursors.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 import { isProcedureError, type WritePath } from './write-path.js';
@@ -31,17 +29,12 @@ export interface ReadPath {
 }
 
 /** Starts the read path. */
-export function startReadPath({ config, log, database: { pool }, bus, metrics, write }: ReadPathOptions, defer: Defer): ReadPath {
+export function startReadPath({ config, log, database: { store }, bus, metrics, write }: ReadPathOptions, defer: Defer): ReadPath {
   const pop = new PopService({
-    store: {
-      claim: (params) => cursorClaim(pool, params),
-      claimChecked: (params, check) => cursorClaimChecked(pool, params, check),
-      release: (leaseId) => leaseRelease(pool, { leaseId, origin: '' }),
-      mayHoldSealed: (queue) => write.encryptionView.mayHoldSealed(queue),
-    },
+    store,
+    sealed: write.encryptionView,
     payloads: write.payloads,
     bus,
-    readiness: (keys) => cursorsReady(pool, keys),
     settings: config.pop,
     maxConcurrentReattempts: Math.max(1, Math.floor(config.poolSize / 2)),
     onProcedureError: (error) => {
@@ -52,6 +45,6 @@ export function startReadPath({ config, log, database: { pool }, bus, metrics, w
     paused: () => write.maintenance.pop,
   });
   defer('parked pops', () => pop.shutdown());
-  const ack = new AckService({ apply: (items) => cursorAck(pool, { items }), wake: write.wake });
+  const ack = new AckService({ store, wake: write.wake });
   return { pop, ack };
 }

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config.js';
 import { PayloadCipher, PayloadDecryptError, PayloadReader } from '../core/payload-cipher.js';
-import { PayloadSealer, QueueEncryptionView, type AppendFunction } from '../core/payload-sealing.js';
+import { NO_SEALING, PayloadSealer, QueueEncryptionView, type Sealing } from '../core/payload-sealing.js';
 import { PushService } from '../core/push.js';
 import type { QueueSignal, WakeBus } from '../core/wake-bus.js';
 import { FailoverBuffer } from '../buffer/failover-buffer.js';
@@ -14,9 +14,6 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
 import { MaintenanceService } from '../services/maintenance.js';
 import { classifyDatabaseError } from '../store/database.js';
-import { clusterIdRead } from '../store/maintenance.js';
-import { queueEncryptionFlags } from '../store/queues.js';
-import { segmentAppend, segmentAppendReplay, type AppendItem, type AppendOptions } from '../store/segments.js';
 import { WakeChannel } from '../store/wake-channel.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
@@ -45,8 +42,8 @@ export interface WritePath {
   payloads: PayloadReader;
   /** This process's cache of the queues' encryption flags. */
   encryptionView: QueueEncryptionView;
-  /** Wraps an append function with the sealing step (the identity without a key). */
-  sealAppend: (append: AppendFunction) => AppendFunction;
+  /** The sealing step every append goes through (`NO_SEALING` without a key). */
+  sealing: Sealing;
   channel: WakeChannel;
   /** After a commit: wakes this process's parked pops now, the other processes' through NOTIFY. */
   wake: (signal: QueueSignal) => void;
@@ -66,17 +63,16 @@ export function isProcedureError(error: unknown): boolean {
 
 /** Starts the write path. */
 export async function startWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions, defer: Defer): Promise<WritePath> {
-  const { pool } = database;
+  const { store } = database;
   // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
   const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
   const payloads = new PayloadReader(cipher);
-  const encryptionView = new QueueEncryptionView((names) => queueEncryptionFlags(pool, { names }));
-  const sealer = cipher === null ? null : new PayloadSealer(cipher, encryptionView);
-  const sealAppend = (append: AppendFunction): AppendFunction => (sealer === null ? append : sealer.wrap(append));
+  const encryptionView = new QueueEncryptionView(store);
+  const sealing = cipher === null ? NO_SEALING : new PayloadSealer(cipher, encryptionView);
 
   let buffer: FailoverBuffer | null = null; // created below; the flags' listener reads it only on a change
   const maintenance = new MaintenanceService(log.child({ component: 'maintenance' }), {
-    db: pool,
+    store,
     onChange: (previous, next) => {
       if (next.pop && !previous.pop) bus.wakeAll(); // parked pops answer `paused` now
       if (!next.push && previous.push) buffer?.kick(); // replay starts
@@ -99,17 +95,12 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
     channel.publish(signal);
   };
 
-  /** The push append function: pushes and the failover buffer's replay both write through it. */
-  const append = sealAppend((items: AppendItem[], options?: AppendOptions) =>
-    options?.replay === true ? segmentAppendReplay(pool, { items }) : segmentAppend(pool, { items }));
   const started = new FailoverBuffer(
-    { ...config.buffer, serverId: config.serverId, clusterId: await clusterIdRead(pool) },
+    { ...config.buffer, serverId: config.serverId, clusterId: await store.clusterIdRead() },
     {
-      append,
+      store,
+      sealing,
       wake,
-      probe: async () => {
-        await pool.query('SELECT 1');
-      },
       classify: classifyFailure,
       pushMaintenance: () => maintenance.push,
       replayed: (queue, count) => metrics.recorder.written(queue, count),
@@ -118,7 +109,8 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
   );
   buffer = started;
   const push = new PushService({
-    append,
+    store,
+    sealing,
     wake,
     maxInFlight: PUSH_MAX_IN_FLIGHT,
     maxItems: PUSH_MAX_ITEMS,
@@ -130,5 +122,5 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
   defer('maintenance flags', () => maintenance.stop());
   await started.start(); // leftover files of a previous run (and of dead processes) start replaying
   defer('failover buffer', () => started.stop());
-  return { cipher, payloads, encryptionView, sealAppend, channel, wake, maintenance, buffer: started, push };
+  return { cipher, payloads, encryptionView, sealing, channel, wake, maintenance, buffer: started, push };
 }

@@ -8,29 +8,24 @@
  * replay finishing then cannot let a later push overtake them. A push whose database work fails with a
  * connectivity error (not pool exhaustion) marks the database down and is buffered instead: its commit may
  * or may not have happened; replay is idempotent through (partition, transactionId) while the first copy is
- * still in the log. While the database is down a probe runs every second.
+ * still in the log.
  *
- * Replay runs while the database is up and push maintenance is off: the oldest file first, records in
- * append order, one batch at a time (order per partition), through the same append function as every push
- * (so encryption at rest applies), with maxSize not enforced. While records are pending the next batch
- * follows at once, its size adapted to the database (replay-pace.ts), so replay outruns the pushes that
- * keep arriving meanwhile; `flushMs` is the pause after a failure. Replayed messages wake parked pops. A
- * connectivity error stops replay until the probe succeeds; a passing condition (`classifyFailure`) retries
- * the batch; any other failure counts against the file, and after three in a row the file moves to the
- * failed set, which is retried every minute (and at each start-up).
+ * This module routes pushes and owns the files and their directories (ownership.ts: the directory of this
+ * run, those of dead processes it adopts, the failed set retried every minute and at each start-up). The
+ * two other jobs are beside it: replay scheduling (replay.ts) and the database's health, probed every
+ * second while it is down (database-health.ts).
  *
  * FIFO per partition holds across the failed set too: while a failed file holds records of a (queue,
  * partition), new pushes to it are buffered (`active(items)`) and later files with records of it wait.
  */
 import path from 'node:path';
 import fs from 'node:fs';
-import { uuidv7 } from '../ids.js';
-import type { Logger } from '../logger.js';
-import type { QueueSignal } from '../core/wake-bus.js';
-import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
+import type { Store } from '../store/index.js';
+import type { AppendItem } from '../store/segments.js';
+import { DatabaseHealth } from './database-health.js';
 import { partitionKey, type BufferRecord } from './format.js';
-import { REPLAY_MAX_BATCH, ReplayPace, type FailureKind } from './replay-pace.js';
-import { BufferLog, scanFiles, type BufferFile, type BufferLogOptions } from './log.js';
+import { BufferLog, scanFiles, type BufferLogOptions } from './log.js';
+import { Replay, type ReplayDeps } from './replay.js';
 import {
   OWNER_TOUCH_MS, acquireDirectory, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted,
   releaseDirectory, removeIfEmpty, takeDirectory, touchOwner,
@@ -48,20 +43,9 @@ export interface FailoverSettings {
   log?: BufferLogOptions;
 }
 
-/** What the buffer needs from the broker. */
-export interface FailoverDeps {
-  /** The push append function (the one PushService uses). */
-  append(items: AppendItem[], options?: AppendOptions): Promise<AppendResult[]>;
-  /** Wakes parked pops of every process after a commit touched a queue. */
-  wake(signal: QueueSignal): void;
-  /** Resolves when the database answers a trivial query. */
-  probe(): Promise<void>;
-  classify(error: unknown): FailureKind;
-  /** True while push maintenance is on. */
-  pushMaintenance(): boolean;
-  /** Replayed messages written to the log (not duplicates), per queue: the push counters of the stats. */
-  replayed?(queue: string, count: number): void;
-  log: Logger;
+/** What the buffer needs from the broker: replay's needs, and the probe (`ping`) of the database's health. */
+export interface FailoverDeps extends Omit<ReplayDeps, 'onEmpty' | 'store'> {
+  store: Pick<Store, 'segmentAppendReplay' | 'ping'>;
 }
 
 /** `bufferStats` of `GET /api/v1/system/maintenance` (API.md 7.9). */
@@ -75,39 +59,39 @@ export interface BufferStats {
 /** What the buffer is doing, for /health and the metrics. */
 export type BufferState = 'idle' | 'buffering' | 'replaying' | 'failed';
 
-const FAILURES_BEFORE_FAILED_SET = 3;
 const FAILED_RETRY_MS = 60_000;
-const PROBE_MS = 1000;
 
 /** The failover/maintenance buffer of this process and its replay. */
 export class FailoverBuffer {
   private readonly own: string;
   private readonly log: BufferLog;
+  private readonly health: DatabaseHealth;
+  private readonly replay: Replay;
   private dirReady = false;
-  private down = false;
   private stopped = false;
-  private replayTimer: NodeJS.Timeout | null = null;
-  private replaying: Promise<void> | null = null;
-  private wanted = false;
-  private probeTimer: NodeJS.Timeout | null = null;
-  private probing = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private touchTimer: NodeJS.Timeout | null = null;
   /** Directories of other runs were taken in: remove them once their files are replayed. */
   private adoptedDirectories = false;
-  /** Records per replay batch now (adaptive, see the design note). */
-  private readonly pace: ReplayPace;
 
   constructor(
     private readonly settings: FailoverSettings,
     private readonly deps: FailoverDeps,
   ) {
     this.own = path.join(settings.dir, directoryName(settings.serverId));
-    this.pace = new ReplayPace(settings.maxBatch);
     this.log = new BufferLog({
       dir: this.own, eventsPerFile: settings.eventsPerFile, prepare: () => this.prepareDirectory(), onDurable: () => this.kick(),
       ...(settings.log !== undefined ? { options: settings.log } : {}),
     });
+    this.health = new DatabaseHealth({
+      store: deps.store,
+      log: deps.log,
+      onUp: () => {
+        deps.log.warn({ pending: this.log.pendingCount }, 'database reachable again: replaying the failover buffer');
+        this.kick();
+      },
+    });
+    this.replay = new Replay(this.log, this.health, settings, { ...deps, onEmpty: () => this.pruneAdopted() });
   }
 
   /** This process's buffer directory. */
@@ -117,7 +101,7 @@ export class FailoverBuffer {
 
   /** True while a push failed on a lost database and the probe has not reached it since. */
   get databaseDown(): boolean {
-    return this.down;
+    return this.health.isDown;
   }
 
   /** Buffered items not replayed yet (outside the failed set). */
@@ -141,7 +125,7 @@ export class FailoverBuffer {
    * the failed set is left, retried every minute) or `idle`.
    */
   get state(): BufferState {
-    if (this.down || this.deps.pushMaintenance()) return 'buffering';
+    if (this.health.isDown || this.deps.pushMaintenance()) return 'buffering';
     if (this.log.pendingCount > 0) return 'replaying';
     return this.bufferedCount > 0 ? 'failed' : 'idle';
   }
@@ -156,7 +140,7 @@ export class FailoverBuffer {
    * one of `items` goes to a partition that a file in the failed set holds records of.
    */
   active(items: ReadonlyArray<{ queue: string; partition: string }> = []): boolean {
-    if (this.deps.pushMaintenance() || this.down || this.log.pendingCount > 0) return true;
+    if (this.deps.pushMaintenance() || this.health.isDown || this.log.pendingCount > 0) return true;
     const failed = this.log.files.filter((f) => f.failed);
     if (failed.length === 0) return false;
     const keys = items.map(partitionKey);
@@ -176,14 +160,13 @@ export class FailoverBuffer {
   /** A push's database work failed: true (and the database is marked down) when it is an outage to buffer through. */
   divert(error: unknown): boolean {
     if (this.stopped || this.deps.classify(error) !== 'down') return false;
-    this.markDown(error);
+    this.health.markDown(error);
     return true;
   }
 
   /** Replays soon (push maintenance turned off, new durable records, the database came back). */
   kick(): void {
-    this.wanted = true;
-    this.schedule(0);
+    this.replay.kick();
   }
 
   /** The stats of the maintenance route. */
@@ -193,7 +176,7 @@ export class FailoverBuffer {
     return {
       pendingCount: this.log.pendingCount,
       failedCount: failed.reduce((sum, f) => sum + f.records - f.replayed, 0),
-      dbHealthy: !this.down,
+      dbHealthy: !this.health.isDown,
       failedFiles: { count: failed.length, totalBytes, totalMB: Math.round((totalBytes / 1_048_576) * 100) / 100, failoverCount: failed.length, qos0Count: 0 },
     };
   }
@@ -222,11 +205,10 @@ export class FailoverBuffer {
   /** Stops replaying (after the batch in progress), waits for the writes in progress, closes the file. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of [this.replayTimer, this.probeTimer]) if (timer !== null) clearTimeout(timer);
+    this.health.stop();
     if (this.retryTimer !== null) clearInterval(this.retryTimer);
     if (this.touchTimer !== null) clearInterval(this.touchTimer);
-    this.replayTimer = null;
-    await this.replaying;
+    await this.replay.stop();
     await this.log.close();
     if (this.dirReady && this.log.files.length === 0 && this.log.pendingCount === 0) removeIfEmpty(this.own);
     // What is left is taken over at once by the next process with this SERVER_ID (a restarted container).
@@ -273,128 +255,10 @@ export class FailoverBuffer {
     this.kick();
   }
 
-  private markDown(error: unknown): void {
-    if (this.down) return;
-    this.down = true;
-    this.deps.log.warn({ err: error }, 'database unreachable: pushes go to the failover buffer until it answers again');
-    this.probeTimer = setInterval(() => void this.probe(), PROBE_MS);
-    this.probeTimer.unref();
-  }
-
-  private async probe(): Promise<void> {
-    if (this.probing || this.stopped) return;
-    this.probing = true;
-    try {
-      await this.deps.probe();
-      if (this.probeTimer !== null) clearInterval(this.probeTimer);
-      this.probeTimer = null;
-      this.down = false;
-      this.deps.log.warn({ pending: this.log.pendingCount }, 'database reachable again: replaying the failover buffer');
-      this.kick();
-    } catch {
-      // still down: the next probe in a second
-    } finally {
-      this.probing = false;
-    }
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped || this.replayTimer !== null || this.replaying !== null) return;
-    this.replayTimer = setTimeout(() => {
-      this.replayTimer = null;
-      this.wanted = false;
-      this.replaying = this.replayOnce()
-        .catch((error: unknown) => {
-          this.deps.log.error({ err: error }, 'buffer replay failed');
-          return this.settings.flushMs;
-        })
-        .then((next) => {
-          this.replaying = null;
-          if (next !== null) this.schedule(next);
-          else if (this.wanted) this.schedule(0);
-        });
-    }, delay);
-  }
-
-  /** One replay step; returns the delay before the next one, or null when there is nothing to do now. */
-  private async replayOnce(): Promise<number | null> {
-    if (this.stopped || this.down || this.deps.pushMaintenance()) return null;
-    // Partitions of failed files seen so far: a later file holding records of one waits (FIFO per partition).
-    const blocked = new Set<string>();
-    for (const file of [...this.log.files]) {
-      if (file.failed) {
-        for (const key of file.partitions) blocked.add(key);
-        continue;
-      }
-      if (file.replayed >= file.records) {
-        // retired, or the file being written with nothing durable left in it (the next write kicks replay)
-        await this.log.retireIfDone(file);
-        continue;
-      }
-      if (blocked.size > 0 && [...file.partitions].some((key) => blocked.has(key))) continue;
-      return this.replayBatch(file);
-    }
-    if (this.adoptedDirectories && this.log.files.length === 0) {
-      this.adoptedDirectories = false;
-      pruneAdopted(this.own);
-    }
-    return null;
-  }
-
-  private async replayBatch(file: BufferFile): Promise<number> {
-    let read: Awaited<ReturnType<BufferLog['read']>>;
-    try {
-      read = await this.log.read(file, this.pace.batch);
-    } catch (error) {
-      return this.fileFailed(file, error);
-    }
-    const items: AppendItem[] = read.records.map((r) => ({ ...r, messageId: uuidv7() }));
-    let results: AppendResult[];
-    const started = Date.now();
-    this.log.prefetch(file, read.next, Math.min(this.pace.batch * 2, REPLAY_MAX_BATCH)); // used if this batch commits
-    try {
-      results = await this.deps.append(items, { replay: true });
-    } catch (error) {
-      const kind = this.deps.classify(error);
-      this.pace.failed();
-      if (kind === 'down') {
-        this.markDown(error);
-        return this.settings.flushMs; // replayOnce returns at once while down; the probe kicks it again
-      }
-      if (kind === 'transient') {
-        this.deps.log.warn({ err: error, batch: this.pace.batch }, 'buffer replay batch will be retried');
-        return this.settings.flushMs;
-      }
-      return this.fileFailed(file, error);
-    }
-    this.pace.committed(Date.now() - started, items.length);
-    this.deps.log.debug({ records: items.length, elapsedMs: Date.now() - started, next: this.pace.batch }, 'buffer replay batch committed');
-    const signals = new Map<string, QueueSignal>();
-    const written = new Map<string, number>();
-    results.forEach((result, i) => {
-      if (result.status !== 'queued') return;
-      const queue = items[i]!.queue;
-      signals.set(queue, { queue, namespace: result.namespace, task: result.task });
-      written.set(queue, (written.get(queue) ?? 0) + 1);
-    });
-    for (const signal of signals.values()) this.deps.wake(signal);
-    for (const [queue, count] of written) this.deps.replayed?.(queue, count);
-    const refused = results.filter((r) => r.status === 'failed');
-    if (refused.length > 0) return this.fileFailed(file, new Error(`replay refused ${refused.length} item(s): ${refused[0]!.error ?? 'failed'}`));
-    file.failures = 0;
-    await this.log.replayed(file, read.records.length, read.next);
-    if (this.log.pendingCount === 0 && this.log.files.every((f) => !f.failed)) this.deps.log.info('failover buffer drained');
-    return 0; // as fast as the database accepts: replayOnce finds nothing to do once the buffer is empty
-  }
-
-  private fileFailed(file: BufferFile, error: unknown): number {
-    file.failures += 1;
-    if (file.failures >= FAILURES_BEFORE_FAILED_SET) {
-      file.failed = true;
-      this.deps.log.error({ err: error, file: file.path }, 'buffer file keeps failing: moved to the failed set (retried every minute)');
-    } else {
-      this.deps.log.warn({ err: error, file: file.path, failures: file.failures }, 'buffer replay batch failed');
-    }
-    return this.settings.flushMs;
+  /** Replay found no file left: the directories taken in from other runs can go. */
+  private pruneAdopted(): void {
+    if (!this.adoptedDirectories) return;
+    this.adoptedDirectories = false;
+    pruneAdopted(this.own);
   }
 }

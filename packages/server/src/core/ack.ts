@@ -3,11 +3,12 @@
  * (partition, group) under the cursor row lock.
  */
 import { isUuid } from '../ids.js';
-import type { AckItem, AckResult } from '../store/cursors.js';
+import type { AckItem, AckResult, LeaseExtendResult } from '../store/cursors.js';
+import type { Store } from '../store/index.js';
 import { effectiveGroup } from './names.js';
+import type { QueueSignal } from './wake-bus.js';
 
 export type { AckResult } from '../store/cursors.js';
-import type { QueueSignal } from './wake-bus.js';
 
 /** One ack as the client sent it (type-checked by the HTTP layer). */
 export interface AckRequestItem {
@@ -34,25 +35,33 @@ export function toAckItems(items: AckRequestItem[]): AckItem[] {
   }));
 }
 
+/** The store as acks and lease extensions use it. */
+export type AckStore = Pick<Store, 'cursorAck' | 'leaseExtend'>;
+
 /** Applies acks; results in item order. A released lease wakes the queue's parked pops. */
 export class AckService {
-  private readonly apply: (items: AckItem[]) => Promise<AckResult[]>;
+  private readonly store: AckStore;
   private readonly wake: (signal: QueueSignal) => void;
 
   constructor(options: {
-    /** Applies the items in one transaction (`queen.ack_messages`). */
-    apply: (items: AckItem[]) => Promise<AckResult[]>;
+    /** `cursorAck` applies a batch in one transaction (`queen.ack_messages`). */
+    store: AckStore;
     /** Wakes the parked pops of a queue whose lease was released. */
     wake: (signal: QueueSignal) => void;
   }) {
-    this.apply = options.apply;
+    this.store = options.store;
     this.wake = options.wake;
+  }
+
+  /** Extends a live lease by `seconds` (`POST /api/v1/lease/:leaseId/extend`); the id is a lowercase UUID. */
+  extendLease(params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
+    return this.store.leaseExtend(params);
   }
 
   /** Acks a batch of items in one transaction. */
   async ack(items: AckRequestItem[]): Promise<AckResult[]> {
     if (items.length === 0) return [];
-    const results = await this.apply(toAckItems(items));
+    const results = await this.store.cursorAck({ items: toAckItems(items) });
     const released = new Set(results.filter((r) => r.leaseReleased && r.queueName !== null).map((r) => r.queueName!));
     // The scope is unknown here: discovery pops of every scope re-check, which is cheap and never misses.
     for (const queue of released) this.wake({ queue, namespace: null, task: null });

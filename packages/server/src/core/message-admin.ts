@@ -6,18 +6,14 @@
  * claimable.
  */
 import { uuidv7 } from '../ids.js';
+import type { Store } from '../store/index.js';
 import type { ClearResult, DeadLetterResult, RequeueResult, TouchedQueue } from '../store/message-admin.js';
-import { messageKey, type MessageKey } from './messages.js';
+import { messageKey } from './messages.js';
 import { effectiveGroup, isValidName } from './names.js';
 import type { QueueSignal } from './wake-bus.js';
 
-/** The store operations, bound to the database. */
-export interface MessageAdminStore {
-  delete(params: MessageKey): Promise<boolean>;
-  requeue(params: MessageKey & { messageId: string; newTransactionId: string }): Promise<RequeueResult>;
-  deadLetter(params: MessageKey & { group: string; error: string | null }): Promise<DeadLetterResult>;
-  clear(params: { queue: string; partition: string | null }): Promise<ClearResult>;
-}
+/** The store as message administration uses it. */
+export type MessageAdminStore = Pick<Store, 'messageDelete' | 'messageRequeue' | 'messageDeadLetter' | 'queueClear'>;
 
 /** Outcome of a requeue, with the new message's ids on success. */
 export type RequeueOutcome =
@@ -27,22 +23,26 @@ export type RequeueOutcome =
 /** Runs the administrative operations and sends their wake-ups. */
 export class MessageAdmin {
   private readonly store: MessageAdminStore;
+  private readonly origin: string;
   private readonly signal: (signal: QueueSignal) => void;
 
   constructor(options: {
     /** The operations' statements. */
     store: MessageAdminStore;
+    /** This process's server id: the notifications of its own commits are marked with it. */
+    origin: string;
     /** Wakes the parked pops of a queue an operation changed. */
     wake: (signal: QueueSignal) => void;
   }) {
     this.store = options.store;
+    this.origin = options.origin;
     this.signal = options.wake;
   }
 
   /** Deletes a message; false when there was none. */
   async delete(partitionId: string, transactionId: string): Promise<boolean> {
     const key = messageKey(partitionId, transactionId);
-    return key !== null && this.store.delete(key);
+    return key !== null && this.store.messageDelete(key);
   }
 
   /** Requeues a dead-lettered message as a new message (new UUIDv7 message id and transactionId). */
@@ -51,7 +51,7 @@ export class MessageAdmin {
     if (key === null) return { outcome: 'not_found' };
     const messageId = uuidv7();
     const newTransactionId = uuidv7();
-    const result = await this.store.requeue({ ...key, messageId, newTransactionId });
+    const result = await this.store.messageRequeue({ ...key, messageId, newTransactionId });
     if (result.outcome !== 'requeued') return result;
     this.wake(result.touched);
     return { outcome: 'requeued', newTransactionId, messageId, dlqEntriesRemoved: result.dlqEntriesRemoved };
@@ -61,7 +61,7 @@ export class MessageAdmin {
   async moveToDlq(partitionId: string, transactionId: string, group: string | null, error: string | null): Promise<DeadLetterResult['outcome']> {
     const key = messageKey(partitionId, transactionId);
     if (key === null) return 'not_found';
-    const result = await this.store.deadLetter({ ...key, group: effectiveGroup(group), error });
+    const result = await this.store.messageDeadLetter({ ...key, origin: this.origin, group: effectiveGroup(group), error });
     if (result.outcome === 'moved' && result.leaseReleased) this.wake(result.touched);
     return result.outcome;
   }
@@ -71,7 +71,7 @@ export class MessageAdmin {
     if (!isValidName(queue)) return { outcome: 'queue_not_found' };
     // A name PostgreSQL cannot store names no partition; '' names none either, and lets the store still tell
     // a missing queue from a missing partition.
-    const result = await this.store.clear({ queue, partition: partition !== null && !isValidName(partition) ? '' : partition });
+    const result = await this.store.queueClear({ origin: this.origin, queue, partition: partition !== null && !isValidName(partition) ? '' : partition });
     if (result.outcome === 'cleared') this.wake(result.touched);
     return result;
   }

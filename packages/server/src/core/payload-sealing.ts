@@ -14,8 +14,9 @@
  * the refused items, sealed. A stale view the other way (queue no longer encrypted) only seals a few
  * messages that did not need it, which is harmless: every message carries its own flag.
  */
+import type { Store } from '../store/index.js';
 import type { QueueEncryptionFlags } from '../store/queues.js';
-import type { AppendItem, AppendOptions, AppendResult } from '../store/segments.js';
+import type { AppendItem, AppendResult } from '../store/segments.js';
 import { isSealed, type PayloadCipher } from './payload-cipher.js';
 
 /** How long a queue's flag is trusted without a notification (API.md 9.2: at least every 60 s). */
@@ -28,7 +29,19 @@ const SEAL_ATTEMPTS = 3;
 export const SEAL_RETRY_ERROR = 'Queue encryption setting changed during the push; retry';
 
 /** An append function: items in, one result per item out, in item order. */
-export type AppendFunction = (items: AppendItem[], options?: AppendOptions) => Promise<AppendResult[]>;
+export type AppendFunction = (items: AppendItem[]) => Promise<AppendResult[]>;
+
+/**
+ * The sealing step every append goes through (push, transactions, streams sinks, the failover replay): a
+ * `PayloadSealer`, or `NO_SEALING` when no QUEEN_ENCRYPTION_KEY is configured.
+ */
+export interface Sealing {
+  /** The append function with the sealing step around it. */
+  wrap(append: AppendFunction): AppendFunction;
+}
+
+/** The sealing step without a key: appends go through unchanged. */
+export const NO_SEALING: Sealing = { wrap: (append) => append };
 
 /**
  * This process's view of the queues' encryption flags: `encryptionEnabled` now (the write path seals by it) and
@@ -39,9 +52,9 @@ export class QueueEncryptionView {
   private hitCount = 0;
   private missCount = 0;
 
-  /** `load` reads the flags of the named queues; a queue it does not return does not exist (never encrypted). */
+  /** `queueEncryptionFlags` reads the flags of the named queues; a queue it does not return does not exist (never encrypted). */
   constructor(
-    private readonly load: (names: string[]) => Promise<Map<string, QueueEncryptionFlags>>,
+    private readonly store: Pick<Store, 'queueEncryptionFlags'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -81,7 +94,7 @@ export class QueueEncryptionView {
       }
     }
     if (missing.length === 0) return flags;
-    const loaded = await this.load(missing);
+    const loaded = await this.store.queueEncryptionFlags({ names: missing });
     for (const name of missing) {
       const read = loaded.get(name) ?? { enabled: false, used: false };
       this.remember(name, read, now);
@@ -101,7 +114,7 @@ export class QueueEncryptionView {
 }
 
 /** Seals the payloads of items bound for encrypted queues, before they are sent to the database. */
-export class PayloadSealer {
+export class PayloadSealer implements Sealing {
   constructor(
     private readonly cipher: PayloadCipher,
     readonly view: QueueEncryptionView,
@@ -123,12 +136,12 @@ export class PayloadSealer {
    * consecutive and in order. The result never carries the internal `unsealed` status.
    */
   wrap(append: AppendFunction): AppendFunction {
-    return async (items, options) => {
-      const results = await append(await this.seal(items), options);
+    return async (items) => {
+      const results = await append(await this.seal(items));
       let refused = indicesOf(results);
       for (let attempt = 1; refused.length > 0 && attempt < SEAL_ATTEMPTS; attempt++) {
         for (const i of refused) this.view.forget(items[i]!.queue);
-        const retried = await append(await this.seal(refused.map((i) => items[i]!)), options);
+        const retried = await append(await this.seal(refused.map((i) => items[i]!)));
         refused.forEach((i, k) => (results[i] = retried[k]!));
         refused = indicesOf(results);
       }

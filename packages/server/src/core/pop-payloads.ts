@@ -11,37 +11,39 @@
  * keep the single-statement autoAck pop: the transaction costs two more round trips (BEGIN, COMMIT).
  */
 import type { ClaimOutcome, ClaimParams } from '../store/cursors.js';
+import type { Store } from '../store/index.js';
 import type { PayloadReader } from './payload-cipher.js';
 
-/** The database operations and knowledge the opening claim is built from. */
-export interface ClaimSteps {
-  /** One pop attempt (it commits on its own). */
-  claim(params: ClaimParams): Promise<ClaimOutcome>;
-  /** One pop attempt whose outcome `check` sees before the commit; a throw rolls the attempt back. */
-  claimChecked(params: ClaimParams, check: (outcome: ClaimOutcome) => void): Promise<ClaimOutcome>;
-  /** Releases the leases a pop request took. */
-  release(leaseId: string): Promise<void>;
-  /** Whether the queue may hold sealed payloads (it ever had encryption enabled). */
+/** The statements of a claim: the attempt, the transaction around a checked one, the release of its leases. */
+export type ClaimStore = Pick<Store, 'cursorClaim' | 'leaseRelease' | 'transaction'>;
+
+/** Whether a queue may hold sealed payloads (it ever had encryption enabled): `QueueEncryptionView`. */
+export interface SealedQueues {
   mayHoldSealed(queue: string): Promise<boolean>;
 }
 
 /** A claim function whose delivered payloads are plain JSON text; throws PayloadDecryptError otherwise. */
-export function openingClaim(reader: PayloadReader, steps: ClaimSteps): (params: ClaimParams) => Promise<ClaimOutcome> {
+export function openingClaim(reader: PayloadReader, store: ClaimStore, sealed: SealedQueues): (params: ClaimParams) => Promise<ClaimOutcome> {
   const open = (outcome: ClaimOutcome): void => {
     if (outcome.kind === 'messages') reader.openAll(outcome.messages);
   };
   return async (params) => {
-    if (params.autoAck && (params.queue === null || (await steps.mayHoldSealed(params.queue)))) {
-      return steps.claimChecked(params, open);
+    if (params.autoAck && (params.queue === null || (await sealed.mayHoldSealed(params.queue)))) {
+      // The claim and the opening in one transaction: a payload that cannot be opened rolls the claim back.
+      return store.transaction(async (tx) => {
+        const outcome = await tx.cursorClaim(params);
+        open(outcome);
+        return { commit: true, value: outcome };
+      });
     }
-    const outcome = await steps.claim(params);
+    const outcome = await store.cursorClaim(params);
     try {
       open(outcome);
     } catch (error) {
       // A leasing claim hands its leases back (if that fails, they simply expire). An autoAck claim lands
       // here only when its queue's view was stale (encryption turned on moments ago elsewhere) and this
       // broker cannot read what was sealed since: its cursor has moved; the pop still fails.
-      if (!params.autoAck) await steps.release(params.leaseId).catch(() => undefined);
+      if (!params.autoAck) await store.leaseRelease({ leaseId: params.leaseId, origin: '' }).catch(() => undefined);
       throw error;
     }
     return outcome;

@@ -26,7 +26,7 @@
  * between major collections (issue 14, `scale-parked-10000`).
  */
 import type { ClaimOutcome } from '../store/cursors.js';
-import { ReadinessChecks, type ReadinessQuery, type ReadyKey } from './readiness.js';
+import { ReadinessChecks, type ReadinessStore, type ReadyKey } from './readiness.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
 
 /** How a parked pop's wait ended: an attempt made on its behalf delivered (or asks to hold), or it stopped. */
@@ -161,7 +161,7 @@ export class WaitingRoom {
   constructor(
     private readonly bus: WakeBus,
     private readonly backoff: WaitBackoff,
-    readiness: ReadinessQuery,
+    readiness: ReadinessStore,
     private readonly ended: () => 'shutdown' | 'paused' | null,
   ) {
     this.readiness = new ReadinessChecks(readiness, (loop, seq, ready) => this.answered(loop, seq, ready));

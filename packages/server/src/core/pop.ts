@@ -10,10 +10,10 @@
 import { uuidv7 } from '../ids.js';
 import type { ClaimOutcome, ClaimParams, ClaimedMessage, PopSelection } from '../store/cursors.js';
 import { QUEUE_MODE, effectiveGroup } from './names.js';
-import { openingClaim, type ClaimSteps } from './pop-payloads.js';
+import type { Store } from '../store/index.js';
+import { openingClaim, type SealedQueues } from './pop-payloads.js';
 import type { PayloadReader } from './payload-cipher.js';
 import { WaitingRoom } from './pop-waiting.js';
-import type { ReadinessQuery } from './readiness.js';
 import { Semaphore } from './semaphore.js';
 import { parseTimestamp } from './timestamps.js';
 import type { WakeBus, WakeTarget } from './wake-bus.js';
@@ -71,15 +71,18 @@ export function subscriptionIntent(
 
 const ROTATION_LIMIT = 10_000;
 
+/** The store as pop uses it. */
+export type PopStore = Pick<Store, 'cursorClaim' | 'leaseRelease' | 'transaction' | 'cursorsReady'>;
+
 /** What the pop service is built from. */
 export interface PopServiceOptions {
-  /** The database steps of an attempt (claim, claim inside a transaction, lease release, sealed-queue test). */
-  store: ClaimSteps;
+  /** The statements of an attempt, of a checked attempt's transaction, of lease release and of readiness checks. */
+  store: PopStore;
+  /** Which queues may hold sealed payloads (their claims are opened inside a transaction). */
+  sealed: SealedQueues;
   /** Opens sealed payloads of a claimed batch before it is returned. */
   payloads: PayloadReader;
   bus: WakeBus;
-  /** Which parked pops' keys may have something to claim, in one statement (store `cursorsReady`). */
-  readiness: ReadinessQuery;
   settings: PollSettings;
   /** Re-attempts (after a wake or a tick) running at once, at most. */
   maxConcurrentReattempts: number;
@@ -100,7 +103,7 @@ export class PopService {
   private readonly waiting: WaitingRoom;
 
   private readonly claim: (params: ClaimParams) => Promise<ClaimOutcome>;
-  private readonly release: (leaseId: string) => Promise<void>;
+  private readonly store: PopStore;
   private readonly bus: WakeBus;
   private readonly settings: PollSettings;
   private readonly onProcedureError: (error: unknown) => void;
@@ -108,15 +111,15 @@ export class PopService {
   private readonly paused: () => boolean;
 
   constructor(options: PopServiceOptions) {
-    this.claim = openingClaim(options.payloads, options.store);
-    this.release = options.store.release;
+    this.store = options.store;
+    this.claim = openingClaim(options.payloads, options.store, options.sealed);
     this.bus = options.bus;
     this.settings = options.settings;
     this.onProcedureError = options.onProcedureError;
     this.isProcedureError = options.isProcedureError;
     this.paused = options.paused ?? (() => false);
     this.reattempts = new Semaphore(options.maxConcurrentReattempts);
-    this.waiting = new WaitingRoom(this.bus, this.settings, options.readiness, () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
+    this.waiting = new WaitingRoom(this.bus, this.settings, options.store, () => (this.closing ? 'shutdown' : this.paused() ? 'paused' : null));
   }
 
   /** Answers parked pops with `shutdown` and refuses to park new ones. */
@@ -132,7 +135,7 @@ export class PopService {
   async pop(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
     const result = await this.attempts(request, signal);
     if (result.kind === 'messages' && signal.aborted) {
-      if (result.leaseId !== '') await this.release(result.leaseId).catch(() => undefined);
+      if (result.leaseId !== '') await this.store.leaseRelease({ leaseId: result.leaseId, origin: '' }).catch(() => undefined);
       return { kind: 'empty', reason: 'none' };
     }
     return result;

@@ -6,9 +6,11 @@
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
  */
 import { isUuid, uuidv7 } from '../ids.js';
+import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { Coalescer } from './coalescer.js';
 import { dotNameError, isDotSegment, isValidName } from './names.js';
+import type { Sealing } from './payload-sealing.js';
 import type { QueueSignal } from './wake-bus.js';
 
 /** One item of a push request, type-checked by the HTTP layer. */
@@ -68,10 +70,39 @@ export function toAppendItem(item: PushItem, producerSub: string | null): Append
   };
 }
 
+/**
+ * The answer to each appended item and the queues to wake: the one conversion of the store's results
+ * (`segmentAppend`) into push outcomes, for /push and the sinks of streams cycles. `clientTransactionIds[i]`
+ * is the transactionId the client sent for item i (null when the broker minted it): a failed item answers
+ * with it.
+ */
+export function appendOutcomes(
+  items: readonly AppendItem[],
+  results: readonly AppendResult[],
+  clientTransactionIds: ReadonlyArray<string | null>,
+): { outcomes: PushOutcome[]; woken: Map<string, QueueSignal> } {
+  const woken = new Map<string, QueueSignal>();
+  const outcomes = results.map((result, i): PushOutcome => {
+    const item = items[i]!;
+    if (result.status === 'queued') {
+      woken.set(item.queue, { queue: item.queue, namespace: result.namespace, task: result.task });
+      return { status: 'queued', transactionId: item.transactionId, messageId: result.messageId!, partitionId: result.partitionId, traceId: item.traceId, queue: item.queue };
+    }
+    if (result.status === 'duplicate') return { status: 'duplicate', transactionId: item.transactionId, messageId: result.messageId!, queue: item.queue };
+    return { status: 'failed', transactionId: clientTransactionIds[i] ?? null, queue: item.queue, partition: item.partition, error: result.error ?? 'Push failed' };
+  });
+  return { outcomes, woken };
+}
+
+/** The store as push uses it. */
+export type PushStore = Pick<Store, 'segmentAppend'>;
+
 /** What the push service is built from. */
 export interface PushServiceOptions {
-  /** Appends a merged batch in one transaction (the sealing step included). */
-  append: (items: AppendItem[]) => Promise<AppendResult[]>;
+  /** `segmentAppend` writes a merged batch in one transaction (`queen.push_messages`). */
+  store: PushStore;
+  /** The sealing step around every append (encryption at rest, API.md 9.6). */
+  sealing: Sealing;
   /** After a commit: wakes the parked pops of the queues that received messages. */
   wake: (signal: QueueSignal) => void;
   /** Push transactions in flight at once, at most. */
@@ -93,7 +124,9 @@ export class PushService {
   constructor(options: PushServiceOptions) {
     this.signal = options.wake;
     this.diversion = options.diversion ?? null;
-    this.coalescer = new Coalescer(options.append, { maxInFlight: options.maxInFlight, maxItems: options.maxItems, isolateOnError: options.isolateOnError });
+    const { store } = options;
+    const append = options.sealing.wrap((items) => store.segmentAppend({ items }));
+    this.coalescer = new Coalescer(append, { maxInFlight: options.maxInFlight, maxItems: options.maxItems, isolateOnError: options.isolateOnError });
   }
 
   /** Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject. */
@@ -120,21 +153,9 @@ export class PushService {
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
       throw error;
     }
-    const woken = new Map<string, QueueSignal>();
-    results.forEach((result, i) => {
-      const item = accepted[i]!;
-      const index = acceptedIndex[i]!;
-      const clientTransactionId = items[index]!.transactionId;
-      if (result.status === 'queued') {
-        outcomes[index] = { status: 'queued', transactionId: item.transactionId, messageId: result.messageId!, partitionId: result.partitionId, traceId: item.traceId, queue: item.queue };
-        woken.set(item.queue, { queue: item.queue, namespace: result.namespace, task: result.task });
-      } else if (result.status === 'duplicate') {
-        outcomes[index] = { status: 'duplicate', transactionId: item.transactionId, messageId: result.messageId!, queue: item.queue };
-      } else {
-        outcomes[index] = { status: 'failed', transactionId: clientTransactionId, queue: item.queue, partition: item.partition, error: result.error ?? 'Push failed' };
-      }
-    });
-    for (const signal of woken.values()) this.signal(signal);
+    const appended = appendOutcomes(accepted, results, acceptedIndex.map((index) => items[index]!.transactionId));
+    appended.outcomes.forEach((outcome, i) => (outcomes[acceptedIndex[i]!] = outcome));
+    for (const signal of appended.woken.values()) this.signal(signal);
     return outcomes;
   }
 

@@ -16,11 +16,12 @@
  * per-check objects that live for the gathering window survive the young generation and grow the old one.
  */
 import type { ReadyKey } from '../store/cursors.js';
+import type { Store } from '../store/index.js';
 
 export type { ReadyKey } from '../store/cursors.js';
 
-/** Answers, for each key in order, whether it may have something to claim. */
-export type ReadinessQuery = (keys: readonly ReadyKey[]) => Promise<boolean[]>;
+/** What the checks read: one statement answers, for each key in order, whether it may have something to claim. */
+export type ReadinessStore = Pick<Store, 'cursorsReady'>;
 
 /** Receives the answer of one check: `token` is the one given to `check`. */
 export type ReadinessAnswer<S> = (subject: S, token: number, ready: boolean) => void;
@@ -39,7 +40,7 @@ export class ReadinessChecks<S> {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly query: ReadinessQuery,
+    private readonly store: ReadinessStore,
     private readonly answer: ReadinessAnswer<S>,
   ) {}
 
@@ -66,7 +67,7 @@ export class ReadinessChecks<S> {
     const tokens = this.tokens.splice(0, MAX_KEYS);
     let answers: boolean[] | null;
     try {
-      answers = await this.query(keys);
+      answers = await this.store.cursorsReady({ keys });
     } catch {
       answers = null;
     }

@@ -7,7 +7,8 @@
  * createdAt, averaged over the bucket's popped messages; `batchEfficiency` is messages per request.
  * Message counts are computed on demand, so `statsAge` is 0.
  */
-import { emptyCounters, addCounters, type OpCounters } from '../metrics/ops.js';
+import type { OpCounters } from '../store/stats.js';
+import { addCounters, emptyCounters } from './counters.js';
 import type { ServerHealth, ServerRow } from '../store/heartbeats.js';
 import type { PartitionFacts, QueueRow } from '../store/queues.js';
 import type { CounterPoint } from '../store/stats.js';

@@ -20,8 +20,10 @@
 import { clientLeft } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import { requestSignal } from './request-scope.js';
-import type { TransactionDecision, TransactionStore } from '../store/transaction.js';
+import type { Store } from '../store/index.js';
+import type { LockTargets } from '../store/transaction.js';
 import { toAckItems, type AckRequestItem } from './ack.js';
+import type { AppendFunction, Sealing } from './payload-sealing.js';
 import { itemError, toAppendItem, type PushItem } from './push.js';
 import type { QueueSignal } from './wake-bus.js';
 
@@ -47,10 +49,15 @@ export interface TransactionOutcome {
   results: OperationResult[];
 }
 
+/** The statements of a transaction, all on its `tx`: locks, appends, acks, the live-lease look-up. */
+type TransactionStore = Pick<Store, 'transactionLock' | 'segmentAppend' | 'cursorAck' | 'leaseLiveLock'>;
+
 /** What a transaction needs from its surroundings. */
 export interface TransactionContext {
-  /** Runs the work in one database transaction, committing or rolling back as it decides. */
-  run<T>(work: (store: TransactionStore) => Promise<TransactionDecision<T>>): Promise<T>;
+  /** `transaction` runs the work in one database transaction, committing or rolling back as it decides. */
+  store: Pick<Store, 'transaction'>;
+  /** The sealing step around the appends (the one /push goes through, API.md 9.6). */
+  sealing: Sealing;
   /** Wakes parked pops of a queue (called after the commit). */
   signal(signal: QueueSignal): void;
   /** The caller's JWT subject, stamped on pushed messages. */
@@ -59,6 +66,8 @@ export interface TransactionContext {
 
 /** Push items written per call: a transaction's pushes go in a few large calls, not one call per operation. */
 const APPEND_CHUNK = 1000;
+/** Runs of a transaction that met a deadlock or serialization failure against another path: it wrote nothing. */
+const CONFLICT_ATTEMPTS = 3;
 
 /** The state of one run: results so far, the failure if any, the queues to wake after the commit. */
 interface Run {
@@ -80,8 +89,9 @@ export async function executeTransaction(
 ): Promise<TransactionOutcome> {
   const transactionId = uuidv7();
   const leases = new Set(requiredLeases.map((id) => id.toLowerCase()));
-  const run = await context.run<Run>(async (store) => {
-    await store.lock(lockTargets(operations));
+  const run = await context.store.transaction<Run>(async (tx) => {
+    const append = context.sealing.wrap((items) => tx.segmentAppend({ items }));
+    await tx.transactionLock(lockTargets(operations));
     const state: Run = { results: [], error: null, woken: new Map() };
     for (let at = 0; at < operations.length; at++) {
       const operation = operations[at]!;
@@ -93,8 +103,8 @@ export async function executeTransaction(
           for (const item of (operations[at] as { items: PushItem[] }).items) items.push(item);
         }
         at -= 1;
-        await runPush(store, items, context.producerSub, state);
-      } else if (operation.type === 'ack') await runAck(store, operation.item, leases, state);
+        await runPush(append, items, context.producerSub, state);
+      } else if (operation.type === 'ack') await runAck(tx, operation.item, leases, state);
       else {
         state.error = `Unknown operation type: ${typeText(operation.rawType)}`;
         state.results.push({ index: state.results.length, type: operation.rawType ?? null, success: false, error: state.error });
@@ -104,14 +114,14 @@ export async function executeTransaction(
       if (requestSignal()?.aborted === true) throw clientLeft();
     }
     return { commit: true, value: state };
-  });
+  }, { attempts: CONFLICT_ATTEMPTS });
   if (run.error !== null) return { transactionId, success: false, error: run.error, results: run.results };
   for (const signal of run.woken.values()) context.signal(signal);
   return { transactionId, success: true, results: run.results };
 }
 
 /** Every partition the pushes may write (items that pass their checks) and every pair the acks may settle. */
-function lockTargets(operations: TransactionOperation[]): Parameters<TransactionStore['lock']>[0] {
+function lockTargets(operations: TransactionOperation[]): LockTargets {
   const pushes: Array<{ queue: string; partition: string }> = [];
   const acks: Array<{ partitionId: string; group: string }> = [];
   for (const operation of operations) {
@@ -126,13 +136,13 @@ function lockTargets(operations: TransactionOperation[]): Parameters<Transaction
 }
 
 /** Pushes the items of consecutive push ops; stops at the first item that fails. */
-async function runPush(store: TransactionStore, items: PushItem[], producerSub: string | null, state: Run): Promise<void> {
+async function runPush(append: AppendFunction, items: PushItem[], producerSub: string | null, state: Run): Promise<void> {
   const firstInvalid = items.findIndex((item) => itemError(item) !== null);
   const valid = firstInvalid === -1 ? items : items.slice(0, firstInvalid);
   const appended = valid.map((item) => toAppendItem(item, producerSub));
-  const outcomes: Awaited<ReturnType<TransactionStore['append']>> = [];
+  const outcomes: Awaited<ReturnType<AppendFunction>> = [];
   for (let from = 0; from < appended.length; from += APPEND_CHUNK) {
-    const chunk = await store.append(appended.slice(from, from + APPEND_CHUNK));
+    const chunk = await append(appended.slice(from, from + APPEND_CHUNK));
     outcomes.push(...chunk);
     if (chunk.some((outcome) => outcome.status !== 'queued')) break; // the results end at the first failure
   }
@@ -161,10 +171,10 @@ async function runPush(store: TransactionStore, items: PushItem[], producerSub: 
 async function runAck(store: TransactionStore, request: AckRequestItem, leases: Set<string>, state: Run): Promise<void> {
   const item = toAckItems([request])[0]!;
   if (item.leaseId === null && item.partitionId !== null && leases.size > 0) {
-    const live = await store.liveLease({ partitionId: item.partitionId, group: item.group });
+    const live = await store.leaseLiveLock({ partitionId: item.partitionId, group: item.group });
     if (live !== null && leases.has(live)) item.leaseId = live;
   }
-  const result = await store.ack(item);
+  const result = (await store.cursorAck({ items: [item] }))[0]!;
   state.results.push({ index: state.results.length, type: 'ack', success: result.success, transactionId: request.transactionId, error: result.error, dlq: result.dlq, leaseReleased: result.leaseReleased });
   if (!result.success) {
     state.error = `ACK operation failed: ${result.error ?? 'unknown error'}`;

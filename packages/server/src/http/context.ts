@@ -1,7 +1,7 @@
 /**
- * What the routes receive: the core services and nothing below them. No pool, no `store/` function, no
- * configuration object; reads and administrative writes go through the catalog (core/catalog.ts). The
- * broker builds one at start-up (broker.ts, step `serve`).
+ * What the routes receive: the core services and nothing below them. No pool, no `store/` module, no
+ * configuration object; reads and administrative writes go through the catalog (core/catalog.ts: a view of
+ * the store). Built at start-up (boot/serve.ts, step `serve`).
  */
 import type { FailoverBuffer } from '../buffer/failover-buffer.js';
 import type { Config } from '../config.js';
@@ -16,7 +16,9 @@ import type { TransactionContext } from '../core/transaction.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
+import type { HeartbeatService } from '../services/heartbeat.js';
 import type { MaintenanceService } from '../services/maintenance.js';
+import type { StatsService } from '../services/stats.js';
 
 /** The core services, as the HTTP layer sees them. */
 export interface RouteContext {
@@ -47,8 +49,8 @@ export interface RouteContext {
     changed(signal: QueueSignal): void;
   };
   health: { databaseReachable(): Promise<boolean>; draining(): boolean; /** `host:port` of the PostgreSQL server in use, null while none is known. */ databaseServer(): string | null };
-  /** Counters the routes feed, heartbeats, the stats cycle and the Prometheus registry (metrics/). */
-  metrics: Metrics;
+  /** Counters the routes feed, the Prometheus registry (metrics/), heartbeats and the stats cycle (services/). */
+  metrics: Pick<Metrics, 'recorder' | 'prometheus' | 'summary'> & { heartbeat: HeartbeatService; stats: StatsService };
   /** The maintenance flags as this process sees them (API.md 9.4). */
   maintenance: MaintenanceService;
   /** This process's failover/maintenance buffer (API.md 9.5). */

@@ -51,22 +51,6 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
-/** Parses CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`) or `*`; returns the problem or the list. */
-export function parseCorsOrigins(raw: string | undefined): string[] | { invalid: string } {
-  const list = (raw ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter((s) => s !== '');
-  for (const origin of list) {
-    if (origin === '*') continue;
-    let parsed: URL;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      return { invalid: origin };
-    }
-    if (parsed.origin !== origin.toLowerCase()) return { invalid: origin };
-  }
-  return list.map((o) => (o === '*' ? o : o.toLowerCase()));
-}
-
 /**
  * Headers of the dashboard's files: no framing by other pages, scripts from this origin only, connections to
  * this origin only, and, with OIDC sign-in, to the identity provider too (its issuer origin, and any https

@@ -1,9 +1,9 @@
 /** The shape every route module exports: method, path, access level, how it reads its body, its handler. */
+import type { AccessLevel } from '../auth/access.js';
 import type { Query } from './query.js';
 import type { BodyMode } from './body.js';
 
-/** Access levels of the route table (API.md 3); READ_ONLY < READ_WRITE < ADMIN. */
-export type AccessLevel = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
+export type { AccessLevel } from '../auth/access.js';
 
 /** What a handler receives. */
 export interface RequestContext {

@@ -1,18 +1,15 @@
 /**
- * Monitoring, wired together: the recorder the request paths call, the Prometheus families, the system
- * sampler, and the two background services (heartbeat, stats). The broker creates one `Metrics`, starts it
- * before it listens (so the first `/health` already knows the cluster) and stops it after the last request
- * (so the final flush holds every counter).
+ * Monitoring in memory, wired together: the recorder the request paths call, the Prometheus families and
+ * the system sampler. The background services that write them to the database (heartbeat, stats flush:
+ * services/) are built beside it at start-up (boot/monitoring.ts).
  */
 import os from 'node:os';
-import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
-import { HeartbeatService } from '../services/heartbeat.js';
-import { StatsService } from '../services/stats.js';
 import type { ProcessIdentity } from '../store/heartbeats.js';
-import { metricsGauges, type DatabaseGauges } from '../store/status.js';
+import type { Store } from '../store/index.js';
+import type { DatabaseGauges } from '../store/status.js';
 import { PrometheusFamilies } from './prometheus.js';
 import { Recorder } from './recorder.js';
 import { SystemSampler } from './system.js';
@@ -33,7 +30,10 @@ export interface MetricsSummary {
 /** What monitoring needs from the broker. */
 export interface MetricsDeps {
   config: Config;
-  db: pg.Pool;
+  /** `metricsGauges` reads the database-derived gauges. */
+  store: Pick<Store, 'metricsGauges'>;
+  /** The pool's connections now: total, idle, and requests waiting for one. */
+  pool: () => { total: number; idle: number; waiting: number };
   bus: WakeBus;
   log: Logger;
   /** Messages in this process's failover buffer, not yet replayed (failed set included). */
@@ -54,19 +54,15 @@ export class Metrics {
   readonly prometheus: PrometheusFamilies;
   /** Hooks for the request paths. */
   readonly recorder: Recorder;
-  /** This process's heartbeat and the cluster's health. */
-  readonly heartbeat: HeartbeatService;
-  /** Counter flush and metrics cleanup; `runNow()` is `POST /api/v1/stats/refresh`. */
-  readonly stats: StatsService;
-  private readonly sampler: SystemSampler;
+  /** Samples of this process (CPU, memory, pool, event loop), drained by the stats service. */
+  readonly sampler: SystemSampler;
   private gauges: { at: number; value: Promise<DatabaseGauges | null> } | null = null;
   private readonly gaugeTtlMs: number;
 
   constructor(private readonly deps: MetricsDeps) {
-    const { config, db, bus, log } = deps;
+    const { config, pool, bus } = deps;
     this.gaugeTtlMs = Math.min(GAUGE_TTL_MS, config.stats.intervalMs);
     this.identity = { serverId: config.serverId, hostname: os.hostname(), pid: process.pid, port: config.port };
-    const pool = (): { total: number; idle: number; waiting: number } => ({ total: db.totalCount, idle: db.idleCount, waiting: db.waitingCount });
     this.prometheus = new PrometheusFamilies({
       database: () => this.databaseGauges(),
       parkedByQueue: () => bus.parkedByQueue(),
@@ -77,35 +73,22 @@ export class Metrics {
     }, config.bounds.metricsMaxQueues);
     this.recorder = new Recorder(this.prometheus);
     this.sampler = new SystemSampler({ pool, parkedPops: () => bus.parked, inflightRequests: () => this.recorder.inflightRequests });
-    const scoped = log.child({ component: 'metrics' });
-    this.heartbeat = new HeartbeatService({ intervalMs: config.stats.heartbeatIntervalMs }, scoped, {
-      db, identity: this.identity, bus, onDatabaseError: (error) => this.recorder.failure(error),
-    });
-    this.stats = new StatsService(config.stats, scoped, { db, identity: this.identity, recorder: this.recorder, sampler: this.sampler });
   }
 
-  /** Starts sampling and both services once listening on `port` (the first heartbeat is written before this resolves). */
-  async start(port: number): Promise<void> {
+  /** Starts sampling once listening on `port` (the stats service stops the sampler after its final flush). */
+  start(port: number): void {
     this.identity.port = port;
     this.sampler.start();
-    await this.heartbeat.start();
-    await this.stats.start();
-  }
-
-  /** Stops both services: the stats service flushes what is left, the heartbeat row is marked stopped. */
-  async stop(): Promise<void> {
-    await this.stats.stop();
-    await this.heartbeat.stop();
   }
 
   /** The body of `GET /metrics`. */
   summary(): MetricsSummary {
-    const { db } = this.deps;
+    const pool = this.deps.pool();
     return {
       uptime: Math.floor(process.uptime()),
       requests: { total: this.recorder.requests.total, rate: round3(this.recorder.requests.rate()) },
       messages: { total: this.recorder.messages.total, rate: round3(this.recorder.messages.rate()) },
-      database: { poolSize: db.totalCount, idleConnections: db.idleCount, waitingRequests: db.waitingCount },
+      database: { poolSize: pool.total, idleConnections: pool.idle, waitingRequests: pool.waiting },
       memory: process.memoryUsage(),
       cpu: process.cpuUsage(),
     };
@@ -117,7 +100,7 @@ export class Metrics {
     if (this.gauges === null || now - this.gauges.at >= this.gaugeTtlMs) {
       const entry = {
         at: now,
-        value: metricsGauges(this.deps.db).catch((error: unknown) => {
+        value: this.deps.store.metricsGauges().catch((error: unknown) => {
           this.recorder.failure(error);
           this.deps.log.warn({ err: error }, 'could not read the database gauges');
           if (this.gauges === entry) this.gauges = null; // retry on the next scrape

@@ -8,57 +8,19 @@
  * A minute drained while still current simply starts again from zero: the flush adds to the stored row.
  */
 
-/**
- * The counters of one queue in one minute. `ackMessages`: ack items applied, whatever their status;
- * `ackCompleted`: messages settled as processed (`completed` acks and autoAck deliveries); `ackFailed`:
- * applied `failed` and `retry` acks; `lagSumMs`/`lagMaxMs` cover the `popMessages` messages.
- */
-export interface OpCounters {
-  pushRequests: number;
-  pushMessages: number;
-  popRequests: number;
-  popMessages: number;
-  ackRequests: number;
-  ackMessages: number;
-  ackCompleted: number;
-  ackFailed: number;
-  transactions: number;
-  dlqMoved: number;
-  errors: number;
-  dbErrors: number;
-  lagSumMs: number;
-  lagMaxMs: number;
-}
-
-/** The counters of one queue in one minute, as drained: `bucket` is the minute's start (ISO-8601). */
-export interface OpsRow extends OpCounters {
-  bucket: string;
-  queue: string;
-}
-
 /** The queue name under which counters that belong to no queue are kept (transactions, failed requests). */
 export const NO_QUEUE = '';
 
 import { isValidName } from '../core/names.js';
+import { addCounters, emptyCounters } from '../core/counters.js';
+import type { OpCounters, OpsRow } from '../store/stats.js';
+
+export { emptyCounters } from '../core/counters.js';
+export type { OpCounters, OpsRow } from '../store/stats.js';
 
 const MINUTE_MS = 60_000;
 /** Drained rows older than this are not restored after a failed flush. */
 const RESTORE_HORIZON_MS = 24 * 3600 * 1000;
-
-const COUNTER_KEYS: ReadonlyArray<Exclude<keyof OpCounters, 'lagMaxMs'>> = ['pushRequests', 'pushMessages', 'popRequests',
-  'popMessages', 'ackRequests', 'ackMessages', 'ackCompleted', 'ackFailed', 'transactions', 'dlqMoved', 'errors', 'dbErrors', 'lagSumMs'];
-
-/** A set of counters at zero. */
-export function emptyCounters(): OpCounters {
-  return { pushRequests: 0, pushMessages: 0, popRequests: 0, popMessages: 0, ackRequests: 0, ackMessages: 0,
-    ackCompleted: 0, ackFailed: 0, transactions: 0, dlqMoved: 0, errors: 0, dbErrors: 0, lagSumMs: 0, lagMaxMs: 0 };
-}
-
-/** Adds `from` into `into` (sums, and the larger lag maximum). */
-export function addCounters(into: OpCounters, from: OpCounters): void {
-  for (const key of COUNTER_KEYS) into[key] += from[key];
-  into.lagMaxMs = Math.max(into.lagMaxMs, from.lagMaxMs);
-}
 
 /** Counters by minute and queue, fed by the request paths and drained by the stats service. */
 export class OpsAccumulator {

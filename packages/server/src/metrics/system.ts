@@ -7,21 +7,9 @@
  * average would hide it). The timer is unref'd and costs ten callbacks a second.
  */
 import { performance } from 'node:perf_hooks';
+import type { SystemSample } from '../store/stats.js';
 
-/** One sample, as stored in `queen.system_metrics`. CPU percentages are of one core. */
-export interface SystemSample {
-  cpuUserPercent: number;
-  cpuSystemPercent: number;
-  rss: number;
-  heapUsed: number;
-  poolSize: number;
-  poolIdle: number;
-  poolActive: number;
-  poolWaiting: number;
-  eventLoopLagMs: number;
-  parkedPops: number;
-  inflightRequests: number;
-}
+export type { SystemSample } from '../store/stats.js';
 
 /** What a sample reads besides the process itself. */
 export interface SampleSources {

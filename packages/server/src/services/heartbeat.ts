@@ -8,10 +8,10 @@
  * after that, until a restart on the same server_id or hostname:port replaces its row. A clean shutdown
  * marks the row stopped: neither alive nor dead. Every process writes only its own row; no lock is needed.
  */
-import type pg from 'pg';
 import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
-import { serverHeartbeat, serverStop, type ProcessIdentity, type ServerHealth } from '../store/heartbeats.js';
+import type { ProcessIdentity, ServerHealth } from '../store/heartbeats.js';
+import type { Store } from '../store/index.js';
 import { PeriodicService } from './background.js';
 import { isConnectivityError } from '../store/database.js';
 
@@ -27,7 +27,7 @@ export class HeartbeatService extends PeriodicService<ServerHealth> {
   constructor(
     settings: { intervalMs: number },
     log: Logger,
-    private readonly deps: { db: pg.Pool; identity: ProcessIdentity; bus: WakeBus; onDatabaseError: (error: unknown) => void },
+    private readonly deps: { store: Pick<Store, 'serverHeartbeat' | 'serverStop'>; identity: ProcessIdentity; bus: WakeBus; onDatabaseError: (error: unknown) => void },
   ) {
     super({ name: 'heartbeat', intervalMs: settings.intervalMs, runAtStart: true }, log);
   }
@@ -43,9 +43,9 @@ export class HeartbeatService extends PeriodicService<ServerHealth> {
   }
 
   protected async cycle(): Promise<ServerHealth> {
-    const { db, identity, bus } = this.deps;
+    const { store, identity, bus } = this.deps;
     try {
-      this.latest = await serverHeartbeat(db, {
+      this.latest = await store.serverHeartbeat({
         ...identity,
         startedAt: this.startedAt,
         parked: bus.parked,
@@ -60,7 +60,7 @@ export class HeartbeatService extends PeriodicService<ServerHealth> {
   }
 
   protected override async onStop(): Promise<void> {
-    await serverStop(this.deps.db, { serverId: this.deps.identity.serverId, startedAt: this.startedAt })
+    await this.deps.store.serverStop({ serverId: this.deps.identity.serverId, startedAt: this.startedAt })
       .catch((error: unknown) => this.log[isConnectivityError(error) ? 'debug' : 'warn']({ err: error }, 'could not mark the heartbeat row stopped'));
   }
 }

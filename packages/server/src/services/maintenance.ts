@@ -13,10 +13,10 @@
  * lower version with different flags adopts the database's state (it is the truth now), unless another
  * state was applied while that poll was in flight.
  */
-import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import { isConnectivityError } from '../store/database.js';
-import { maintenanceRead, maintenanceSet, type MaintenanceFlags } from '../store/maintenance.js';
+import type { Store } from '../store/index.js';
+import type { MaintenanceFlags } from '../store/maintenance.js';
 import { PeriodicService } from './background.js';
 
 /** How often the flags are re-read (ms). */
@@ -30,7 +30,7 @@ export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
 
   constructor(
     log: Logger,
-    private readonly deps: { db: pg.Pool; onChange: (previous: MaintenanceFlags, next: MaintenanceFlags) => void },
+    private readonly deps: { store: Pick<Store, 'maintenanceRead' | 'maintenanceSet'>; onChange: (previous: MaintenanceFlags, next: MaintenanceFlags) => void },
   ) {
     super({ name: 'maintenance', intervalMs: POLL_MS, runAtStart: true }, log);
   }
@@ -47,7 +47,7 @@ export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
 
   /** Changes one flag for the whole cluster; this process applies it before the call returns. */
   async set(kind: 'push' | 'pop', enabled: boolean): Promise<MaintenanceFlags> {
-    const flags = await maintenanceSet(this.deps.db, { kind, enabled });
+    const flags = await this.deps.store.maintenanceSet({ kind, enabled });
     this.apply(flags, 'authoritative');
     return flags;
   }
@@ -67,7 +67,7 @@ export class MaintenanceService extends PeriodicService<MaintenanceFlags> {
   protected async cycle(): Promise<MaintenanceFlags> {
     try {
       const changes = this.changes;
-      const read = await maintenanceRead(this.deps.db);
+      const read = await this.deps.store.maintenanceRead();
       // A state applied while the read was in flight is newer than what the read saw: keep it.
       this.apply(read, changes === this.changes ? 'read' : 'notified');
     } catch (error) {

@@ -15,12 +15,11 @@
  * than an interval ago, so N processes run the job once per interval, not N times. The rules themselves, the
  * locks and the history rows live in the SQL functions of sql/functions/ (retention_apply.sql, partitions_cleanup.sql).
  */
-import type pg from 'pg';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { withClusterLock } from '../store/cluster-lock.js';
 import { isConnectivityError } from '../store/database.js';
-import { jobStart, partitionsCleanup, removalApply, removalCandidates, type RemovalJob } from '../store/retention.js';
+import type { Store } from '../store/index.js';
+import type { RemovalJob } from '../store/retention.js';
 import { PeriodicService } from './background.js';
 
 /** The advisory lock of the retention job ("QueeRT"). */
@@ -53,7 +52,8 @@ export interface RemovalCycle {
 
 /** What both services need. */
 export interface RemovalDeps {
-  db: pg.Pool;
+  /** `clusterLock` runs a cycle on a session of its own; the removal statements run on that session. */
+  store: Pick<Store, 'clusterLock'>;
   /** Counts a database failure (metrics). */
   onDatabaseError(error: unknown): void;
 }
@@ -77,7 +77,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
   }
 
   /** Work after the messages are removed (partition cleanup); returns the partitions deleted. */
-  protected async afterRemoval(_client: pg.PoolClient, _cycleId: string): Promise<number> {
+  protected async afterRemoval(_session: Store, _cycleId: string): Promise<number> {
     return 0;
   }
 
@@ -101,12 +101,12 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
 
   protected async cycle(): Promise<RemovalCycle> {
     try {
-      const outcome = await withClusterLock(this.deps.db, { key: this.lockKey, statementTimeoutMs: STATEMENT_TIMEOUT_MS }, async (client) => {
-        if (!(await jobStart(client, { job: this.job, intervalMs: this.config.intervalMs }))) return SKIPPED;
+      const outcome = await this.deps.store.clusterLock({ key: this.lockKey, statementTimeoutMs: STATEMENT_TIMEOUT_MS }, async (session) => {
+        if (!(await session.jobStart({ job: this.job, intervalMs: this.config.intervalMs }))) return SKIPPED;
         const cycleId = uuidv7();
         this.log.debug({ job: this.job, cycleId }, `${this.job} cycle started`);
-        const messages = await this.removeMessages(client, cycleId);
-        const partitions = await this.afterRemoval(client, cycleId);
+        const messages = await this.removeMessages(session, cycleId);
+        const partitions = await this.afterRemoval(session, cycleId);
         if (messages > 0 || partitions > 0) this.log.debug({ job: this.job, cycleId, messages, partitions }, `${this.job} cycle done`);
         return { ran: true, messages, partitions };
       });
@@ -118,10 +118,10 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
   }
 
   /** Removes what qualifies, partition by partition, one chunk per transaction, within the cycle's budget. */
-  private async removeMessages(client: pg.PoolClient, cycleId: string): Promise<number> {
+  private async removeMessages(session: Store, cycleId: string): Promise<number> {
     let budget = this.cycleBudget();
     let total = 0;
-    for (const partitionId of await removalCandidates(client, { job: this.job })) {
+    for (const partitionId of await session.removalCandidates({ job: this.job })) {
       if (budget <= 0 || this.stopping) break;
       let removed = 0;
       try {
@@ -129,7 +129,7 @@ abstract class RemovalService extends PeriodicService<RemovalCycle> {
           const chunk = Math.min(budget, this.chunkSize());
           // A cycle cap is strict once the cycle removed something; before that one oversized segment may go alone.
           const strict = this.cycleBudget() !== Infinity && total + removed > 0;
-          const deleted = await removalApply(client, { cycleId, partitionId, job: this.job, budget: chunk, strict });
+          const deleted = await session.removalApply({ cycleId, partitionId, job: this.job, budget: chunk, strict });
           if (deleted === 0) break;
           removed += deleted;
           budget -= deleted;
@@ -162,11 +162,11 @@ export class RetentionService extends RemovalService {
     return this.settings.batchSize;
   }
 
-  protected override async afterRemoval(client: pg.PoolClient, cycleId: string): Promise<number> {
+  protected override async afterRemoval(session: Store, cycleId: string): Promise<number> {
     const idleBefore = new Date(Date.now() - this.settings.partitionCleanupDays * DAY_MS);
     let deleted = 0;
     for (;;) {
-      const batch = await partitionsCleanup(client, { cycleId, idleBefore, limit: CLEANUP_BATCH });
+      const batch = await session.partitionsCleanup({ cycleId, idleBefore, limit: CLEANUP_BATCH });
       deleted += batch;
       if (batch < CLEANUP_BATCH) break;
     }

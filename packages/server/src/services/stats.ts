@@ -13,13 +13,11 @@
  * `POST /api/v1/stats/refresh` runs a cycle at once; a clean shutdown flushes what is left.
  */
 import { performance } from 'node:perf_hooks';
-import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Recorder } from '../metrics/recorder.js';
 import type { SystemSample, SystemSampler } from '../metrics/system.js';
-import { withClusterLock } from '../store/cluster-lock.js';
 import type { ProcessIdentity } from '../store/heartbeats.js';
-import { statsFlush, statsPurge } from '../store/stats.js';
+import type { Store } from '../store/index.js';
 import { PeriodicService } from './background.js';
 import { isConnectivityError, isDataException } from '../store/database.js';
 
@@ -57,7 +55,7 @@ export class StatsService extends PeriodicService<RefreshResult> {
   constructor(
     private readonly settings: StatsSettings,
     log: Logger,
-    private readonly deps: { db: pg.Pool; identity: ProcessIdentity; recorder: Recorder; sampler: SystemSampler },
+    private readonly deps: { store: Pick<Store, 'statsFlush' | 'clusterLock'>; identity: ProcessIdentity; recorder: Recorder; sampler: SystemSampler },
   ) {
     super({ name: 'stats', intervalMs: settings.intervalMs, runAtStart: false }, log);
   }
@@ -67,8 +65,8 @@ export class StatsService extends PeriodicService<RefreshResult> {
     let acquired = true;
     const cleanup = await this.step('cleanup', async () => {
       const before = new Date(Date.now() - this.settings.metricsRetentionDays * DAY_MS);
-      const outcome = await withClusterLock(this.deps.db, { key: STATS_LOCK_KEY, statementTimeoutMs: CLEANUP_STATEMENT_TIMEOUT_MS },
-        (client) => statsPurge(client, { before, batchSize: CLEANUP_BATCH_SIZE }));
+      const outcome = await this.deps.store.clusterLock({ key: STATS_LOCK_KEY, statementTimeoutMs: CLEANUP_STATEMENT_TIMEOUT_MS },
+        (session) => session.statsPurge({ before, batchSize: CLEANUP_BATCH_SIZE }));
       acquired = outcome.acquired;
       if (outcome.acquired && outcome.value > 0) this.log.debug({ deleted: outcome.value }, 'old metrics purged');
     });
@@ -95,12 +93,12 @@ export class StatsService extends PeriodicService<RefreshResult> {
    * counted and logged (the first time only). Any other failure puts the rows back for the next cycle.
    */
   private async flush(): Promise<void> {
-    const { db, identity, recorder, sampler } = this.deps;
+    const { store, identity, recorder, sampler } = this.deps;
     const rows = recorder.ops.drain();
     const target = { serverId: identity.serverId, hostname: identity.hostname, port: identity.port };
     let sample: SystemSample | null = sampler.sample();
     try {
-      await statsFlush(db, { ...target, rows, sample });
+      await store.statsFlush({ ...target, rows, sample });
       return;
     } catch (error) {
       if (!isDataException(error)) {
@@ -110,7 +108,7 @@ export class StatsService extends PeriodicService<RefreshResult> {
     }
     for (const [i, row] of rows.entries()) {
       try {
-        await statsFlush(db, { ...target, rows: [row], sample });
+        await store.statsFlush({ ...target, rows: [row], sample });
         sample = null;
       } catch (error) {
         if (!isDataException(error)) {

@@ -5,7 +5,7 @@
  *
  * Ages are computed on the database clock (the same clock that stamped the segments), in whole seconds.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** One contacted (partition, group) pair with what its lag is computed from. */
 export interface GroupCursorFacts {
@@ -28,7 +28,7 @@ export interface GroupCursorFacts {
 }
 
 /** Every contacted pair, or only those of one group; ordered by queue, partition, group. */
-export async function groupCursorList(db: pg.Pool, params: { group: string | null }): Promise<GroupCursorFacts[]> {
+export async function groupCursorList(db: Db, params: { group: string | null }): Promise<GroupCursorFacts[]> {
   const result = await db.query<GroupCursorFacts>(
     `SELECT c.consumer_group AS "group", q.name AS queue, p.id AS "partitionId", p.name AS "partitionName",
             above.offset_lag AS "offsetLag", queen.format_millis(above.head_created_at) AS "headCreatedAt",
@@ -64,7 +64,7 @@ export interface GroupSubscription {
 }
 
 /** Every subscription record, or only those of one group. */
-export async function subscriptionList(db: pg.Pool, params: { group: string | null }): Promise<GroupSubscription[]> {
+export async function subscriptionList(db: Db, params: { group: string | null }): Promise<GroupSubscription[]> {
   const result = await db.query<GroupSubscription>(
     `SELECT s.consumer_group AS "group", q.name AS queue, s.partition_name AS "partitionName", s.mode,
             queen.format_millis(s.subscribed_from) AS "subscribedFrom", queen.format_millis(s.created_at) AS "createdAt",
@@ -78,7 +78,7 @@ export async function subscriptionList(db: pg.Pool, params: { group: string | nu
 }
 
 /** Deletes a group's cursors on every queue (`queue` null) or one queue; returns the rows deleted. */
-export async function groupDelete(db: pg.Pool, params: { group: string; queue: string | null; deleteMetadata: boolean }): Promise<number> {
+export async function groupDelete(db: Db, params: { group: string; queue: string | null; deleteMetadata: boolean }): Promise<number> {
   const result = await db.query<{ deleted: number }>('SELECT queen.consumer_group_delete($1, $2, $3) AS deleted', [
     params.group,
     params.queue,
@@ -89,7 +89,7 @@ export async function groupDelete(db: pg.Pool, params: { group: string; queue: s
 
 /** Gives every subscription record of a group the timestamp `from` (null: now) and mode `timestamp`. */
 export async function subscriptionRetime(
-  db: pg.Pool,
+  db: Db,
   params: { group: string; from: string | null },
 ): Promise<{ rowsUpdated: number; newTimestamp: string }> {
   const result = await db.query<{ rows_updated: number; new_timestamp: string }>(
@@ -123,7 +123,7 @@ interface SeekRow {
 
 /** Seeks a group's cursors on every partition of a queue (`partition` null) or on one partition. */
 export async function cursorSeek(
-  db: pg.Pool,
+  db: Db,
   params: { group: string; queue: string; partition: string | null; target: SeekTarget },
 ): Promise<SeekOutcome> {
   const { target } = params;

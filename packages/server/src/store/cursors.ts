@@ -3,7 +3,7 @@
  * (`queen.ack_messages`) and lease extension (`queen.lease_extend`). See sql/functions/pop_messages.sql and
  * ack_messages.sql for the rules they implement.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /**
  * What a pop asks for: the one request shape from the route (core/pop.ts `PopRequest` extends it) down to
@@ -85,7 +85,7 @@ const CLAIM_SQL = `SELECT queue_name AS queue, partition_id AS "partitionId", pa
   FROM queen.pop_messages(${CLAIM_ARGUMENTS.map(([parameter, , cast], i) => `${parameter} => $${i + 1}${cast}`).join(', ')})`;
 
 /** Runs one pop attempt. */
-export async function cursorClaim(db: pg.Pool | pg.PoolClient, p: ClaimParams): Promise<ClaimOutcome> {
+export async function cursorClaim(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
   const result = await db.query<ClaimRow>({
     name: 'queen.pop_messages',
     text: CLAIM_SQL,
@@ -110,7 +110,8 @@ export interface ReadyKey {
  * Which keys may have something to claim (a superset: see sql/functions/pop_ready.sql), as one boolean per
  * key in the order given. One statement for any number of keys.
  */
-export async function cursorsReady(db: pg.Pool | pg.PoolClient, keys: readonly ReadyKey[]): Promise<boolean[]> {
+export async function cursorsReady(db: Db, params: { keys: readonly ReadyKey[] }): Promise<boolean[]> {
+  const { keys } = params;
   const result = await db.query<{ i: number }>({
     name: 'queen.pop_ready',
     text: 'SELECT i FROM queen.pop_ready($1::text[], $2::text[], $3::text[]) AS i',
@@ -146,7 +147,7 @@ const ACK_SQL = `SELECT success, error, queue_name AS "queueName", partition_nam
   FROM queen.ack_messages($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[])`;
 
 /** Applies a batch of acks in one transaction; results in item order. */
-export async function cursorAck(db: pg.Pool | pg.PoolClient, params: { items: AckItem[] }): Promise<AckResult[]> {
+export async function cursorAck(db: Db, params: { items: AckItem[] }): Promise<AckResult[]> {
   const { items } = params;
   const result = await db.query<AckResult>({
     name: 'queen.ack_messages',
@@ -164,7 +165,7 @@ export interface LeaseExtendResult {
 }
 
 /** Extends every live lease record carrying `leaseId` to at least now + seconds. */
-export async function leaseExtend(db: pg.Pool, params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
+export async function leaseExtend(db: Db, params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
   const result = await db.query<LeaseExtendResult>(
     'SELECT outcome, expires_at AS "expiresAt" FROM queen.lease_extend($1::uuid, $2)',
     [params.leaseId, params.seconds],
@@ -173,6 +174,6 @@ export async function leaseExtend(db: pg.Pool, params: { leaseId: string; second
 }
 
 /** Releases the leases a pop took when its response could not be delivered. */
-export async function leaseRelease(db: pg.Pool, params: { leaseId: string; origin: string }): Promise<void> {
+export async function leaseRelease(db: Db, params: { leaseId: string; origin: string }): Promise<void> {
   await db.query('SELECT queen.lease_release($1::uuid, $2)', [params.leaseId, params.origin]);
 }

@@ -5,6 +5,9 @@
 import pg from 'pg';
 import { HttpError, databaseUnreachable, poolUnavailable, statementTimeout } from '../errors.js';
 
+/** What a store statement runs on: the pool (a connection per statement) or one checked-out connection. */
+export type Db = pg.Pool | pg.PoolClient;
+
 /** SQLSTATEs a failover shows on a live connection: read-only transaction, administrator or crash shutdown, cannot connect now. */
 const FAILOVER_CODES = new Set(['25006', '57P01', '57P02', '57P03']);
 

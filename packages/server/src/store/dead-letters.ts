@@ -3,7 +3,7 @@
  * (`queen.message_at`, sql/functions/message_at.sql), newest failure first. One
  * statement reads the page and the total, so both come from the same snapshot.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** Filters of the DLQ listing; null means "no filter". `from`/`to` bound `failedAt` (ISO-8601). */
 export interface DeadLetterFilter {
@@ -76,7 +76,7 @@ const LIST_SQL = `WITH hits AS MATERIALIZED (
  * `maxBytes` bounds the payload bytes the page carries (see LIST_SQL).
  */
 export async function deadLetterList(
-  db: pg.Pool,
+  db: Db,
   params: { filter: DeadLetterFilter; limit: number; offset: number; maxBytes: number },
 ): Promise<{ entries: DeadLetterEntry[]; total: number }> {
   const { filter } = params;

@@ -2,7 +2,7 @@
  * Broker process rows (`queen.server_heartbeats`, API.md 9.2 rule 4): the heartbeat of this process, its
  * clean stop, and the reads of the status routes (workers, parked pops per replica).
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** Who this process is: the identity its heartbeat row and its metrics are stored under. */
 export interface ProcessIdentity {
@@ -23,7 +23,7 @@ export interface ServerHealth {
 
 /** Records one heartbeat of this process; returns the cluster's health as of this beat. */
 export async function serverHeartbeat(
-  db: pg.Pool,
+  db: Db,
   params: ProcessIdentity & { startedAt: string; parked: number; parkedByQueue: Record<string, number>; aliveSeconds: number },
 ): Promise<ServerHealth> {
   const result = await db.query<ServerHealth>(
@@ -38,7 +38,7 @@ export async function serverHeartbeat(
 }
 
 /** Marks this incarnation as stopped cleanly: it is then neither alive nor dead. */
-export async function serverStop(db: pg.Pool, params: { serverId: string; startedAt: string }): Promise<void> {
+export async function serverStop(db: Db, params: { serverId: string; startedAt: string }): Promise<void> {
   await db.query(
     `UPDATE queen.server_heartbeats SET stopped_at = now(), parked_pops = 0, parked_by_queue = '{}'
      WHERE server_id = $1 AND started_at = $2::timestamptz`,
@@ -63,7 +63,7 @@ export interface ServerRow {
  * server_id order, optionally only those of one hostname or one server_id.
  */
 export async function serverList(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { from: Date; to: Date; hostname: string | null; serverId: string | null },
 ): Promise<ServerRow[]> {
   const result = await db.query<ServerRow>(
@@ -88,7 +88,7 @@ export interface ParkedReplica {
 }
 
 /** Parked pops per (queue, live process) as of each process's last heartbeat, optionally for one queue. */
-export async function parkedReplicaList(db: pg.Pool, params: { queue: string | null; aliveSeconds: number }): Promise<ParkedReplica[]> {
+export async function parkedReplicaList(db: Db, params: { queue: string | null; aliveSeconds: number }): Promise<ParkedReplica[]> {
   const result = await db.query<ParkedReplica>(
     `SELECT p.key AS queue, h.server_id AS "serverId", p.value::integer AS parked,
             queen.format_millis(h.last_heartbeat_at) AS "updatedAt"
@@ -112,7 +112,7 @@ export interface LiveServer {
 }
 
 /** The processes alive now (not stopped, a heartbeat within `aliveSeconds`), in server_id order. */
-export async function serverAliveList(db: pg.Pool, params: { aliveSeconds: number }): Promise<LiveServer[]> {
+export async function serverAliveList(db: Db, params: { aliveSeconds: number }): Promise<LiveServer[]> {
   const result = await db.query<LiveServer>(
     `SELECT h.server_id AS "serverId", h.hostname, h.pid, queen.format_millis(h.started_at) AS "startedAt",
             queen.format_millis(h.last_heartbeat_at) AS "lastHeartbeatAt", h.parked_pops AS "parkedPops"

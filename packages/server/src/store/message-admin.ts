@@ -3,7 +3,7 @@
  * queue clear. Each is one call of its function in sql/functions/, which
  * documents the locks it takes and the notifications it sends.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** The queue a write touched, for waking its parked pops. */
 export interface TouchedQueue {
@@ -29,14 +29,14 @@ export type ClearResult =
   | { outcome: 'queue_not_found' | 'partition_not_found' };
 
 /** Deletes one message (its offset stays); true when it existed. */
-export async function messageDelete(db: pg.Pool, params: { partitionId: string; transactionId: string }): Promise<boolean> {
+export async function messageDelete(db: Db, params: { partitionId: string; transactionId: string }): Promise<boolean> {
   const result = await db.query<{ deleted: boolean }>('SELECT queen.message_delete($1::uuid, $2) AS deleted', [params.partitionId, params.transactionId]);
   return result.rows[0]?.deleted ?? false;
 }
 
 /** Pushes a copy of a dead-lettered message (new ids given) and removes its DLQ entries, atomically. */
 export async function messageRequeue(
-  db: pg.Pool,
+  db: Db,
   params: { partitionId: string; transactionId: string; messageId: string; newTransactionId: string },
 ): Promise<RequeueResult> {
   const result = await db.query<{ outcome: string; dlq_entries_removed: number; error: string | null; queue_name: string; queue_namespace: string; queue_task: string }>(
@@ -57,7 +57,7 @@ export async function messageRequeue(
 
 /** Moves a group's head message to the DLQ. */
 export async function messageDeadLetter(
-  db: pg.Pool,
+  db: Db,
   params: { origin: string; partitionId: string; transactionId: string; group: string; error: string | null },
 ): Promise<DeadLetterResult> {
   const result = await db.query<{ outcome: string; lease_released: boolean; queue_name: string; queue_namespace: string; queue_task: string }>(
@@ -71,7 +71,7 @@ export async function messageDeadLetter(
 }
 
 /** Deletes every retained message of a queue, or of one of its partitions (`partition` null: all). */
-export async function queueClear(db: pg.Pool, params: { origin: string; queue: string; partition: string | null }): Promise<ClearResult> {
+export async function queueClear(db: Db, params: { origin: string; queue: string; partition: string | null }): Promise<ClearResult> {
   const result = await db.query<{ outcome: string; deleted_messages: string; queue_namespace: string; queue_task: string }>(
     'SELECT outcome, deleted_messages, queue_namespace, queue_task FROM queen.queue_clear($1, $2, $3)',
     [params.origin, params.queue, params.partition],

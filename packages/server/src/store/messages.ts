@@ -4,8 +4,7 @@
  * sql/functions/). Offsets are bigints in PostgreSQL and plain numbers
  * here (they stay far below 2^53).
  */
-import type pg from 'pg';
-import { databaseTransaction } from './transaction.js';
+import type { Db } from './database.js';
 
 /** One contacted (partition, group), as the message views need it. */
 export interface CursorFacts {
@@ -81,7 +80,6 @@ export interface MessageFacts extends Omit<ListedMessage, 'deadLetterGroups' | '
   busGroupsCount: number;
 }
 
-type Db = pg.Pool | pg.PoolClient;
 
 const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text AS "partitionId", p.name AS partition,
     q.name AS queue, q.namespace, q.task, q.priority, m.trace::text AS "traceId", m.sub AS "producerSub",
@@ -173,25 +171,15 @@ const DETAIL_SQL = `SELECT m.message_id::text AS id, $2::text AS "transactionId"
   JOIN queen.partitions p ON p.id = $1::uuid
   JOIN queen.queues q ON q.id = p.queue_id`;
 
-/** The message with this transactionId in this partition, with its groups and DLQ entries; null when missing. */
-export async function messageDescribe(db: pg.Pool, params: { partitionId: string; transactionId: string }): Promise<MessageFacts | null> {
-  return messageReadSnapshot(db, async (client) => {
-    const found = await client.query<Omit<MessageFacts, 'cursors' | 'hasQueueMode' | 'busGroupsCount'>>(DETAIL_SQL, [params.partitionId, params.transactionId]);
-    const message = found.rows[0];
-    if (message === undefined) return null;
-    const cursors = await cursorFactsFind(client, { partitionIds: [message.partitionId] });
-    const mode = await queueConsumerMode(client, { queue: message.queue });
-    return { ...message, cursors: cursors.get(message.partitionId) ?? [], ...mode };
-  });
-}
-
 /**
- * Runs reads in one read-only REPEATABLE READ transaction: every statement sees the same snapshot and the
- * same `now()`, so a listing read in several pages neither shifts nor mixes states.
+ * The message with this transactionId in this partition, with its groups and DLQ entries; null when missing.
+ * Three reads that must agree: run it inside a snapshot (`Store.messageDescribe` does).
  */
-export function messageReadSnapshot<T>(db: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return databaseTransaction(db, {
-    begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    work: async (client) => ({ commit: true, value: await work(client) }),
-  });
+export async function messageDescribe(db: Db, params: { partitionId: string; transactionId: string }): Promise<MessageFacts | null> {
+  const found = await db.query<Omit<MessageFacts, 'cursors' | 'hasQueueMode' | 'busGroupsCount'>>(DETAIL_SQL, [params.partitionId, params.transactionId]);
+  const message = found.rows[0];
+  if (message === undefined) return null;
+  const cursors = await cursorFactsFind(db, { partitionIds: [message.partitionId] });
+  const mode = await queueConsumerMode(db, { queue: message.queue });
+  return { ...message, cursors: cursors.get(message.partitionId) ?? [], ...mode };
 }

@@ -3,7 +3,7 @@
  * `queen.postgres_stats()` (sql/functions/postgres_stats.sql), which reads the statistics views
  * restricted to schema `queen` and returns the response body as JSON.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** A cache-hit record: blocks served from shared buffers, blocks read, and hits / (hits + reads). */
 interface CacheRecord {
@@ -46,7 +46,7 @@ export interface PostgresStats {
 }
 
 /** Reads PostgreSQL's statistics for schema `queen`. */
-export async function postgresStatsRead(db: pg.Pool): Promise<PostgresStats> {
+export async function postgresStatsRead(db: Db): Promise<PostgresStats> {
   const result = await db.query<{ stats: PostgresStats }>('SELECT queen.postgres_stats() AS stats');
   return result.rows[0]!.stats;
 }

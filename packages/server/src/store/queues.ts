@@ -2,8 +2,7 @@
  * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`), the detail view
  * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of API.md 7.2.
  */
-import type pg from 'pg';
-import { databaseTransaction } from './transaction.js';
+import type { Db } from './database.js';
 
 /** A queue row as stored, under camelCase names (`createdAt`: milliseconds ISO-8601). */
 export interface QueueRow {
@@ -42,7 +41,7 @@ const queueColumns = (q: string): string => `${q}.id, ${q}.name, ${q}.namespace,
 
 /** Creates or fully replaces a queue's configuration; returns the row and the Default partition's id. */
 export async function queueConfigure(
-  db: pg.Pool,
+  db: Db,
   params: { name: string; namespace: string; task: string; options: Record<string, number | boolean> },
 ): Promise<{ queue: QueueRow; defaultPartitionId: string }> {
   const result = await db.query<QueueRow & { defaultPartitionId: string }>(
@@ -62,7 +61,7 @@ export interface QueueEncryptionFlags {
 }
 
 /** The encryption flags of each named queue that exists (the source of core/payload-sealing.ts's view). */
-export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[] }): Promise<Map<string, QueueEncryptionFlags>> {
+export async function queueEncryptionFlags(db: Db, params: { names: string[] }): Promise<Map<string, QueueEncryptionFlags>> {
   const result = await db.query<{ name: string; encryption_enabled: boolean; encryption_used: boolean }>({
     name: 'queen.queue_encryption_flags',
     text: 'SELECT q.name, q.encryption_enabled, q.encryption_used FROM queen.queues q WHERE q.name = ANY ($1::text[])',
@@ -75,16 +74,12 @@ export async function queueEncryptionFlags(db: pg.Pool, params: { names: string[
  * Deletes a queue and everything under it; true when it existed. The deletion runs without the statement
  * timeout (lock waits still time out): its work grows with the queue, and a queue of 100 000 partitions,
  * which takes seconds alone, ran past DB_STATEMENT_TIMEOUT under load, answered 500 and stayed behind.
+ * Inside a transaction (`Store.queueDelete` opens one): the timeout is lifted for it alone.
  */
-export async function queueDelete(db: pg.Pool, params: { name: string }): Promise<boolean> {
-  return databaseTransaction(db, {
-    begin: 'BEGIN',
-    work: async (client) => {
-      await client.query('SET LOCAL statement_timeout = 0');
-      const result = await client.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
-      return { commit: true, value: result.rows[0]?.existed ?? false };
-    },
-  });
+export async function queueDelete(db: Db, params: { name: string }): Promise<boolean> {
+  await db.query('SET LOCAL statement_timeout = 0');
+  const result = await db.query<{ existed: boolean }>('SELECT queen.queue_delete($1) AS existed', [params.name]);
+  return result.rows[0]?.existed ?? false;
 }
 
 /** Per-partition facts from which the detail counts are derived (timestamps milliseconds ISO-8601). */
@@ -112,7 +107,7 @@ export type LocatedPartitionFacts = PartitionFacts & { queueId: string };
  * the one source of the message counts of API.md 7.2.
  */
 export async function partitionFactsList(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { queueIds: string[]; partitionIds: string[] },
 ): Promise<LocatedPartitionFacts[]> {
   const result = await db.query<LocatedPartitionFacts>(
@@ -145,7 +140,7 @@ export async function partitionFactsList(
 }
 
 /** Loads a queue with its partition facts, or null when the queue does not exist. */
-export async function queueDescribe(db: pg.Pool, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
+export async function queueDescribe(db: Db, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
   const queue = await db.query<QueueRow>(
     `SELECT ${queueColumns('q')} FROM queen.queues q WHERE q.name = $1`,
     [params.name],

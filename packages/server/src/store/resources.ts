@@ -2,7 +2,7 @@
  * The listings of API.md 7.2: queues, partitions and the ingest/consumption sample of the overview. Message
  * counts come from `partitionFactsList` (store/queues.ts) and are derived in core/queue-stats.ts.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** A queue as the listings show it. */
 export interface QueueListing {
@@ -16,7 +16,7 @@ export interface QueueListing {
 
 /** Queues, newest first, optionally of one namespace and/or task; `limit` null: all of them. */
 export async function queueList(
-  db: pg.Pool,
+  db: Db,
   params: { namespace: string | null; task: string | null; limit: number | null; offset: number },
 ): Promise<QueueListing[]> {
   const result = await db.query<QueueListing>(
@@ -51,7 +51,7 @@ export interface PartitionListing {
  * even when the page is empty).
  */
 export async function partitionList(
-  db: pg.Pool,
+  db: Db,
   params: { queue: string | null; namespace: string | null; task: string | null; limit: number; offset: number },
 ): Promise<{ total: number; partitions: PartitionListing[] }> {
   // The one row of an empty page has null listing columns.
@@ -98,7 +98,7 @@ export interface ActivitySample {
 const WINDOW_SECONDS = 60;
 
 /** Messages ingested and settled within the last minute. */
-export async function activitySample(db: pg.Pool): Promise<ActivitySample> {
+export async function activitySample(db: Db): Promise<ActivitySample> {
   const result = await db.query<{ timestamp: string; ingested: number; processed: number }>(
     `WITH recent AS (
        SELECT s.partition_id, s.first_offset, s.last_offset

@@ -8,7 +8,7 @@
  * oldest retained segment, or of the oldest one above the lowest cursor): a partition with nothing to remove
  * is never locked.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** The two message-removing jobs: retention (retentionSeconds, completedRetentionSeconds) and eviction (maxWaitTimeSeconds). */
 export type RemovalJob = 'retention' | 'eviction';
@@ -55,7 +55,7 @@ const CANDIDATES_SQL: Record<RemovalJob, string> = {
 };
 
 /** Partitions where `job` has something to remove now, in lock order (one or two index probes per partition). */
-export async function removalCandidates(db: pg.Pool | pg.PoolClient, params: { job: RemovalJob }): Promise<string[]> {
+export async function removalCandidates(db: Db, params: { job: RemovalJob }): Promise<string[]> {
   const result = await db.query<{ id: string }>(CANDIDATES_SQL[params.job]);
   return result.rows.map((row) => row.id);
 }
@@ -66,7 +66,7 @@ export async function removalCandidates(db: pg.Pool | pg.PoolClient, params: { j
  * under `cycleId`. Returns the messages removed; 0 when nothing qualifies (or, strict, nothing fits).
  */
 export async function removalApply(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { cycleId: string; partitionId: string; job: RemovalJob; budget: number; strict: boolean },
 ): Promise<number> {
   const result = await db.query<{ deleted: string }>('SELECT queen.retention_apply($1, $2, $3, $4, $5) AS deleted', [
@@ -77,7 +77,7 @@ export async function removalApply(
 
 /** Deletes up to `limit` partitions idle since `idleBefore` (`queen.partitions_cleanup`); returns how many. */
 export async function partitionsCleanup(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { cycleId: string; idleBefore: Date; limit: number },
 ): Promise<number> {
   const result = await db.query<{ deleted: number }>('SELECT queen.partitions_cleanup($1, $2, $3) AS deleted', [
@@ -87,7 +87,7 @@ export async function partitionsCleanup(
 }
 
 /** Records the start of a cycle of `job` unless one started within the interval (`queen.job_start`); true when it may run. */
-export async function jobStart(db: pg.Pool | pg.PoolClient, params: { job: string; intervalMs: number }): Promise<boolean> {
+export async function jobStart(db: Db, params: { job: string; intervalMs: number }): Promise<boolean> {
   const result = await db.query<{ started: boolean }>('SELECT queen.job_start($1, $2) AS started', [params.job, params.intervalMs]);
   return result.rows[0]?.started === true;
 }
@@ -96,7 +96,7 @@ const HISTORY_WHERE = `h.recorded_at >= $1 AND h.recorded_at <= $2 AND ($3::text
 
 /** A page of the retention history in [from, to] (optionally of one queue), newest first, with the total. */
 export async function retentionHistoryList(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { from: Date; to: Date; queue: string | null; limit: number; offset: number },
 ): Promise<{ history: RetentionHistoryEntry[]; total: number }> {
   const values = [params.from, params.to, params.queue];

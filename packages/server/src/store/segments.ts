@@ -2,6 +2,7 @@
  * Writes to the log: one call of `queen.push_messages` per coalesced batch (sql/functions/push_messages.sql).
  */
 import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** One message to append, already validated, with its ids minted. */
 export interface AppendItem {
@@ -38,12 +39,6 @@ interface Row extends AppendResult {
   item: number;
 }
 
-/** How an append runs (the second argument of the push append function). */
-export interface AppendOptions {
-  /** Replay of buffered items that were accepted earlier: maxSize is not enforced (API.md 9.5 rule 5). */
-  replay?: boolean;
-}
-
 function appendQuery(items: AppendItem[]): pg.QueryConfig {
   return {
     name: 'queen.push_messages',
@@ -67,26 +62,17 @@ function inItemOrder(rows: Row[], count: number): AppendResult[] {
 }
 
 /** Appends the items in one transaction; results come back in item order. */
-export async function segmentAppend(db: pg.Pool | pg.PoolClient, params: { items: AppendItem[] }): Promise<AppendResult[]> {
+export async function segmentAppend(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
   const result = await db.query<Row>(appendQuery(params.items));
   return inItemOrder(result.rows, params.items.length);
 }
 
 /**
- * Appends replayed items (API.md 9.5): like `segmentAppend`, inside a transaction that sets `queen.replay`,
- * so that maxSize is not enforced (sql/functions/queue_mode_backlog.sql). Four round trips: replay batches are paced anyway.
+ * Appends replayed items (API.md 9.5): like `segmentAppend`, with `queen.replay` set for the transaction so
+ * that maxSize is not enforced (sql/functions/queue_mode_backlog.sql). Runs inside a transaction
+ * (`Store.segmentAppendReplay` opens one): replay batches are paced anyway.
  */
-export async function segmentAppendReplay(pool: pg.Pool, params: { items: AppendItem[] }): Promise<AppendResult[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT set_config('queen.replay', 'on', true)`);
-    const result = await client.query<Row>(appendQuery(params.items));
-    await client.query('COMMIT');
-    client.release();
-    return inItemOrder(result.rows, params.items.length);
-  } catch (error) {
-    client.release(error as Error); // never hand a connection in an unknown transaction state back to the pool
-    throw error;
-  }
+export async function segmentAppendReplay(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
+  await db.query(`SELECT set_config('queen.replay', 'on', true)`);
+  return segmentAppend(db, params);
 }

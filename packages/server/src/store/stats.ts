@@ -6,9 +6,50 @@
  * of the first bucket. Counter series are dense (a bucket without rows is a bucket with no traffic: zeros);
  * per-queue and sample series hold only buckets that have rows.
  */
-import type pg from 'pg';
-import type { OpCounters, OpsRow } from '../metrics/ops.js';
-import type { SystemSample } from '../metrics/system.js';
+import type { Db } from './database.js';
+
+/**
+ * The counters of one queue in one minute. `ackMessages`: ack items applied, whatever their status;
+ * `ackCompleted`: messages settled as processed (`completed` acks and autoAck deliveries); `ackFailed`:
+ * applied `failed` and `retry` acks; `lagSumMs`/`lagMaxMs` cover the `popMessages` messages.
+ */
+export interface OpCounters {
+  pushRequests: number;
+  pushMessages: number;
+  popRequests: number;
+  popMessages: number;
+  ackRequests: number;
+  ackMessages: number;
+  ackCompleted: number;
+  ackFailed: number;
+  transactions: number;
+  dlqMoved: number;
+  errors: number;
+  dbErrors: number;
+  lagSumMs: number;
+  lagMaxMs: number;
+}
+
+/** The counters of one queue in one minute, as drained: `bucket` is the minute's start (ISO-8601). */
+export interface OpsRow extends OpCounters {
+  bucket: string;
+  queue: string;
+}
+
+/** One sample, as stored in `queen.system_metrics`. CPU percentages are of one core. */
+export interface SystemSample {
+  cpuUserPercent: number;
+  cpuSystemPercent: number;
+  rss: number;
+  heapUsed: number;
+  poolSize: number;
+  poolIdle: number;
+  poolActive: number;
+  poolWaiting: number;
+  eventLoopLagMs: number;
+  parkedPops: number;
+  inflightRequests: number;
+}
 
 /** Which counters a read covers; a null field does not filter. */
 export interface CounterFilter {
@@ -34,7 +75,7 @@ export type QueueCounterPoint = CounterPoint & { queue: string };
 
 /** Adds one process's drained counters and stores its system sample: one statement. */
 export async function statsFlush(
-  db: pg.Pool,
+  db: Db,
   params: { serverId: string; hostname: string; port: number; rows: readonly OpsRow[]; sample: SystemSample | null },
 ): Promise<void> {
   const rows = params.rows.map((row) => ({ ...row, lagSumMs: Math.round(row.lagSumMs), lagMaxMs: Math.round(row.lagMaxMs) }));
@@ -55,7 +96,7 @@ const PURGES = [
  * Deletes counters, samples, process rows and retention history older than `before`, `batchSize` rows per statement (each
  * commits on its own, so a long purge never holds locks for long). Returns the number of rows deleted.
  */
-export async function statsPurge(db: pg.Pool | pg.PoolClient, params: { before: Date; batchSize: number }): Promise<number> {
+export async function statsPurge(db: Db, params: { before: Date; batchSize: number }): Promise<number> {
   let deleted = 0;
   for (const statement of PURGES) {
     for (;;) {
@@ -110,13 +151,13 @@ function values(buckets: Buckets, filter: CounterFilter): unknown[] {
 }
 
 /** Counters summed per bucket over the filter, one point per bucket of the range (zeros included). */
-export async function counterSeries(db: pg.Pool | pg.PoolClient, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
+export async function counterSeries(db: Db, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
   const result = await db.query<SumsRow>(SERIES_SQL, values(params.buckets, params.filter));
   return result.rows.map((row) => ({ bucket: row.bucket!, ...counters(row) }));
 }
 
 /** Counters summed per (bucket, queue) over the filter, for the buckets and queues that have any. */
-export async function counterQueueSeries(db: pg.Pool | pg.PoolClient, params: { buckets: Buckets; filter: CounterFilter }): Promise<QueueCounterPoint[]> {
+export async function counterQueueSeries(db: Db, params: { buckets: Buckets; filter: CounterFilter }): Promise<QueueCounterPoint[]> {
   const result = await db.query<SumsRow>(QUEUE_SERIES_SQL, values(params.buckets, params.filter));
   return result.rows.map((row) => ({ bucket: row.bucket!, queue: row.queue!, ...counters(row) }));
 }
@@ -132,7 +173,7 @@ export interface SystemPoint extends SystemSample {
 
 /** System samples per (process, bucket) over the range, optionally for one hostname or one server id. */
 export async function systemSeries(
-  db: pg.Pool,
+  db: Db,
   params: { buckets: Buckets; hostname: string | null; serverId: string | null },
 ): Promise<SystemPoint[]> {
   const result = await db.query<SystemPoint>(

@@ -4,7 +4,7 @@
  * partition facts of store/queues.ts (`partitionFactsList`), the one source of the counts of API.md 7.2,
  * and message states from the message views of store/messages.ts.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** Which queues a view covers; a null field does not filter. */
 export interface QueueFilter {
@@ -26,7 +26,7 @@ export interface QueueSummaryRow {
 
 /** Queues matching the filter, newest first, one page of them (`limit` null: all). */
 export async function queueSummaryList(
-  db: pg.Pool | pg.PoolClient,
+  db: Db,
   params: { filter: QueueFilter; limit: number | null; offset: number },
 ): Promise<QueueSummaryRow[]> {
   const { filter } = params;
@@ -52,7 +52,7 @@ export interface LeaseSummaryRow {
 }
 
 /** Summarises the live leases over the queues matching the filter. */
-export async function leaseSummary(db: pg.Pool | pg.PoolClient, params: { filter: QueueFilter }): Promise<LeaseSummaryRow> {
+export async function leaseSummary(db: Db, params: { filter: QueueFilter }): Promise<LeaseSummaryRow> {
   const { filter } = params;
   const result = await db.query<LeaseSummaryRow>(
     `SELECT count(DISTINCT c.lease_id)::integer AS active, count(DISTINCT c.partition_id)::integer AS "partitionsWithLeases",
@@ -75,7 +75,7 @@ export interface DeadLetterSummaryRow {
 }
 
 /** Summarises the DLQ entries over the queues matching the filter. */
-export async function deadLetterSummary(db: pg.Pool | pg.PoolClient, params: { filter: QueueFilter }): Promise<DeadLetterSummaryRow> {
+export async function deadLetterSummary(db: Db, params: { filter: QueueFilter }): Promise<DeadLetterSummaryRow> {
   const { filter } = params;
   const result = await db.query<DeadLetterSummaryRow>(
     `WITH entries AS (
@@ -110,7 +110,7 @@ export interface PartitionActivityRow {
 }
 
 /** Recent pushes, cursor counters and consumer lag of every partition of a queue. */
-export async function partitionActivityList(db: pg.Pool, params: { queueId: string }): Promise<PartitionActivityRow[]> {
+export async function partitionActivityList(db: Db, params: { queueId: string }): Promise<PartitionActivityRow[]> {
   const result = await db.query<PartitionActivityRow>(
     `SELECT p.id,
             queen.format_millis(greatest(p.last_push_at, cur.last_activity)) AS "lastActivity",
@@ -151,7 +151,7 @@ export interface DatabaseGauges {
 }
 
 /** Reads the database-derived gauges in one statement. */
-export async function metricsGauges(db: pg.Pool): Promise<DatabaseGauges> {
+export async function metricsGauges(db: Db): Promise<DatabaseGauges> {
   const result = await db.query<{ gauges: DatabaseGauges }>('SELECT queen.metrics_gauges() AS gauges');
   return result.rows[0]!.gauges;
 }

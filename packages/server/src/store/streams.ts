@@ -5,12 +5,13 @@
  * A cycle with sink pushes runs on one pooled connection inside one transaction: `queen.streams_cycle_apply`
  * (shard lock, fencing checks, state ops, the ack through `queen.ack_messages`), then the sink pushes through
  * the same append the transaction route uses (`queen.push_messages`, wrapped by the broker's sealing step),
- * then COMMIT or ROLLBACK as the work decides. A cycle without pushes is `streams_cycle_apply` alone, one
- * atomic statement: it raises (SQLSTATE QS001) on every failure, so nothing it wrote survives one. Deadlocks
- * and serialization failures have written nothing: the whole cycle is run again from the start.
+ * then COMMIT or ROLLBACK as the work decides (core/streams/cycle.ts, through `Store.transaction`). A cycle
+ * without pushes is `streams_cycle_apply` alone, one atomic statement: it raises (SQLSTATE QS001) on every
+ * failure, so nothing it wrote survives one. Deadlocks and serialization failures have written nothing: the
+ * whole cycle is run again from the start (`retryConflicts`, the classifier of store/database.ts).
  */
 import pg from 'pg';
-import { databaseTransaction, transactionStoreOn, type TransactionDecision, type TransactionStore } from './transaction.js';
+import type { Db } from './database.js';
 
 /** What a registration found and did (see `queen.streams_query_register`). */
 export interface QueryRegistration {
@@ -21,8 +22,8 @@ export interface QueryRegistration {
 }
 
 /** Registers a query by name, or finds it again (STREAMS.md 3.2). */
-export async function queryRegister(
-  db: pg.Pool,
+export async function streamsQueryRegister(
+  db: Db,
   params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
 ): Promise<QueryRegistration> {
   const result = await db.query<QueryRegistration>(
@@ -41,8 +42,8 @@ export interface StateRow {
 }
 
 /** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
-export async function stateRead(
-  db: pg.Pool,
+export async function streamsStateRead(
+  db: Db,
   params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null; group: string | null },
 ): Promise<StateRow[]> {
   const result = await db.query<StateRow>({
@@ -84,12 +85,6 @@ export interface CycleApplyParams {
   releaseLease: boolean;
 }
 
-/** What the work of a cycle can do inside its transaction: the transaction route's store, plus `apply`. */
-export interface CycleStore extends TransactionStore {
-  /** Shard lock, fencing checks, state ops and ack, in that order (`queen.streams_cycle_apply`). */
-  apply(params: CycleApplyParams): Promise<CycleApplyResult>;
-}
-
 /** A successful cycle's result row, under the names of CycleApplyResult. */
 type ApplyRow = Omit<Extract<CycleApplyResult, { error: null }>, 'error'>;
 
@@ -101,7 +96,8 @@ const APPLY_SQL = `SELECT queue_name AS "queueName", queue_namespace AS "queueNa
 /** The SQLSTATE `streams_cycle_apply` raises a cycle failure with (message: the text, detail: the source queue). */
 const CYCLE_FAILED = 'QS001';
 
-async function cycleApply(db: pg.Pool | pg.PoolClient, p: CycleApplyParams): Promise<CycleApplyResult> {
+/** Shard lock, fencing checks, state ops and ack, in that order (`queen.streams_cycle_apply`): one atomic statement. */
+export async function streamsCycleApply(db: Db, p: CycleApplyParams): Promise<CycleApplyResult> {
   let row: ApplyRow;
   try {
     const result = await db.query<ApplyRow>({
@@ -117,34 +113,4 @@ async function cycleApply(db: pg.Pool | pg.PoolClient, p: CycleApplyParams): Pro
     return { error: error.message, queueName: error.detail === undefined || error.detail === '' ? null : error.detail };
   }
   return { error: null, ...row };
-}
-
-function cycleStoreOn(client: pg.PoolClient): CycleStore {
-  return { ...transactionStoreOn(client), apply: (params) => cycleApply(client, params) };
-}
-
-const CYCLE_ATTEMPTS = 3;
-/** Deadlock detected, serialization failure: nothing was written, the cycle can run again. */
-const RETRIED_CODES = new Set(['40P01', '40001']);
-
-/** Retries `attempt` on a deadlock or serialization failure (it wrote nothing), up to CYCLE_ATTEMPTS times. */
-async function retried<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === undefined || !RETRIED_CODES.has(code) || n >= CYCLE_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/** Runs the work of one cycle in one database transaction; commits or rolls back as it decides. */
-export function streamsCycleRun<T>(db: pg.Pool, work: (store: CycleStore) => Promise<TransactionDecision<T>>): Promise<T> {
-  return retried(() => databaseTransaction(db, { begin: 'BEGIN', work: (client) => work(cycleStoreOn(client)) }));
-}
-
-/** Runs a cycle without sink pushes: `streams_cycle_apply` alone is one atomic statement (one round trip). */
-export function streamsCycleApply(db: pg.Pool, params: CycleApplyParams): Promise<CycleApplyResult> {
-  return retried(() => cycleApply(db, params));
 }

@@ -11,7 +11,7 @@
  * data are carried, in page order, while their running size stays within `maxBytes` (LISTING_MAX_BYTES),
  * and so are message payloads (a budget of their own); the later ones are left out and flagged.
  */
-import type pg from 'pg';
+import type { Db } from './database.js';
 
 /** A trace event as recorded (`createdAt`: milliseconds ISO-8601). */
 export interface TraceEvent {
@@ -43,7 +43,7 @@ const parsedData = (data: string | null): unknown => (data === null ? null : (JS
 
 /** Records an event for the retained message (partition, transactionId); false when there is none. */
 export async function traceRecord(
-  db: pg.Pool,
+  db: Db,
   params: { id: string; partitionId: string; transactionId: string; group: string; eventType: string; data: string; names: string[]; workerId: string },
 ): Promise<boolean> {
   const result = await db.query(
@@ -58,7 +58,7 @@ export async function traceRecord(
 
 /** The events of one message, oldest first; their data carried while its running size stays within `maxBytes`. */
 export async function traceListForMessage(
-  db: pg.Pool,
+  db: Db,
   params: { partitionId: string; transactionId: string; maxBytes: number },
 ): Promise<TraceEvent[]> {
   type Row = Omit<TraceEvent, 'data'> & { data: string | null };
@@ -94,7 +94,7 @@ export interface NamedTraceEvent extends TraceEvent {
  * stored payload into its wire value (it opens sealed payloads, API.md 9.6).
  */
 export async function traceListByName(
-  db: pg.Pool,
+  db: Db,
   params: { name: string; limit: number; offset: number; maxBytes: number; readPayload: (stored: string) => unknown },
 ): Promise<{ total: number; traces: NamedTraceEvent[] }> {
   type Row = Omit<NamedTraceEvent, 'data' | 'messagePayload'> & { total: number; at: Date; data: string | null; messagePayload: string | null };
@@ -145,7 +145,7 @@ export interface TraceNameSummary {
 }
 
 /** The trace names in use, most recently seen first, one page of them and how many there are. */
-export async function traceNameList(db: pg.Pool, params: { limit: number; offset: number }): Promise<{ total: number; names: TraceNameSummary[] }> {
+export async function traceNameList(db: Db, params: { limit: number; offset: number }): Promise<{ total: number; names: TraceNameSummary[] }> {
   const result = await db.query<TraceNameSummary & { total: number }>(
     `WITH live AS (
        SELECT t.partition_id, t.transaction_id, t.trace_names, t.created_at

@@ -14,7 +14,7 @@ import { QM, pop, push, useSqlSessions } from '../support/hot-path.js';
 
 const sql = useSqlSessions();
 
-const ready = (keys: ReadyKey[]): Promise<boolean[]> => cursorsReady(sql.pool, keys);
+const ready = (keys: ReadyKey[]): Promise<boolean[]> => cursorsReady(sql.pool, { keys });
 const wildcard = (queue: string, group = QM): ReadyKey => ({ queue, partition: null, group });
 const partition = (queue: string, name: string, group = QM): ReadyKey => ({ queue, partition: name, group });
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
-import { queueDelete } from '../../src/store/queues.js';
+import { Store } from '../../src/store/index.js';
 import { serverConnection, uniqueQueue } from '../support/harness.js';
 import { push, useSqlSessions } from '../support/hot-path.js';
 
@@ -27,12 +27,12 @@ describe('queue deletion', () => {
     pools.push(impatient);
     await assert.rejects(impatient.query('SELECT pg_sleep(0.05)'), /statement timeout/, 'the pool does time out');
 
-    assert.equal(await queueDelete(impatient, { name: queue }), true);
+    assert.equal(await new Store(impatient).queueDelete({ name: queue }), true);
     const left = await sql.pool.query<{ n: string }>(
       `SELECT (SELECT count(*) FROM queen.queues WHERE name = $1)
             + (SELECT count(*) FROM queen.partitions p WHERE p.name LIKE 'p%' AND NOT EXISTS
                  (SELECT 1 FROM queen.queues q WHERE q.id = p.queue_id)) AS n`, [queue]);
     assert.equal(Number(left.rows[0]!.n), 0, 'nothing of the queue is left');
-    assert.equal(await queueDelete(impatient, { name: queue }), false, 'a second delete finds nothing');
+    assert.equal(await new Store(impatient).queueDelete({ name: queue }), false, 'a second delete finds nothing');
   });
 });

@@ -12,6 +12,7 @@ import { Recorder } from '../../src/metrics/recorder.js';
 import { SystemSampler } from '../../src/metrics/system.js';
 import { NO_QUEUE, emptyCounters } from '../../src/metrics/ops.js';
 import { StatsService } from '../../src/services/stats.js';
+import { Store } from '../../src/store/index.js';
 import { useSqlSessions } from '../support/hot-path.js';
 
 const sql = useSqlSessions();
@@ -26,7 +27,7 @@ function families(): PrometheusFamilies {
 function service(recorder: Recorder): StatsService {
   const sampler = new SystemSampler({ pool: () => ({ total: 1, idle: 1, waiting: 0 }), parkedPops: () => 0, inflightRequests: () => 0 });
   return new StatsService({ intervalMs: 3_600_000, metricsRetentionDays: 90 }, pino({ level: 'silent' }), {
-    db: sql.pool, identity: { serverId: 'poison-test', hostname: 'h', pid: 1, port: 1 }, recorder, sampler,
+    store: new Store(sql.pool), identity: { serverId: 'poison-test', hostname: 'h', pid: 1, port: 1 }, recorder, sampler,
   });
 }
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { FailoverBuffer } from '../../src/buffer/failover-buffer.js';
+import { NO_SEALING } from '../../src/core/payload-sealing.js';
 import {
   BufferOwnerFreshError, BufferOwnershipError, acquireDirectory, currentOwner, ownerAlive, processStartTime, processState, readOwner, takeDirectory, type Owner,
 } from '../../src/buffer/ownership.js';
@@ -69,7 +70,7 @@ test('a clean stop with files left marks the owner record released', async () =>
   const buffer = new FailoverBuffer(
     { dir, flushMs: 1, maxBatch: 10, eventsPerFile: 10, serverId: 'host:1', clusterId: 'cluster' },
     {
-      append: async () => [], wake: () => undefined, probe: async () => undefined, classify: () => 'failed',
+      store: { segmentAppendReplay: async () => [], ping: async () => undefined }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
       pushMaintenance: () => true, log: pino({ level: 'silent' }),
     },
   );

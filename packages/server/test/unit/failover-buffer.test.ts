@@ -11,7 +11,13 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { FailoverBuffer } from '../../src/buffer/failover-buffer.js';
 import { classifyFailure, type FailureKind } from '../../src/buffer/replay-pace.js';
-import type { AppendItem, AppendOptions, AppendResult } from '../../src/store/segments.js';
+import { NO_SEALING } from '../../src/core/payload-sealing.js';
+import type { AppendItem, AppendResult } from '../../src/store/segments.js';
+
+/** How the scripted store was called: `replay` is true for `segmentAppendReplay` (maxSize not enforced). */
+interface AppendOptions {
+  replay?: boolean;
+}
 
 const queued = (): AppendResult => ({ status: 'queued', messageId: 'm', partitionId: 'p', error: null, namespace: 'ns', task: '' });
 const item = (n: number, queue = 'q'): AppendItem => ({
@@ -39,9 +45,10 @@ function setup(
   const buffer = new FailoverBuffer(
     { dir, flushMs: 1, maxBatch: 3, eventsPerFile: 4, serverId: 'unit', clusterId: 'cluster' },
     {
-      append: script,
+      // Replays reach the store through segmentAppendReplay only: the script sees them with the replay flag.
+      store: { segmentAppendReplay: ({ items }) => script(items, { replay: true }), ping: probe },
+      sealing: NO_SEALING,
       wake: (signal) => woken.push(signal.queue),
-      probe,
       classify,
       pushMaintenance: () => maintenance,
       log: pino({ level: 'silent' }),

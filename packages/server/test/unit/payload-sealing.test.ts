@@ -19,10 +19,12 @@ function item(queue: string, n: number): AppendItem {
 function viewOver(flags: Map<string, boolean>, clock = { now: 0 }) {
   const loads: string[][] = [];
   const used = new Set<string>();
-  const view = new QueueEncryptionView(async (names) => {
-    loads.push([...names]);
-    for (const [name, enabled] of flags) if (enabled) used.add(name);
-    return new Map(names.filter((n) => flags.has(n)).map((n) => [n, { enabled: flags.get(n)!, used: used.has(n) }]));
+  const view = new QueueEncryptionView({
+    async queueEncryptionFlags({ names }) {
+      loads.push([...names]);
+      for (const [name, enabled] of flags) if (enabled) used.add(name);
+      return new Map(names.filter((n) => flags.has(n)).map((n) => [n, { enabled: flags.get(n)!, used: used.has(n) }]));
+    },
   }, () => clock.now);
   return { view, loads, clock };
 }

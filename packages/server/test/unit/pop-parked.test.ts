@@ -16,9 +16,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { PayloadReader } from '../../src/core/payload-cipher.js';
-import { PopService, type PopRequest, type PopResult } from '../../src/core/pop.js';
+import { PopService, type PopRequest, type PopResult, type PopStore } from '../../src/core/pop.js';
 import { WakeBus } from '../../src/core/wake-bus.js';
 import type { ClaimOutcome, ClaimParams, ClaimedMessage, ReadyKey } from '../../src/store/cursors.js';
+import type { Store } from '../../src/store/index.js';
 
 /** A queue in memory: claims take the oldest available message; every claim and release is recorded. */
 class FakeQueue {
@@ -56,18 +57,20 @@ class FakeQueue {
 }
 
 function service(queue: FakeQueue, bus: WakeBus): PopService {
-  return new PopService({
-    store: {
-      claim: (params) => queue.claim(params),
-      claimChecked: (params) => queue.claim(params),
-      release: async (leaseId) => {
-        queue.released.push(leaseId);
-      },
-      mayHoldSealed: async () => false,
+  const store: PopStore = {
+    cursorClaim: (params) => queue.claim(params),
+    leaseRelease: async ({ leaseId }) => {
+      queue.released.push(leaseId);
     },
+    cursorsReady: ({ keys }) => queue.ready(keys),
+    // A checked claim (autoAck on a queue that may hold sealed payloads) runs its work on the same stand-in.
+    transaction: async (work) => (await work(store as unknown as Store)).value,
+  };
+  return new PopService({
+    store,
+    sealed: { mayHoldSealed: async () => false },
     payloads: new PayloadReader(null),
     bus,
-    readiness: (keys) => queue.ready(keys),
     settings: { waitInitialIntervalMs: 100, waitBackoffThreshold: 3, waitBackoffMultiplier: 2, waitMaxIntervalMs: 1000, defaultSubscriptionMode: 'all' },
     maxConcurrentReattempts: 4,
     onProcedureError: () => undefined,

@@ -13,11 +13,12 @@
  * acknowledged`), not an idempotent success, so a replayed cycle cannot commit its state ops and pushes twice
  * (STREAMS.md 3.3.5).
  */
-import type { CycleAckItem, CycleApplyParams, CycleApplyResult, CycleStore, StateOp } from '../../store/streams.js';
-import type { TransactionDecision } from '../../store/transaction.js';
+import type { Store, TransactionDecision } from '../../store/index.js';
+import type { CycleAckItem, CycleApplyParams, CycleApplyResult, StateOp } from '../../store/streams.js';
 import { effectiveGroup } from '../names.js';
 import type { AppendItem } from '../../store/segments.js';
-import { itemError, toAppendItem, type PushItem, type PushOutcome } from '../push.js';
+import type { Sealing } from '../payload-sealing.js';
+import { appendOutcomes, itemError, toAppendItem, type PushItem, type PushOutcome } from '../push.js';
 import type { QueueSignal } from '../wake-bus.js';
 
 /** A state op as the HTTP layer type-checked it; `type` is checked here (an unknown one fails the cycle). */
@@ -61,12 +62,17 @@ export type CycleOutcome =
   | { success: true; queueName: string | null; stateOpsApplied: number; pushResults: PushOutcome[]; ackResult: CycleAckResult | null }
   | { success: false; queueName: string | null; error: string };
 
+/** The store as a cycle uses it: the apply statement, and the transaction around it and the sink pushes. */
+export type CycleStore = Pick<Store, 'streamsCycleApply' | 'transaction'>;
+
+/** Runs of a cycle that met a deadlock or serialization failure: it wrote nothing, so it runs again. */
+const CONFLICT_ATTEMPTS = 3;
+
 /** What a cycle needs from its surroundings. */
 export interface CycleContext {
-  /** Runs the work in one database transaction, committing or rolling back as it decides. */
-  run<T>(work: (store: CycleStore) => Promise<TransactionDecision<T>>): Promise<T>;
-  /** Runs a cycle without sink pushes: `apply` alone, one atomic statement. */
-  applyAlone(params: CycleApplyParams): Promise<CycleApplyResult>;
+  store: CycleStore;
+  /** The sealing step around the sink pushes. */
+  sealing: Sealing;
   /** Wakes parked pops of a queue (called after the commit). */
   signal(signal: QueueSignal): void;
   /** The caller's JWT subject, stamped on the sink messages. */
@@ -117,26 +123,15 @@ function committed(request: CycleRequest, applied: CycleApplyResult & { error: n
 }
 
 /** The work of a cycle with sink pushes, inside its transaction: apply, then append; any failure rolls back. */
-async function applyAndPush(store: CycleStore, request: CycleRequest, params: CycleApplyParams, appended: AppendItem[]): Promise<TransactionDecision<Run>> {
-  const applied = await store.apply(params);
+async function applyAndPush(tx: Store, sealing: Sealing, request: CycleRequest, params: CycleApplyParams, appended: AppendItem[]): Promise<TransactionDecision<Run>> {
+  const applied = await tx.streamsCycleApply(params);
   if (applied.error !== null) return { commit: false, value: failed(applied.queueName, applied.error) };
-  const results = await store.append(appended);
-  const pushResults: PushOutcome[] = [];
-  const woken = new Map<string, QueueSignal>();
-  for (let i = 0; i < appended.length; i++) {
-    const item = appended[i]!;
-    const result = results[i]!;
-    if (result.status === 'queued') {
-      pushResults.push({ status: 'queued', transactionId: item.transactionId, messageId: result.messageId!, partitionId: result.partitionId, traceId: item.traceId, queue: item.queue });
-      woken.set(item.queue, { queue: item.queue, namespace: result.namespace, task: result.task });
-    } else if (result.status === 'duplicate') {
-      pushResults.push({ status: 'duplicate', transactionId: item.transactionId, messageId: result.messageId!, queue: item.queue });
-    } else {
-      // A sink item that cannot be written fails the whole cycle (STREAMS.md 3.3.3).
-      return { commit: false, value: failed(applied.queueName, result.error ?? 'Push failed') };
-    }
-  }
-  return { commit: true, value: committed(request, applied, pushResults, woken) };
+  const results = await sealing.wrap((items) => tx.segmentAppend({ items }))(appended);
+  const { outcomes, woken } = appendOutcomes(appended, results, appended.map((item) => item.transactionId));
+  // A sink item that cannot be written fails the whole cycle (STREAMS.md 3.3.3).
+  const refused = outcomes.find((outcome): outcome is Extract<PushOutcome, { status: 'failed' }> => outcome.status === 'failed');
+  if (refused !== undefined) return { commit: false, value: failed(applied.queueName, refused.error) };
+  return { commit: true, value: committed(request, applied, outcomes, woken) };
 }
 
 /** Runs one cycle; failures are answers, not exceptions (only database failures throw). */
@@ -165,10 +160,10 @@ export async function executeCycle(request: CycleRequest, context: CycleContext)
   // Without sink pushes the cycle is the one apply statement; with them, a transaction around apply and append.
   let run: Run;
   if (appended.length === 0) {
-    const applied = await context.applyAlone(params);
+    const applied = await context.store.streamsCycleApply(params);
     run = applied.error !== null ? failed(applied.queueName, applied.error) : committed(request, applied, [], new Map());
   } else {
-    run = await context.run((store) => applyAndPush(store, request, params, appended));
+    run = await context.store.transaction((tx) => applyAndPush(tx, context.sealing, request, params, appended), { attempts: CONFLICT_ATTEMPTS });
   }
   for (const signal of run.woken) context.signal(signal);
   return run.outcome;

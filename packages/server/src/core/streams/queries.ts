@@ -9,7 +9,8 @@
  */
 import { HttpError } from '../../errors.js';
 import { isUuid } from '../../ids.js';
-import type { QueryRegistration, StateRow } from '../../store/streams.js';
+import type { Store } from '../../store/index.js';
+import type { StateRow } from '../../store/streams.js';
 
 /** A registration request, type-checked by the HTTP layer. */
 export interface RegisterRequest {
@@ -33,9 +34,9 @@ export interface RegisterReply {
 /** Registers a query; a hash mismatch without reset throws the 409 of STREAMS.md 3.2. */
 export async function registerQuery(
   request: RegisterRequest,
-  register: (request: RegisterRequest) => Promise<QueryRegistration>,
+  store: Pick<Store, 'streamsQueryRegister'>,
 ): Promise<RegisterReply> {
-  const found = await register(request);
+  const found = await store.streamsQueryRegister(request);
   if (found.outcome === 'mismatch') {
     throw new HttpError(409, {
       success: false,
@@ -73,9 +74,9 @@ export function stateRowWire(row: StateRow): { key: string; value: unknown; upda
 /** Reads one shard. Ids that are not UUIDs read nothing (never a 500); a key list without strings matches nothing. */
 export async function readState(
   request: StateReadRequest,
-  read: (request: StateReadRequest) => Promise<StateRow[]>,
+  store: Pick<Store, 'streamsStateRead'>,
 ): Promise<StateRow[]> {
   if (!isUuid(request.queryId) || !isUuid(request.partitionId)) return [];
   if (request.keys !== null && request.keys.length === 0) return [];
-  return read({ ...request, queryId: request.queryId.toLowerCase(), partitionId: request.partitionId.toLowerCase() });
+  return store.streamsStateRead({ ...request, queryId: request.queryId.toLowerCase(), partitionId: request.partitionId.toLowerCase() });
 }

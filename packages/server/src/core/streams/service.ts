@@ -1,23 +1,20 @@
 /**
  * The streams service the routes call (STREAMS.md 3): registration, cycles and shard reads over the state
- * store functions the broker hands it (store/streams.ts), with the sealed append and the wake-ups of the rest
- * of the broker.
+ * store (store/streams.ts), with the sealing step and the wake-ups of the rest of the broker.
  */
-import type { QueryRegistration, StateRow } from '../../store/streams.js';
+import type { Store } from '../../store/index.js';
+import type { StateRow } from '../../store/streams.js';
+import type { Sealing } from '../payload-sealing.js';
 import type { QueueSignal } from '../wake-bus.js';
-import { executeCycle, type CycleContext, type CycleOutcome, type CycleRequest } from './cycle.js';
+import { executeCycle, type CycleOutcome, type CycleRequest } from './cycle.js';
 import { readState, registerQuery, type RegisterReply, type RegisterRequest, type StateReadRequest } from './queries.js';
 
 /** What the service is built over. */
 export interface StreamsDependencies {
-  /** `queen.streams_query_register`. */
-  register(request: RegisterRequest): Promise<QueryRegistration>;
-  /** `queen.streams_state_get`. */
-  read(request: StateReadRequest): Promise<StateRow[]>;
-  /** Runs a cycle's work in one database transaction whose pushes go through the sealing step. */
-  run: CycleContext['run'];
-  /** Runs a cycle without sink pushes as one statement. */
-  applyAlone: CycleContext['applyAlone'];
+  /** Registration, shard reads, and the cycles' statement and transaction. */
+  store: Pick<Store, 'streamsQueryRegister' | 'streamsStateRead' | 'streamsCycleApply' | 'transaction'>;
+  /** The sealing step around sink pushes (the one /push and transactions go through, API.md 9.6). */
+  sealing: Sealing;
   /** After a commit: wakes the parked pops of a queue in every broker process. */
   wake(signal: QueueSignal): void;
 }
@@ -28,16 +25,17 @@ export class StreamsService {
 
   /** `POST /streams/v1/queries`; throws the 409 on a hash mismatch without reset. */
   register(request: RegisterRequest): Promise<RegisterReply> {
-    return registerQuery(request, (r) => this.deps.register(r));
+    return registerQuery(request, this.deps.store);
   }
 
   /** `POST /streams/v1/cycle`; `producerSub` is the caller's JWT subject. */
   cycle(request: CycleRequest, producerSub: string | null): Promise<CycleOutcome> {
-    return executeCycle(request, { run: this.deps.run, applyAlone: this.deps.applyAlone, signal: (s) => this.deps.wake(s), producerSub });
+    const { store, sealing, wake } = this.deps;
+    return executeCycle(request, { store, sealing, signal: wake, producerSub });
   }
 
   /** `POST /streams/v1/state/get`. */
   state(request: StateReadRequest): Promise<StateRow[]> {
-    return readState(request, (r) => this.deps.read(r));
+    return readState(request, this.deps.store);
   }
 }

@@ -73,7 +73,7 @@ export function ackRoutes(core: RouteContext): Route[] {
       async handle({ params, body }) {
         const leaseId = params.leaseId ?? '';
         const seconds = typeof body.seconds === 'number' && Number.isInteger(body.seconds) && body.seconds > 0 ? Math.min(body.seconds, MAX_LEASE_SECONDS) : 60;
-        const result = isUuid(leaseId) ? await core.catalog.leaseExtend({ leaseId: leaseId.toLowerCase(), seconds }) : { outcome: 'not_found' as const, expiresAt: null };
+        const result = isUuid(leaseId) ? await core.ack.extendLease({ leaseId: leaseId.toLowerCase(), seconds }) : { outcome: 'not_found' as const, expiresAt: null };
         const error = result.outcome === 'extended' ? null : result.outcome === 'expired' ? 'Lease already expired' : 'Lease not found';
         return {
           status: 200,

@@ -91,7 +91,7 @@ export function messageRoutes(core: RouteContext): Route[] {
         const after = cursorParam(query);
         const chars = previewOf(query);
         const preview = chars > 0 ? { chars, sealedPrefix: SEALED_PREFIX } : undefined;
-        const { page, mode } = await core.catalog.messageSnapshot(async (reads) => {
+        const { page, mode } = await core.catalog.snapshot(async (reads) => {
           const reader = {
             page: (params: { limit: number; offset: number; after: ListPosition | null }) => reads.messageList({ filter, ...params, ...(preview === undefined ? {} : { preview }) }),
             cursors: (partitionIds: string[]) => reads.cursorFactsFind({ partitionIds }),

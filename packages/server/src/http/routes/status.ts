@@ -95,7 +95,7 @@ export function statusRoutes(core: RouteContext): Route[] {
         const { limit, offset } = pageOf(query, 50);
         // Every retained message of the queue: no time window (the message listing of 7.4 defaults to an hour).
         const filter = { queue: params.queue ?? '', partition: null, namespace: null, task: null, from: '-infinity', to: 'infinity' };
-        const { messages } = await catalog.messageSnapshot((reads) => listMessages(
+        const { messages } = await catalog.snapshot((reads) => listMessages(
           { page: (page) => reads.messageList({ filter, ...page }), cursors: (partitionIds) => reads.cursorFactsFind({ partitionIds }) },
           { status: null, limit, offset, after: null },
         ));

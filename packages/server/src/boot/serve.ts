@@ -1,0 +1,140 @@
+/**
+ * The `serve` step of start-up: the routes' context (the core services over the store: routes see no pool
+ * and no store/ module) and the HTTP server on the bound port. Its stop drains: no new connections, parked
+ * pops answered, in-flight requests finished (SHUTDOWN_GRACE_MS at most).
+ */
+import type http from 'node:http';
+import type { Authenticator } from '../auth/index.js';
+import type { Config } from '../config.js';
+import { MessageAdmin } from '../core/message-admin.js';
+import { StreamsService } from '../core/streams/service.js';
+import { HttpError } from '../errors.js';
+import type { RouteContext } from '../http/context.js';
+import type { Reply, Route } from '../http/route.js';
+import { routeTable } from '../http/routes/index.js';
+import { createHttpServer, errorReply, internalError, type HttpServer } from '../http/server.js';
+import { createStaticHandler, type StaticHandler } from '../http/static.js';
+import type { Logger } from '../logger.js';
+import { toWireError } from '../store/database.js';
+import { Store } from '../store/index.js';
+import { AdmissionGate, admittedPool } from './admission.js';
+import type { Database } from './database.js';
+import { closeServer } from './listen.js';
+import type { Monitoring } from './monitoring.js';
+import type { ReadPath } from './read-path.js';
+import type { Defer } from './sequence.js';
+import type { WritePath } from './write-path.js';
+
+const SHUTDOWN_GRACE_MS = 30_000;
+/** How long `/health` waits for the database's answer. */
+const REACHABLE_WAIT_MS = 2000;
+
+/** What serving needs: everything started before it. */
+export interface ServeOptions {
+  config: Config;
+  log: Logger;
+  version: string;
+  server: http.Server;
+  auth: Authenticator | undefined;
+  database: Database;
+  monitoring: Monitoring;
+  write: WritePath;
+  read: ReadPath;
+  /** Set when shutdown begins (the stop below sets it). */
+  lifecycle: { draining: boolean };
+}
+
+/** Builds the route context and serves the routes on the bound port. */
+export function serve(options: ServeOptions, defer: Defer): void {
+  const { config, log, server, auth, monitoring: { metrics }, read, lifecycle } = options;
+  const toReply = (error: unknown, route: Route): Reply => {
+    metrics.recorder.failure(error);
+    const mapped = toWireError(error, route.popShape === true);
+    if (mapped instanceof HttpError) {
+      if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
+      return errorReply(mapped);
+    }
+    return internalError(log, mapped, `${route.method} ${route.path}`);
+  };
+  const httpServer = createHttpServer(routeTable(routeContext(options)), {
+    maxPayloadBytes: config.maxPayloadBytes, bodyBytesInFlight: config.bounds.bodyBytesInFlight, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
+    server,
+    ...(auth !== undefined ? { auth } : {}),
+    ...dashboardFallback(config, log),
+  });
+  defer('requests', async () => {
+    lifecycle.draining = true;
+    await drain(httpServer, () => read.pop.shutdown());
+  });
+}
+
+/** The core services as the routes see them. */
+function routeContext({ config, log, version, database, monitoring, write, read, lifecycle }: ServeOptions): RouteContext {
+  const { pool, store } = database;
+  // Administrative routes hold at most their share of the pool, and stop when their client leaves.
+  const admitted = new Store(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
+  const { payloads, encryptionView, sealing, channel, wake, maintenance, buffer, push } = write;
+  const { metrics, heartbeat, stats } = monitoring;
+  return {
+    identity: { version, serverId: config.serverId, encryptionConfigured: write.cipher !== null },
+    log,
+    popDefaults: config.pop,
+    bounds: config.bounds,
+    push,
+    pop: read.pop,
+    ack: read.ack,
+    // Sink pushes and transaction pushes go through the same sealing step as /push (API.md 9.6).
+    streams: new StreamsService({ store, sealing, wake }),
+    transactions: { store, sealing, signal: wake },
+    catalog: admitted,
+    messageAdmin: new MessageAdmin({ store: admitted, origin: config.serverId, wake }),
+    payloads,
+    queueCache: {
+      stats: () => encryptionView.stats(),
+      changed: (queueSignal) => {
+        encryptionView.forget(queueSignal.queue);
+        channel.publish({ ...queueSignal, config: true });
+      },
+    },
+    health: {
+      databaseReachable: () => reachable(store),
+      draining: () => lifecycle.draining,
+      databaseServer: database.server,
+    },
+    metrics: { recorder: metrics.recorder, prometheus: metrics.prometheus, summary: () => metrics.summary(), heartbeat, stats },
+    maintenance,
+    buffer,
+  };
+}
+
+/** True when the database answers within REACHABLE_WAIT_MS. */
+async function reachable(store: Pick<Store, 'ping'>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), REACHABLE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([store.ping().then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Stops accepting connections, answers parked pops, lets in-flight requests finish (SHUTDOWN_GRACE_MS at most). */
+async function drain(httpServer: HttpServer, answerParkedPops: () => void): Promise<void> {
+  const closed = closeServer(httpServer.server);
+  answerParkedPops();
+  httpServer.closeIdleConnections();
+  const grace = setTimeout(() => httpServer.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
+}
+
+/** The dashboard's static handler when DASHBOARD_ENABLED and the bundle was built (else a warning, API only). */
+function dashboardFallback(config: Config, log: Logger): { fallback?: StaticHandler } {
+  if (!config.dashboard.enabled) return {};
+  const found = createStaticHandler(config.dashboard.dir, { oidc: config.dashboard.oidc });
+  if ('handler' in found) return { fallback: found.handler };
+  log.warn({ missing: found.missing }, 'dashboard not built (run npm run build): serving the API only');
+  return {};
+}
