@@ -15,7 +15,7 @@
  * wait=true, timeout 2000 ms, no autoAck), records every message in the checker and in the delivery log at
  * receipt, then acks the batch with /ack/batch (each message's own partitionId and leaseId, completed). An ack
  * that gets no usable answer (transport error, 5xx) is retried, same items, on the other broker, for up to
- * 60 s: acking at or below the cursor is an idempotent success (API.md 6.3 C3), so a retry of an ack that was
+ * 60 s: acking at or below the cursor is an idempotent success (docs/api.md 6.3 C3), so a retry of an ack that was
  * committed answers success:true, and success:false (e.g. "Invalid or expired lease") means it was not
  * applied, so the message comes back after the lease. This keeps the checker's acked flags truthful, which
  * its "skipped" judgement depends on. With --drop-acks, a random share of batches is never acked at all

@@ -1,6 +1,6 @@
 /**
  * The broker as the commands see it: the SDK's API layer (`@queen/client/api`, one function per route) run
- * through {@link Api.http}, a requester on `@queen/client`'s transport with the CLI's rules on top (CLI.md §1,
+ * through {@link Api.http}, a requester on `@queen/client`'s transport with the CLI's rules on top (docs/cli.md,
  * §4): only reads are retried (writes are replayed only when no connection was ever opened), a 200 carrying
  * `X-Queen-Status: 404`, an `{error}` body or `{success:false}` is a failure, and every failure becomes a
  * {@link CliError} with a sentence and an exit code. Commands never spell a path.

@@ -1,5 +1,5 @@
 /**
- * The `queenctl` program: global flags (CLI.md §1), the command tree (§6) and the mapping of every failure to
+ * The `queenctl` program: global flags (docs/cli.md), the command tree (§6) and the mapping of every failure to
  * one line on stderr and an exit code (§4). Command modules are imported eagerly (they only declare flags);
  * what they need at run time (the SDK, yaml, tables) is loaded when a command runs.
  */

@@ -1,5 +1,5 @@
 /**
- * The config file (CLI.md §2): `~/.queen/config.yaml`, or `$QUEEN_CONFIG`, or `--config`. A missing file is an
+ * The config file (docs/cli.md): `~/.queen/config.yaml`, or `$QUEEN_CONFIG`, or `--config`. A missing file is an
  * empty config. Writes are atomic (temp file + rename) with directory mode 0700 and file mode 0600, because a
  * `literal:` token may be in it.
  */

@@ -1,5 +1,5 @@
 /**
- * Which server and token a command uses (CLI.md §1). Lowest to highest: the file's `current-context` <
+ * Which server and token a command uses (docs/cli.md). Lowest to highest: the file's `current-context` <
  * `$QUEEN_CONTEXT` < `--context` (each picks a whole context: server, insecure, token) < `$QUEEN_SERVER` /
  * `$QUEEN_TOKEN` < `--server` / `--token`. A named context that does not exist is a user error.
  */
@@ -37,7 +37,7 @@ export function selectContext(flags: ConnectionFlags, env: NodeJS.ProcessEnv, co
   return found;
 }
 
-/** Resolves a `token-ref` (CLI.md §2) into the token itself. */
+/** Resolves a `token-ref` (docs/cli.md) into the token itself. */
 export function resolveTokenRef(ref: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (!ref) return undefined;
   if (ref === 'env') return env.QUEEN_TOKEN || undefined;

@@ -1,5 +1,5 @@
 /**
- * Exit codes and the one error type of the CLI (CLI.md §4). Every failure ends as a {@link CliError}: its
+ * Exit codes and the one error type of the CLI (docs/cli.md). Every failure ends as a {@link CliError}: its
  * message is printed as `queenctl: <message>` on stderr and its code is the process exit code. SDK failures are
  * translated once, here, into sentences a person can act on (who could not be reached, which role is missing).
  */
@@ -9,7 +9,7 @@ import { routeFor } from '@queen/client/api';
 /** The documented exit codes. */
 export const EXIT = { ok: 0, user: 1, server: 2, auth: 3, noop: 4, cancelled: 130 } as const;
 
-/** An exit code of CLI.md §4. */
+/** An exit code of docs/cli.md. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** A failure with the exit code it ends the process with; `silent` errors print nothing (exit 4). */
@@ -33,7 +33,7 @@ export const serverError = (message: string): CliError => new CliError(message, 
 /** A successful no-op (empty pop, nothing pushed, nothing applied): exit 4, prints nothing. */
 export const noop = (): CliError => new CliError('', EXIT.noop, true);
 
-/** The role a route needs, from the access level of its entry in the SDK's route table (API.md §3). */
+/** The role a route needs, from the access level of its entry in the SDK's route table (docs/api.md §3). */
 export function requiredRole(method: string, path: string): 'read-only' | 'read-write' | 'admin' {
   const access = routeFor(method, path)?.access;
   if (access === 'ADMIN') return 'admin';

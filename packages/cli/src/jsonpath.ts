@@ -1,5 +1,5 @@
 /**
- * The jsonpath subset of CLI.md §3: `.key`, `[index]`, chained, leading `.` optional, `.` = everything.
+ * The jsonpath subset of docs/cli.md: `.key`, `[index]`, chained, leading `.` optional, `.` = everything.
  * Applied to the whole body. A path that does not resolve is a user error (exit 1).
  */
 import { userError } from './errors.js';

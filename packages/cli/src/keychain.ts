@@ -1,5 +1,5 @@
 /**
- * The OS keychain for tokens (CLI.md §2, §14), reached through the platform's own command-line tool so the CLI
+ * The OS keychain for tokens (docs/cli.md), reached through the platform's own command-line tool so the CLI
  * needs no native module: `security` on macOS, `secret-tool` (libsecret, needs a D-Bus session) on Linux. Service
  * `queenctl`, account = the context name. Where neither is usable (Windows, containers, CI, this project's
  * machines) there is no keychain and callers fall back to `literal:` tokens in the 0600 config file.

@@ -1,5 +1,5 @@
 /**
- * Output (CLI.md §3). A command hands `print()` the broker's body and a {@link View} (its rows and columns);
+ * Output (docs/cli.md). A command hands `print()` the broker's body and a {@link View} (its rows and columns);
  * the format decides the rest: `table`/`wide` render columns (JSON or, for describe-style commands, YAML when a
  * command has none), `json`/`yaml`/`ndjson` print the rows when the view declares them, else the whole body,
  * `jsonpath=` evaluates on what `json` prints, `raw` prints strings verbatim. Default: table on a TTY, json when piped.
@@ -54,7 +54,7 @@ export function colourEnabled(flag: boolean | undefined, env: NodeJS.ProcessEnv,
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/** The text of one table cell (CLI.md §3 rules). */
+/** The text of one table cell (docs/cli.md rules). */
 export function cell(value: unknown, kind: CellKind = 'text', now = Date.now()): string {
   if (value === null || value === undefined || value === '') return '-';
   if (Array.isArray(value)) return value.length === 0 ? '-' : String(value.length);

@@ -1,5 +1,5 @@
 /**
- * The queue options of API.md §2.2 as the CLI knows them: their types, the `queue configure` flags that set them,
+ * The queue options of docs/api.md §2.2 as the CLI knows them: their types, the `queue configure` flags that set them,
  * and the merge that makes a change keep the other options. A configure is a full replace (options
  * not sent reset to defaults), so the CLI reads the current config and sends it whole with the changes applied.
  */
@@ -11,7 +11,7 @@ import { userError } from './errors.js';
 /** An option's value type. */
 type OptionType = 'int' | 'bool';
 
-/** Every option of API.md §2.2 with its type. */
+/** Every option of docs/api.md §2.2 with its type. */
 export const QUEUE_OPTIONS: Record<string, OptionType> = {
   leaseTime: 'int', retryLimit: 'int', retryDelay: 'int', maxSize: 'int', ttl: 'int', priority: 'int', delayedProcessing: 'int',
   windowBuffer: 'int', minPopWaitTime: 'int', retentionSeconds: 'int', completedRetentionSeconds: 'int', retentionEnabled: 'bool',
@@ -46,7 +46,7 @@ export async function mergedConfigure(api: Api, queue: string, changes: Record<s
   const options: Record<string, unknown> = {};
   for (const key of Object.keys(QUEUE_OPTIONS)) if (current?.config[key] !== undefined && current.config[key] !== null) options[key] = current.config[key];
   Object.assign(options, changes);
-  // A retention value switched on by this change turns retention on, as a first /configure would (API.md §2.2).
+  // A retention value switched on by this change turns retention on, as a first /configure would (docs/api.md §2.2).
   const retentionChanged = ['retentionSeconds', 'completedRetentionSeconds'].some((k) => typeof changes[k] === 'number' && (changes[k] as number) > 0);
   if (retentionChanged && changes.retentionEnabled === undefined) delete options.retentionEnabled;
   const namespace = names.namespace ?? current?.namespace;

@@ -10,7 +10,7 @@ import { resolveConnection, type Connection } from './connection.js';
 import { EXIT, userError } from './errors.js';
 import { colourEnabled, Output, parseFormat } from './output.js';
 
-/** The global flags of CLI.md §1, as commander parsed them. */
+/** The global flags of docs/cli.md, as commander parsed them. */
 export interface GlobalFlags {
   context?: string;
   server?: string;
@@ -80,7 +80,7 @@ export class Runtime {
     return saveConfig(this.configFile, config);
   }
 
-  /** Resolves server and token (CLI.md §1). */
+  /** Resolves server and token (docs/cli.md). */
   async connection(): Promise<Connection> {
     return resolveConnection(this.flags, this.env, await this.loadConfig());
   }

@@ -1,5 +1,5 @@
 /**
- * Time expressions (CLI.md §5): `now`, `beginning`/`start`/`earliest`, `<dur> ago`, a bare duration (= ago), Go
+ * Time expressions (docs/cli.md): `now`, `beginning`/`start`/`earliest`, `<dur> ago`, a bare duration (= ago), Go
  * durations plus `Nd`/`Nw`, unix seconds, RFC 3339 and three UTC date forms. Sent to the broker as RFC 3339 UTC,
  * whole seconds.
  */
@@ -87,7 +87,7 @@ export function timeParam(expr: string | undefined, flag: string): string | unde
   return expr === undefined ? undefined : rfc3339(parseTime(expr, flag));
 }
 
-/** The seek body of a target (CLI.md §5): end -> `{toEnd:true}`, beginning -> epoch, else the timestamp. */
+/** The seek body of a target (docs/cli.md): end -> `{toEnd:true}`, beginning -> epoch, else the timestamp. */
 export function seekTarget(expr: string, flag = '--to'): { toEnd: true } | { timestamp: string } {
   const s = expr.trim().toLowerCase();
   if (s === 'now' || s === 'end' || s === 'latest') return { toEnd: true };

@@ -1,5 +1,5 @@
 /**
- * Where a context's token goes (CLI.md §2, §14): the OS keychain as `keychain://<context>` when there is one,
+ * Where a context's token goes (docs/cli.md): the OS keychain as `keychain://<context>` when there is one,
  * otherwise (or with `--no-keychain`) `literal:<jwt>` in the 0600 config file, with a warning saying so.
  */
 import { detectKeychain } from './keychain.js';

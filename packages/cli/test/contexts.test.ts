@@ -1,5 +1,5 @@
 /**
- * Contexts, tokens and authentication (CLI.md §1, §2, §14) against a real broker with JWT auth on: the
+ * Contexts, tokens and authentication (docs/cli.md) against a real broker with JWT auth on: the
  * resolution order of server and token (file < $QUEEN_CONTEXT < --context < $QUEEN_SERVER/$QUEEN_TOKEN <
  * --server/--token), the token-ref schemes, the keychain fallback to `literal:`, 401/403 with the role needed
  * (exit 3), login/logout, and the config file's modes.

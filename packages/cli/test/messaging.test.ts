@@ -1,5 +1,5 @@
 /**
- * The data path through the CLI (CLI.md §6.1, §7, §9, §10, §11) against a real broker: push in every input form,
+ * The data path through the CLI (docs/cli.md) against a real broker: push in every input form,
  * pop, ack, tail (limit, one-shot, idle exit, follow + auto-ack + Ctrl-C), replay, apply with and without
  * --dry-run, and transaction bundles. Assertions read the broker's state back, not only the CLI's output.
  */

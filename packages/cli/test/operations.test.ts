@@ -1,5 +1,5 @@
 /**
- * Operator commands (CLI.md §6.2) against a real broker: queue and partition management (configure merge,
+ * Operator commands (docs/cli.md) against a real broker: queue and partition management (configure merge,
  * clear, seek, delete), messages and traces, the DLQ (list, describe, requeue one and in bulk, drain re-reading
  * from offset 0), consumer groups, maintenance, analytics, lease extend, buffers and shared state.
  */

@@ -1,5 +1,5 @@
 /**
- * Read commands, output formats and exit codes (CLI.md §3, §4, §6.1) against a real broker: every format is
+ * Read commands, output formats and exit codes (docs/cli.md) against a real broker: every format is
  * parsed back (json, yaml, ndjson, jsonpath, raw), stable tables are compared to golden files, and each failure
  * class ends with its documented exit code and one line on stderr.
  */

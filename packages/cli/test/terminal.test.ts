@@ -1,5 +1,5 @@
 /**
- * The terminal side (CLI.md §3 colour and TTY defaults, §12, §13): a session through a real pseudo-terminal
+ * The terminal side (docs/cli.md colour and TTY defaults, §12, §13): a session through a real pseudo-terminal
  * (util-linux `script`) shows a table with bold headers and yellow warnings, NO_COLOR turns colour off, piped
  * output is JSON; the completion scripts load in bash and complete commands, aliases, flags and (through
  * `__complete`) queue names from the broker; bench prints its summary and drains everything it pushed.

@@ -1,6 +1,6 @@
 /**
- * The pure parts, without a broker: time expressions and seek targets (CLI.md §5), the jsonpath subset and
- * format parsing (§3), table cells, the route -> role table used in 403 messages (API.md §3), and `--insecure`
+ * The pure parts, without a broker: time expressions and seek targets (docs/cli.md), the jsonpath subset and
+ * format parsing (§3), table cells, the route -> role table used in 403 messages (docs/api.md §3), and `--insecure`
  * against an HTTPS server with a self-signed certificate (upstream never wired the flag to its HTTP client).
  */
 import assert from 'node:assert/strict';
@@ -73,7 +73,7 @@ test('formats, colour rules and table cells', () => {
 });
 
 test('the role each route needs (for 403 messages)', () => {
-  // Concrete paths (parameters filled in, query strings kept) as a request carries them; the roles are API.md §3's.
+  // Concrete paths (parameters filled in, query strings kept) as a request carries them; the roles are docs/api.md §3's.
   assert.equal(requiredRole('GET', pathOf(routes.listQueues, {}, { limit: 1 })), 'read-only');
   assert.equal(requiredRole('GET', pathOf(routes.popQueue, { queue: 'q' })), 'read-write');
   assert.equal(requiredRole('POST', pathOf(routes.push, {})), 'read-write');

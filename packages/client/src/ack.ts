@@ -1,5 +1,5 @@
 /**
- * `queen.ack()` and `queen.renew()` (CLIENT.md §6.1, §6.2). Acks default to the message's own group and echo
+ * `queen.ack()` and `queen.renew()` (docs/client.md). Acks default to the message's own group and echo
  * its leaseId, so an ack can never settle another group's cursor by accident. Unlike the official client the
  * answer reports per-item failures (`success` false, `failed` listed). Acks are idempotent on the broker, so
  * transport failures are retried by the transport and then reported in the answer rather than thrown.

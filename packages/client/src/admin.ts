@@ -1,5 +1,5 @@
 /**
- * `queen.admin` (CLIENT.md §7): one method per admin route, each a thin alias of the API layer's function
+ * `queen.admin` (docs/client.md): one method per admin route, each a thin alias of the API layer's function
  * (`./api/`) and resolving with its typed answer. Admin look-ups that miss answer 200 with `X-Queen-Status: 404`
  * and resolve with the `{error}` body, as the official client does (hence the `| NotFoundBody` unions); real
  * 4xx/5xx reject. Every name in a path is percent-encoded.

@@ -1,5 +1,5 @@
 /**
- * Load balancing over several broker URLs (CLIENT.md §9.3). Health is learned only from request outcomes: a
+ * Load balancing over several broker URLs (docs/client.md). Health is learned only from request outcomes: a
  * URL that failed is skipped for `healthRetryAfterMillis`, and when every URL is marked unhealthy all are
  * tried anyway (better a probably-down broker than none). `order()` returns the URLs to try for one request,
  * the preferred one first, so failover is simply "the next one in the list".

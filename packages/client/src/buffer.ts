@@ -1,5 +1,5 @@
 /**
- * Client-side push buffering (CLIENT.md §5.2). One in-memory buffer per `queue/partition`; a flush starts when a
+ * Client-side push buffering (docs/client.md). One in-memory buffer per `queue/partition`; a flush starts when a
  * buffer holds `messageCount` items or `timeMillis` after its oldest item arrived, and sends `messageCount`-sized
  * pushes. Items carry their client-minted transactionIds, so re-sending a chunk after an ambiguous failure
  * deduplicates on the broker: a failed chunk goes back to the front and is retried (250 ms, doubling, capped at

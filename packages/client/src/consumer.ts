@@ -1,5 +1,5 @@
 /**
- * The consume loop (CLIENT.md §5.4): `concurrency` loops each pop, run the handler, ack, repeat. Ordering per
+ * The consume loop (docs/client.md): `concurrency` loops each pop, run the handler, ack, repeat. Ordering per
  * partition comes from the broker (one live lease per partition and group); the loops only add parallelism
  * across partitions.
  *
@@ -11,7 +11,7 @@
  * Two ways to stop: a soft stop (limit reached, idle) only prevents new pops, because an in-flight pop may
  * already have been answered by the broker and aborting it would leave its messages leased until expiry (its
  * long poll is capped to the idle time left, so it ends soon anyway). A hard stop (the caller's signal, close(),
- * a fatal error) also aborts in-flight pops (CLIENT.md §5.4 rule 8). Messages already in hand are still handled
+ * a fatal error) also aborts in-flight pops (docs/client.md rule 8). Messages already in hand are still handled
  * and acked in both cases.
  */
 import { BUILDER_DEFAULTS } from './defaults.js';

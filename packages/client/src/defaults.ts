@@ -1,4 +1,4 @@
-/** Defaults shared by the client, its builders and the docs (CLIENT.md §1, §2). */
+/** Defaults shared by the client, its builders and the docs (docs/client.md). */
 
 /** The reserved consumer group of queue mode. */
 export const QUEUE_MODE = '__QUEUE_MODE__';
@@ -31,7 +31,7 @@ export const QUEUE_DEFAULTS = Object.freeze({
   encryptionEnabled: false,
 });
 
-/** Queue-builder defaults (CLIENT.md §4.1). */
+/** Queue-builder defaults (docs/client.md). */
 export const BUILDER_DEFAULTS = Object.freeze({
   partition: 'Default',
   batch: 1,

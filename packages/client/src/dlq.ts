@@ -1,4 +1,4 @@
-/** The DLQ reader of a queue (CLIENT.md §5.5): every filter is sent, `total` is returned, failures reject. */
+/** The DLQ reader of a queue (docs/client.md): every filter is sent, `total` is returned, failures reject. */
 import { listDlq } from './api/messages.js';
 import type { Transport } from './http.js';
 import type { DlqPage } from './types.js';

@@ -1,7 +1,7 @@
 /**
  * The transport: one `request()` that picks URLs (balancer), runs attempts with their own timeout, parses
  * answers, classifies failures into {@link QueenError} codes and applies the retry policy. Everything else in
- * the SDK speaks to the broker only through here, so the policy of CLIENT.md §9 lives in one place.
+ * the SDK speaks to the broker only through here, so the policy of docs/client.md lives in one place.
  *
  * One URL (or failover off): up to `retryAttempts` attempts with exponential back-off. Several URLs with
  * failover: each URL at most once, in the balancer's order; failures mark the URL unhealthy.
@@ -88,7 +88,7 @@ export function assertNoDotSegment(path: string): void {
   if (DOT_SEGMENT.test(bare)) throw new QueenError('VALIDATION', `A name "." or ".." cannot be used in a request path (it would address another resource): ${bare}`);
 }
 
-/** Sends requests to the brokers with the retry, failover and timeout policy of CLIENT.md §9. */
+/** Sends requests to the brokers with the retry, failover and timeout policy of docs/client.md. */
 export class Transport {
   readonly balancer: LoadBalancer;
   private readonly failures = new WeakMap<QueenError, FailureInfo>();
@@ -148,7 +148,7 @@ export class Transport {
     const onAbort = () => controller.abort();
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     // A Headers object is case-insensitive: a user header that differs from ours only in case replaces it
-    // (CLIENT.md §9.1 rule 1) instead of being joined to it (`Bearer a, x`).
+    // (docs/client.md rule 1) instead of being joined to it (`Bearer a, x`).
     const headers = new Headers();
     if (spec.body !== undefined) headers.set('Content-Type', 'application/json');
     if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);

@@ -1,5 +1,5 @@
 /**
- * Turns a pop body into `Message` objects and attaches `trace()` (CLIENT.md §8) as a non-enumerable method, so
+ * Turns a pop body into `Message` objects and attaches `trace()` (docs/client.md) as a non-enumerable method, so
  * a message still serialises to exactly the broker's ten fields.
  */
 import { recordTrace as postTrace } from './api/messages.js';

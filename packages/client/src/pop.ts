@@ -1,5 +1,5 @@
 /**
- * One pop request (CLIENT.md §5.3): route choice, query, and the HTTP timeout of a long poll. `popOnce` throws
+ * One pop request (docs/client.md): route choice, query, and the HTTP timeout of a long poll. `popOnce` throws
  * every failure so the consume loop can apply its own policy; `pop` (the public one) answers `[]` for
  * transport failures that persist and rejects only on 4xx, which are caller mistakes.
  */
@@ -30,7 +30,7 @@ export interface PopSpec {
   subscriptionFrom: string | undefined;
 }
 
-/** Load-balancing key of a consumer (CLIENT.md §5.4 rule 10). */
+/** Load-balancing key of a consumer (docs/client.md rule 10). */
 export function consumerAffinityKey(spec: PopSpec): string {
   const group = spec.group ?? QUEUE_MODE;
   if (spec.queue === undefined) return `${spec.namespace ?? '*'}:${spec.task ?? '*'}:${group}`;
@@ -79,7 +79,7 @@ export async function popOnce<T>(transport: Transport, spec: PopSpec, call: PopC
 /**
  * The public pop: 4xx rejects; so does a broker that cannot be reached at all after the retries (`NETWORK`:
  * a wrong URL or a stopped broker must not look like an empty queue). A long-poll timeout answers `[]`; a
- * persisting 5xx or timeout is logged with `logger.error` and answers `[]` (CLIENT.md §5.3 rule 4).
+ * persisting 5xx or timeout is logged with `logger.error` and answers `[]` (docs/client.md rule 4).
  */
 export async function pop<T>(transport: Transport, logger: SafeLogger, spec: PopSpec): Promise<Message<T>[]> {
   try {

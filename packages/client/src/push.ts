@@ -1,5 +1,5 @@
 /**
- * Push (CLIENT.md §5.1): the payload rule, client-minted UUIDv7 transactionIds (so a retried push
+ * Push (docs/client.md): the payload rule, client-minted UUIDv7 transactionIds (so a retried push
  * deduplicates instead of duplicating), traceId filtering, and the per-status callbacks. The callback
  * dispatch (push-wire.ts) is shared with the client-side buffer, whose flushes complete pushes made earlier.
  * With `{db}` the push goes through the caller's database client instead (the outbox): not buffered, and

@@ -1,5 +1,5 @@
 /**
- * The client (CLIENT.md §1, §3, §10): validates options, owns the transport, the push buffers and the running
+ * The client (docs/client.md): validates options, owns the transport, the push buffers and the running
  * consumes, and hands builders a {@link ClientContext}. `close()` is idempotent: it stops consumes (waiting up to
  * 30 s for running handlers and their acks), drains buffers, and from then on push/pop/consume reject CLOSED.
  */

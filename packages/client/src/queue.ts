@@ -1,5 +1,5 @@
 /**
- * The fluent queue builder (CLIENT.md §4). Setters mutate this builder's own state and return it; every
+ * The fluent queue builder (docs/client.md). Setters mutate this builder's own state and return it; every
  * `queen.queue()` call starts fresh, so builders are never shared by accident. Type parameters: `T` is the
  * payload type (typing `push` inputs and `msg.data`), `Mode` switches the consume handler between a message
  * and an array, `Buffered` switches what `push` resolves with.

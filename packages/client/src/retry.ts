@@ -1,5 +1,5 @@
 /**
- * The retry policy (CLIENT.md §9.2) as pure functions, so the transport only asks "may I try again, and when".
+ * The retry policy (docs/client.md) as pure functions, so the transport only asks "may I try again, and when".
  * Retriable: network errors, timeouts, 5xx and 429; every other 4xx is the caller's problem and is final.
  */
 import { QueenError } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown on SIGINT/SIGTERM (CLIENT.md §10.2). One process-wide handler serves every `Queen`
+ * Graceful shutdown on SIGINT/SIGTERM (docs/client.md). One process-wide handler serves every `Queen`
  * instance: it is installed when the first instance registers and removed when the last one leaves, so many
  * clients never pile up listeners. Node is reached through `globalThis.process` (runtime detection), never
  * an import; in browsers this module does nothing.

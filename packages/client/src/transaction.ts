@@ -1,5 +1,5 @@
 /**
- * `queen.transaction()` (CLIENT.md §6.3): acks and pushes collected in call order and committed atomically by
+ * `queen.transaction()` (docs/client.md): acks and pushes collected in call order and committed atomically by
  * the `transaction` operation of the API layer. A transaction is not idempotent (its pushes would be duplicates on replay), so it
  * is replayed or failed over only when the connection could not be opened at all.
  */

@@ -1,6 +1,6 @@
 /**
- * The public types of the SDK (CLIENT.md §2). Wire objects keep the broker's field names exactly (push results
- * are snake_case because the broker's are), so a value can be logged or compared against API.md as is.
+ * The public types of the SDK (docs/client.md). Wire objects keep the broker's field names exactly (push results
+ * are snake_case because the broker's are), so a value can be logged or compared against docs/api.md as is.
  */
 
 /** Ack statuses the broker accepts (`success` is an alias of `completed`). */
@@ -20,7 +20,7 @@ export interface Logger {
   error(msg: string, meta?: object): void;
 }
 
-/** Options of `new Queen(...)` (CLIENT.md §1). */
+/** Options of `new Queen(...)` (docs/client.md). */
 export interface QueenOptions {
   url?: string;
   urls?: string[];
@@ -38,7 +38,7 @@ export interface QueenOptions {
   fetch?: typeof fetch;
 }
 
-/** Queue options of API.md §2.2, all optional. */
+/** Queue options of docs/api.md §2.2, all optional. */
 export interface QueueOptions {
   leaseTime?: number;
   retryLimit?: number;
@@ -261,7 +261,7 @@ export interface DeleteResult {
   existed: boolean;
 }
 
-/** One DLQ entry (API.md §7.5). */
+/** One DLQ entry (docs/api.md §7.5). */
 export interface DlqEntry<T = unknown> {
   id: string;
   transactionId: string;

@@ -1,5 +1,5 @@
 /**
- * queen.ack and queen.renew against a real broker (CLIENT.md §6.1, §6.2): statuses, groups, lease echo,
+ * queen.ack and queen.renew against a real broker (docs/client.md): statuses, groups, lease echo,
  * batches with per-item overrides, per-item failures (fix 3), transactionId targets, validation, and
  * renew's newExpiresAt (fix 2).
  */

@@ -1,5 +1,5 @@
 /**
- * Admin methods of the maintenance and shared-state routes (API.md §7.9), checked against the shapes of the
+ * Admin methods of the maintenance and shared-state routes (docs/api.md §7.9), checked against the shapes of the
  * spec and the behaviour they switch.
  */
 import assert from 'node:assert/strict';
@@ -32,7 +32,7 @@ describe('maintenance', () => {
       const off = await admin().setMaintenanceMode(false);
       assert.equal(off.maintenanceMode, false);
     }
-    // Until the buffer is replayed, new pushes follow into it (API.md 9.4 rule 3): let the next test start clean.
+    // Until the buffer is replayed, new pushes follow into it (docs/api.md 9.4 rule 3): let the next test start clean.
     await until('the buffered push is replayed', async () => (await admin().getMaintenanceMode()).bufferedMessages === 0, 10_000);
   });
 

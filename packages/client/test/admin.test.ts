@@ -1,5 +1,5 @@
 /**
- * queen.admin against a real broker: one test per admin method of CLIENT.md §7 (the maintenance and
+ * queen.admin against a real broker: one test per admin method of docs/client.md (the maintenance and
  * shared-state ones live in admin-maintenance.test.ts), plus the DLQ builder's filters. Each asserts the
  * route was reached with the right names and parameters through what the broker answered.
  */

@@ -1,7 +1,7 @@
 /**
  * The API layer's route table: every function of `src/api/` sends exactly the method and path of one entry of
  * `apiRoutes` (the entry named like the function), every entry is reached by a function, names in paths are
- * percent-encoded, and the table has the 61 operations of API.md §3 (OPTIONS aside) with OpenAPI templates.
+ * percent-encoded, and the table has the 61 operations of docs/api.md §3 (OPTIONS aside) with OpenAPI templates.
  * The requester here records what would be sent instead of sending it: what is under test is the path built.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The SDK against a broker with JWT authentication on (CLIENT.md §1 `bearerToken`, API.md 9.7): the token
+ * The SDK against a broker with JWT authentication on (docs/client.md `bearerToken`, docs/api.md 9.7): the token
  * reaches the broker on every route family, `producerSub` comes from the token, and refusals surface as
  * `QueenError` with the broker's status and text (never retried: a 401/403 is a caller problem).
  */

@@ -1,5 +1,5 @@
 /**
- * Platform check: the SDK bundles for the browser (no Node built-in is imported anywhere in src, CLIENT.md §0)
+ * Platform check: the SDK bundles for the browser (no Node built-in is imported anywhere in src, docs/client.md)
  * and the bundle runs in a context that has web globals only (no `process`, no `Buffer`).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Client-side push buffering (CLIENT.md §5.2): count and time triggers, maxSize back-pressure, retry of failed
+ * Client-side push buffering (docs/client.md): count and time triggers, maxSize back-pressure, retry of failed
  * flushes (250 ms doubling), explicit flushes, stats, and exactly-once delivery of everything on close. The
  * retry and back-pressure cases use a scripted server (a broker cannot be made to fail on demand).
  */

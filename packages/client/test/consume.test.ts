@@ -1,5 +1,5 @@
 /**
- * The consume loop against a real broker (CLIENT.md §5.4): each and batch handlers, limit and idleMillis,
+ * The consume loop against a real broker (docs/client.md): each and batch handlers, limit and idleMillis,
  * per-partition order under concurrency, lease renewal, failure -> redelivery -> DLQ, each-mode skipping,
  * callbacks owning the acks, abort, and 4xx rejection.
  */

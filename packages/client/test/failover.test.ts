@@ -1,5 +1,5 @@
 /**
- * Several real brokers on one database (CLIENT.md §9.2, §9.3): which broker each strategy reaches (the
+ * Several real brokers on one database (docs/client.md): which broker each strategy reaches (the
  * broker's own server_id says), and failover when the broker a consume talks to is stopped mid-consume,
  * without losing a message.
  */

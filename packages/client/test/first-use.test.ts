@@ -1,5 +1,5 @@
 /**
- * What a first user of the SDK runs into (issue 13 item 13; CLIENT.md §5.3, §5.4, §6.1): `consume()` is a
+ * What a first user of the SDK runs into (issue 13 item 13; docs/client.md): `consume()` is a
  * Promise (`.catch` and `.finally` work, and it runs without being awaited), `ack()` of several messages
  * resolves with an array, and `pop()` against a broker that cannot be reached rejects after its retries
  * instead of answering `[]` as if the queue were empty.

@@ -1,5 +1,5 @@
 /**
- * Lifecycle (CLIENT.md §10): close() stops consumes, waits for handlers and their acks, drains buffers, is
+ * Lifecycle (docs/client.md): close() stops consumes, waits for handlers and their acks, drains buffers, is
  * idempotent, and leaves the client CLOSED; the process-wide signal handler; consumer-group helpers.
  */
 import assert from 'node:assert/strict';

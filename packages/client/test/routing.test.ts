@@ -1,6 +1,6 @@
 /**
  * Load balancing and client construction, without a broker: a custom `fetch` records which URL each request
- * reaches (CLIENT.md §9.3), and a fake clock drives health back-off.
+ * reaches (docs/client.md), and a fake clock drives health back-off.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -82,7 +82,7 @@ describe('strategies', () => {
     const again = recordingFetch();
     await testClient(URLS, { fetch: again.fetch }).queue('orders-7').group('g').wait(false).pop();
     assert.equal(again.hits[0], owner.get('orders-7'));
-    // Key format of CLIENT.md §5.4: <queue>:<partition or *>:<group or __QUEUE_MODE__>.
+    // Key format of docs/client.md: <queue>:<partition or *>:<group or __QUEUE_MODE__>.
     const balancer = new LoadBalancer(URLS, { strategy: 'affinity', ringSize: 128, healthRetryAfterMillis: 5000 });
     assert.equal(balancer.order('orders-7:*:g')[0], owner.get('orders-7'));
   });

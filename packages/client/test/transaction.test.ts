@@ -1,5 +1,5 @@
 /**
- * queen.transaction() against a real broker (CLIENT.md §6.3): pop from A, push to B and ack A atomically;
+ * queen.transaction() against a real broker (docs/client.md): pop from A, push to B and ack A atomically;
  * a rolled-back transaction leaves no trace; validation before any request.
  */
 import assert from 'node:assert/strict';

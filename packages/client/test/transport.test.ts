@@ -1,5 +1,5 @@
 /**
- * Transport policy against a tiny scripted HTTP server (CLIENT.md §9): which failures are retried, back-off and
+ * Transport policy against a tiny scripted HTTP server (docs/client.md): which failures are retried, back-off and
  * Retry-After, timeouts, caller aborts, headers and bearer token, body parsing, logging, and the transaction
  * exception (never replayed once the request may have reached a broker).
  */

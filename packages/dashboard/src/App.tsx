@@ -1,4 +1,4 @@
-/** The route table: path -> view, inside the shell (DASHBOARD.md 2). */
+/** The route table: path -> view, inside the shell (docs/dashboard.md). */
 import { Shell } from './components/Shell.js';
 import { Toasts } from './components/toasts.js';
 import { Empty } from './components/ui.js';

@@ -1,4 +1,4 @@
-/** Number, rate, duration and time formats of DASHBOARD.md 2 (shared conventions). */
+/** Number, rate, duration and time formats of docs/dashboard.md (shared conventions). */
 import { prefs } from './prefs.js';
 
 /** `999,999` then `1.2M` / `1.2B`. */

@@ -1,7 +1,7 @@
 /**
  * Loading data for a view: old data stays on screen while reloading, a failed reload keeps the last good data
  * and marks it stale, the header's refresh button reloads every mounted loader, and views marked "polls"
- * reload every 30 s (DASHBOARD.md 2).
+ * reload every 30 s (docs/dashboard.md).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { prefs } from './prefs.js';

@@ -1,5 +1,5 @@
 /**
- * Time-series hygiene (DASHBOARD.md 2): null is a gap, never 0; the newest bucket is dropped while still open
+ * Time-series hygiene (docs/dashboard.md): null is a gap, never 0; the newest bucket is dropped while still open
  * (start + bucket width > now); "Now" is the latest finite point.
  */
 

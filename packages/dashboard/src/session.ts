@@ -4,7 +4,7 @@
  */
 import { createStore } from './store.js';
 
-/** Access levels of the API (API.md 3), lowest first. */
+/** Access levels of the API (docs/api.md 3), lowest first. */
 export type Role = 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
 const RANK: Record<Role, number> = { READ_ONLY: 0, READ_WRITE: 1, ADMIN: 2 };

@@ -11,7 +11,7 @@ export type Counts = wire.MessageCounts & Partial<wire.FullMessageCounts>;
 export type Overview = wire.Overview;
 /** One row of operation listQueues. */
 export type QueueRow = wire.QueueListRow;
-/** The 16 queue options (API.md 2.2) as getQueue reports them. */
+/** The 16 queue options (docs/api.md 2.2) as getQueue reports them. */
 export type QueueConfig = Required<QueueOptions>;
 /** Operation getQueue. */
 export type QueueDetail = wire.QueueDetail;

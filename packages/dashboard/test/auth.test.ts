@@ -1,5 +1,5 @@
 /**
- * The dashboard against a broker with JWT auth on (DASHBOARD.md 1.2, 6): the static app loads without a token,
+ * The dashboard against a broker with JWT auth on (docs/dashboard.md): the static app loads without a token,
  * the first 401 prompts for one, a rejected or expired token prompts again, the token is sent on every call,
  * and actions above the token's role are disabled (read-only: no mutations and no maintenance toggles;
  * read-write: push and configure but not delete; admin: everything).

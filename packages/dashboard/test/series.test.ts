@@ -7,7 +7,7 @@ import { frameFrom, latest } from '../src/series.js';
 const MIN = 60_000;
 const at = (m: number): string => new Date(Date.UTC(2026, 0, 1, 10, m)).toISOString();
 
-describe('frameFrom (DASHBOARD.md 2)', () => {
+describe('frameFrom (docs/dashboard.md)', () => {
   test('drops the open bucket, sums rows of one bucket, keeps nulls as gaps', () => {
     const now = Date.UTC(2026, 0, 1, 10, 2, 30); // the 10:02 bucket is still open
     const rows = [

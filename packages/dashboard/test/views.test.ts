@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real Chromium against a real broker on PostgreSQL, auth off (DASHBOARD.md 2-6): every
+ * The dashboard in a real Chromium against a real broker on PostgreSQL, auth off (docs/dashboard.md): every
  * view shows the figures the API returns, every action's effect is checked through the API, deep links and the
  * history fallback work, and no view logs a console error or a failed request. One browser and one page for
  * the file; screenshots of every view go to packages/dashboard/screenshots/.

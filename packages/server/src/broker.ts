@@ -1,6 +1,6 @@
 /**
  * The broker process: start-up as a sequence of steps (boot/), each with its own stop, and shutdown as
- * the same stops in reverse (API.md 9.8):
+ * the same stops in reverse (docs/api.md 9.8):
  *
  *   listen      bind the HTTP port (answers 503 until `serve`): a taken port stops start-up before anything else
  *   database    the embedded PostgreSQL when none is configured, the pool, the first contact (retried)

@@ -33,7 +33,7 @@ export function decimal(env: Env, name: string, fallback: number, min: number, m
   return value;
 }
 
-/** A timeout variable that counts as unset unless it is a non-negative integer (API.md 5.2); a malformed one is reported in `warnings`. */
+/** A timeout variable that counts as unset unless it is a non-negative integer (docs/api.md 5.2); a malformed one is reported in `warnings`. */
 export function optionalTimeout(env: Env, name: string, warnings: string[]): number | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;

@@ -1,9 +1,9 @@
 /**
- * The broker's configuration: the only module that reads `process.env` (API.md 10).
+ * The broker's configuration: the only module that reads `process.env` (docs/api.md 10).
  *
  * Integers are decimal; an unset or empty value takes the default. A value that does not parse, or parses
  * but falls outside its range, stops the start-up with an error naming the variable and the allowed range.
- * The exceptions are the pop timeout chain (API.md 5.2: a malformed value counts as unset) and an unknown
+ * The exceptions are the pop timeout chain (docs/api.md 5.2: a malformed value counts as unset) and an unknown
  * DEFAULT_SUBSCRIPTION_MODE (counts as `all`): `warnings` says so once at start-up.
  */
 import os from 'node:os';
@@ -49,19 +49,19 @@ export interface Config {
   };
   /** Monitoring: counter flush interval (ms), heartbeat interval (ms), days of metrics kept. */
   stats: { intervalMs: number; heartbeatIntervalMs: number; metricsRetentionDays: number };
-  /** Retention, eviction and partition cleanup (API.md 9.3): intervals (ms), batch sizes (messages), idle days. */
+  /** Retention, eviction and partition cleanup (docs/api.md 9.3): intervals (ms), batch sizes (messages), idle days. */
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
-  /** The maintenance/failover buffer (API.md 9.5): directory, replay pacing, records per file. */
+  /** The maintenance/failover buffer (docs/api.md 9.5): directory, replay pacing, records per file. */
   buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
-  /** Variables that were set but malformed and count as unset (API.md 5.2): logged once at start-up. */
+  /** Variables that were set but malformed and count as unset (docs/api.md 5.2): logged once at start-up. */
   warnings: string[];
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
   ignoredVariables: string[];
-  /** QUEEN_ENCRYPTION_KEY as its 32 bytes, or null when unset (API.md 9.6). */
+  /** QUEEN_ENCRYPTION_KEY as its 32 bytes, or null when unset (docs/api.md 9.6). */
   encryptionKey: Buffer | null;
-  /** JWT authentication (API.md 9.7); read by `auth/`. */
+  /** JWT authentication (docs/api.md 9.7); read by `auth/`. */
   auth: AuthConfig;
-  /** The web dashboard served at `/` (DASHBOARD.md 1): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
+  /** The web dashboard served at `/` (docs/dashboard.md): DASHBOARD_ENABLED, DASHBOARD_DIR (the built bundle). */
   dashboard: { enabled: boolean; dir: string; oidc: DashboardOidc | null };
   /** Bounds on the work one request may cause (docs/configuration.md "Bounds"). */
   bounds: BoundsConfig;
@@ -108,7 +108,7 @@ function dashboardOidc(env: Env): DashboardOidc | null {
   };
 }
 
-/** The JWT_* variables (API.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
+/** The JWT_* variables (docs/api.md 9.7, 10). Keys and URLs are checked when the broker builds its verifier. */
 export interface AuthConfig {
   enabled: boolean;
   algorithm: 'HS256' | 'RS256' | 'EdDSA' | 'auto';
@@ -209,7 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got ${logFormat})`);
   }
   const warnings: string[] = [];
-  // Like the pop parameter it defaults (API.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
+  // Like the pop parameter it defaults (docs/api.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
   if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
   const poolSize = integer(env, 'DB_POOL_SIZE', 20, 2, 10_000);
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);

@@ -1,5 +1,5 @@
 /**
- * The one error type of the broker: an HTTP status plus the exact wire body (API.md 1.4, 1.5).
+ * The one error type of the broker: an HTTP status plus the exact wire body (docs/api.md 1.4, 1.5).
  * Core code throws these; the HTTP layer writes them verbatim.
  */
 
@@ -49,7 +49,7 @@ export const databaseUnreachable = (): HttpError =>
 export const statementTimeout = (onPop: boolean): HttpError =>
   new HttpError(500, { error: onPop ? 'pop failed' : 'statement timeout' });
 
-/** 200 with `X-Queen-Status: 404`: an admin look-up that missed (API.md 1.4). */
+/** 200 with `X-Queen-Status: 404`: an admin look-up that missed (docs/api.md 1.4). */
 export const adminNotFound = (body: Record<string, unknown>): HttpError =>
   new HttpError(200, body, { 'X-Queen-Status': '404' });
 

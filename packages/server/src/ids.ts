@@ -56,7 +56,7 @@ export function uuidv7(): string {
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-/** True for any UUID version in 8-4-4-4-12 hex form, any case (API.md 1.9). */
+/** True for any UUID version in 8-4-4-4-12 hex form, any case (docs/api.md 1.9). */
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }

@@ -1,5 +1,5 @@
 /**
- * Analytics, maintenance and the operator-only reads (CLI.md §6.2, §16): `analytics <view>`, `maintenance
+ * Analytics, maintenance and the operator-only reads (docs/cli.md): `analytics <view>`, `maintenance
  * get|on|off [--pop]`, `buffers`, `shared-state`. Turning maintenance on needs `--yes` (pushes then go to the
  * broker's buffer, pops pause).
  */

@@ -1,5 +1,5 @@
 /**
- * `login` and `logout` (CLI.md §14). `--method token` (the default) takes `--token` or a hidden prompt, checks
+ * `login` and `logout` (docs/cli.md). `--method token` (the default) takes `--token` or a hidden prompt, checks
  * it against the broker and stores it (keychain, else `literal:`). `password` and `google` talk to
  * queen-mq-proxy's `/api/login` and `/api/auth/*`; our broker has neither, so against it they end with a message
  * pointing at `--method token`.

@@ -1,5 +1,5 @@
 /**
- * `bench` (CLI.md §12): producers push `--total` messages in batches to partitions `p0..pK-1` while consumers
+ * `bench` (docs/cli.md): producers push `--total` messages in batches to partitions `p0..pK-1` while consumers
  * drain them with auto-acking pops in the group `queenctl-bench`. A live line on a TTY stderr shows rates, the
  * push p99 and errors; the summary gives throughput of both sides and the residency (pop time minus the
  * payload's `ts`) percentiles.

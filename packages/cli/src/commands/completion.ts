@@ -1,5 +1,5 @@
 /**
- * Shell completion (CLI.md §13): `completion bash|zsh|fish|powershell` prints a script generated from the
+ * Shell completion (docs/cli.md): `completion bash|zsh|fish|powershell` prints a script generated from the
  * command tree itself, so it never drifts from the commands. Sub-commands, aliases and flags complete with
  * descriptions (zsh, fish, PowerShell); `-o` completes formats; context, queue and group arguments complete
  * dynamically through the hidden `__complete` command (it asks the broker, quietly, and prints one name a line).

@@ -1,5 +1,5 @@
 /**
- * `config` (CLI.md §2, §6.2): view, current-context, get-contexts, set-context, use-context, delete-context. These
+ * `config` (docs/cli.md): view, current-context, get-contexts, set-context, use-context, delete-context. These
  * touch only the config file (and the keychain), never the broker.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * Reading and settling messages (CLI.md §6.1, §7): `pop`, `ack` and `tail`. Both `pop` and `tail` print one
+ * Reading and settling messages (docs/cli.md): `pop`, `ack` and `tail`. Both `pop` and `tail` print one
  * NDJSON line per message whatever `-o` says, so their output pipes into `ack --batch -`. `tail --auto-ack` acks
  * what it printed after printing it; Ctrl-C stops new pops, lets the acks of printed messages finish and exits 0.
  */
@@ -12,7 +12,7 @@ import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { parseDuration, parseTime, rfc3339 } from '../time.js';
 
-/** A message of a pop answer (API.md §5.12), with the `queue` and `retryCount` an upstream broker may add. */
+/** A message of a pop answer (docs/api.md §5.12), with the `queue` and `retryCount` an upstream broker may add. */
 type WireMessage = broker.PoppedMessage & { queue?: string; retryCount?: number };
 
 /** The NDJSON line of one message: `{queue, partition, transactionId, partitionId, createdAt, data, ...}`. */
@@ -32,7 +32,7 @@ export function messageLine(msg: WireMessage, queue: string): Record<string, unk
   };
 }
 
-/** `--since`: `now` verbatim, anything else parsed with CLI.md §5 and sent as RFC 3339. */
+/** `--since`: `now` verbatim, anything else parsed with docs/cli.md and sent as RFC 3339. */
 function subscriptionFrom(since: string | undefined): string | undefined {
   if (since === undefined) return undefined;
   return since.trim().toLowerCase() === 'now' ? 'now' : rfc3339(parseTime(since, '--since'));
@@ -219,7 +219,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * Before a queue-scoped pop, which creates a missing queue by design (API.md 5): says on stderr that the queue
+ * Before a queue-scoped pop, which creates a missing queue by design (docs/api.md 5): says on stderr that the queue
  * does not exist, before any long poll, with the closest existing name when one is near. A failed check stays
  * silent (the pop itself reports what is wrong).
  */

@@ -1,5 +1,5 @@
 /**
- * Consumer groups, namespaces and tasks (CLI.md §6.2): `cg list/lag/describe/seek/delete/refresh-stats/
+ * Consumer groups, namespaces and tasks (docs/cli.md): `cg list/lag/describe/seek/delete/refresh-stats/
  * subscription`, `namespace list`, `task list`. `cg delete` always sends `deleteMetadata`, so the server default
  * (true) never applies by accident.
  */

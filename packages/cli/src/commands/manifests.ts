@@ -1,5 +1,5 @@
 /**
- * Declarative and bulk writes (CLI.md §6.1, §10, §11): `apply -f` (Queue and ConsumerGroup documents, YAML or
+ * Declarative and bulk writes (docs/cli.md): `apply -f` (Queue and ConsumerGroup documents, YAML or
  * JSON, `---` separated), `tx -f` (a transaction bundle sent as is) and `replay` (a group seek). Every document
  * is validated before the first request, so a typo in the third document changes nothing.
  */
@@ -104,7 +104,7 @@ export function registerManifests(program: Command): void {
     const leases = Array.isArray(bundle.requiredLeases) ? bundle.requiredLeases.length : 0;
     if (opts.dryRun) return rt.out.done(`[dry-run] ${ops.length} operations, ${leases} required leases`);
     const api = await rt.api();
-    // Sent as written: the checks above catch the common mistakes, the broker answers the rest (API.md §7.1).
+    // Sent as written: the checks above catch the common mistakes, the broker answers the rest (docs/api.md §7.1).
     const result = await broker.transaction(api.http({ allowFailure: true }), bundle as broker.TransactionRequest);
     if (result?.success !== true) throw serverError(`transaction failed: ${result?.error ?? 'unknown error'}`);
     await rt.out.result('transaction committed', result);

@@ -1,5 +1,5 @@
 /**
- * Messages, traces and the DLQ (CLI.md §6.2): listing, one message, delete, requeue from the DLQ, move to the
+ * Messages, traces and the DLQ (docs/cli.md): listing, one message, delete, requeue from the DLQ, move to the
  * DLQ by hand, traces, and `dlq drain` / bulk `dlq requeue`. Bulk commands page from offset 0 again after every
  * page, because each handled row leaves the list (upstream advanced the offset and skipped rows), and show a
  * progress line on a TTY stderr.

@@ -1,5 +1,5 @@
 /**
- * `push <queue>` (CLI.md §9): NDJSON from `--data`, `-f` or stdin, streamed in batches of `--batch` items, so a
+ * `push <queue>` (docs/cli.md): NDJSON from `--data`, `-f` or stdin, streamed in batches of `--batch` items, so a
  * large file never sits in memory whole and an invalid line stops the run after the batches before it were sent.
  * The broker mints transactionIds; results are tallied as queued (queued/buffered), duplicate and failed.
  */

@@ -1,7 +1,7 @@
 /**
- * Queues and partitions (CLI.md §6.2, plus `queue clear` / `partition clear`, documented but never registered
+ * Queues and partitions (docs/cli.md, plus `queue clear` / `partition clear`, documented but never registered
  * upstream). `queue configure` merges the changed flags into the queue's current options, because our
- * `/configure` is a full replace (CLI.md §8).
+ * `/configure` is a full replace (docs/cli.md).
  */
 import type { Command } from 'commander';
 import * as broker from '@queen/client/api';

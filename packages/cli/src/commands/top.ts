@@ -1,6 +1,6 @@
 /**
- * Top-level commands that read the broker's state (CLI.md §6.1): `ping`, `version`, `status`, `lag`, `metrics`,
- * `lease extend` and `docs`. Table columns follow CLI.md §8 (our broker's field names).
+ * Top-level commands that read the broker's state (docs/cli.md): `ping`, `version`, `status`, `lag`, `metrics`,
+ * `lease extend` and `docs`. Table columns follow docs/cli.md (our broker's field names).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -159,7 +159,7 @@ async function health(rt: Runtime, timeoutMillis: number): Promise<{ body: Recor
     const body = await broker.health(api.queen, { timeoutMillis, signal: rt.signal });
     return { body: { ...body }, latencyMs: performance.now() - started };
   } catch (error) {
-    // A 503 /health still carries the health body (API.md §4.1).
+    // A 503 /health still carries the health body (docs/api.md §4.1).
     if (error instanceof QueenError && error.status === 503 && error.body && typeof error.body === 'object') return { body: error.body as Record<string, unknown>, latencyMs: performance.now() - started };
     throw toCliError(error, { method: broker.routes.health.method, path: broker.routes.health.path });
   }

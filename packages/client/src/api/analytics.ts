@@ -1,5 +1,5 @@
 /**
- * Status and analytics reads (API.md §7.10): time-bucketed counters per broker and queue, the queue status
+ * Status and analytics reads (docs/api.md §7.10): time-bucketed counters per broker and queue, the queue status
  * pages, the failover buffer and PostgreSQL's statistics. Ranges default to the last hour.
  */
 import { route, send, type ApiRequester, type CallOptions, type NotFoundBody } from './route.js';
@@ -279,7 +279,7 @@ export interface RetentionHistory {
 export const getRetentionHistory = (http: ApiRequester, query: RangeQuery & { queue?: string; limit?: number; offset?: number } = {}, options?: CallOptions): Promise<RetentionHistory> =>
   send(http, analyticsRoutes.getRetentionHistory, {}, { query: { ...query } }, options);
 
-/** PostgreSQL's statistics for the `queen` schema (API.md §7.10). */
+/** PostgreSQL's statistics for the `queen` schema (docs/api.md §7.10). */
 export interface PostgresStats {
   timestamp: string;
   database: { name: string; size: string; connections: number; maxConnections: number; serverVersion: string; deadlocks: number };

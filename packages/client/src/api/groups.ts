@@ -1,5 +1,5 @@
 /**
- * Consumer groups, subscriptions and seeks (API.md §7.7). The lagging list keeps upstream's snake_case keys.
+ * Consumer groups, subscriptions and seeks (docs/api.md §7.7). The lagging list keeps upstream's snake_case keys.
  */
 import { iso, route, send, type ApiRequester, type CallOptions, type RefusedBody } from './route.js';
 

@@ -1,5 +1,5 @@
 /**
- * The typed API layer (`@queen/client/api`): one function per route of API.md §3, each taking what sends the
+ * The typed API layer (`@queen/client/api`): one function per route of docs/api.md §3, each taking what sends the
  * request (an {@link ApiRequester}: the SDK's transport, a `Queen`, or a wrapper adding a caller's rules) and
  * resolving with the route's documented answer. The SDK's builders, the CLI and the dashboard all reach the
  * broker through these functions, so a path is spelled once, here, in {@link apiRoutes}.
@@ -33,7 +33,7 @@ export type ApiOperation = keyof typeof routes;
 
 /**
  * Every operation of the API as `{operation, method, path, access}`, paths as OpenAPI templates
- * (`/api/v1/resources/queues/{queue}`), in the order of API.md §3's families. Compared with the OpenAPI document.
+ * (`/api/v1/resources/queues/{queue}`), in the order of docs/api.md §3's families. Compared with the OpenAPI document.
  */
 export const apiRoutes: readonly ApiRoute[] = Object.values(routes);
 

@@ -1,5 +1,5 @@
 /**
- * Single messages, the dead-letter queue and traces (API.md §7.4-§7.6). Trace fields are snake_case on the
+ * Single messages, the dead-letter queue and traces (docs/api.md §7.4-§7.6). Trace fields are snake_case on the
  * wire (upstream's names); message fields camelCase.
  */
 import type { DlqPage } from '../types.js';
@@ -20,7 +20,7 @@ export const messageRoutes = {
   getTraces: route('getTraces', 'GET', '/api/v1/traces/{partitionId}/{transactionId}', 'READ_ONLY'),
 } as const;
 
-/** Per-message status of API.md §7.4. */
+/** Per-message status of docs/api.md §7.4. */
 export type MessageStatus = 'pending' | 'processing' | 'completed' | 'dead_letter';
 
 /** How a queue is consumed: queue mode, named groups, both, or not yet. */

@@ -1,5 +1,5 @@
 /**
- * The message path of API.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
+ * The message path of docs/api.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
  * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
  */
 import type { AckStatus, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
@@ -18,7 +18,7 @@ export const messagingRoutes = {
   transaction: route('transaction', 'POST', '/api/v1/transaction', 'READ_WRITE'),
 } as const;
 
-/** `POST /api/v1/configure` body (API.md §4.2). */
+/** `POST /api/v1/configure` body (docs/api.md §4.2). */
 export interface ConfigureRequest {
   queue: string;
   namespace?: string | null;
@@ -46,7 +46,7 @@ export const configure = (http: ApiRequester, body: ConfigureRequest, options?: 
 export const push = <T = unknown>(http: ApiRequester, body: { items: PushItem<T>[] | Array<Omit<PushItem<T>, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }, options?: CallOptions): Promise<PushResultItem[]> =>
   send(http, messagingRoutes.push, {}, { body }, options);
 
-/** Query parameters of the pop routes (API.md §5.2). */
+/** Query parameters of the pop routes (docs/api.md §5.2). */
 export interface PopQuery {
   batch?: number;
   partitions?: number;
@@ -61,7 +61,7 @@ export interface PopQuery {
   task?: string;
 }
 
-/** One popped message: exactly the ten keys of API.md §5.12. */
+/** One popped message: exactly the ten keys of docs/api.md §5.12. */
 export interface PoppedMessage<T = unknown> {
   id: string;
   transactionId: string;
@@ -99,7 +99,7 @@ export const popQueue = <T = unknown>(http: ApiRequester, queue: string, query: 
 export const popDiscovery = <T = unknown>(http: ApiRequester, query: PopQuery & ({ namespace: string } | { task: string }), options?: CallOptions): Promise<PopResponse<T> | null> =>
   send(http, messagingRoutes.popDiscovery, {}, { query: { ...query } }, options);
 
-/** One acknowledgment (API.md §6.1). */
+/** One acknowledgment (docs/api.md §6.1). */
 export interface AckRequest {
   transactionId: string;
   partitionId: string;
@@ -110,7 +110,7 @@ export interface AckRequest {
   error?: string | null;
 }
 
-/** One ack result (API.md §6.4). */
+/** One ack result (docs/api.md §6.4). */
 export interface AckResult {
   index: number;
   transactionId: string;
@@ -129,7 +129,7 @@ export const ackMessage = (http: ApiRequester, body: AckRequest, options?: CallO
 export const ackBatch = (http: ApiRequester, body: { acknowledgments: AckRequest[]; consumerGroup?: string }, options?: CallOptions): Promise<AckResult[]> =>
   send(http, messagingRoutes.ackBatch, {}, { body }, options);
 
-/** One lease extension result (API.md §6.5); the dates are null on failure. */
+/** One lease extension result (docs/api.md §6.5); the dates are null on failure. */
 export interface LeaseExtendResult {
   index: number;
   leaseId: string;
@@ -143,7 +143,7 @@ export interface LeaseExtendResult {
 export const extendLease = (http: ApiRequester, leaseId: string, body: { seconds?: number } = {}, options?: CallOptions): Promise<LeaseExtendResult[]> =>
   send(http, messagingRoutes.extendLease, { leaseId }, { body }, options);
 
-/** One operation of a transaction (API.md §7.1). */
+/** One operation of a transaction (docs/api.md §7.1). */
 export type TransactionOperation =
   | { type: 'push'; items: Array<Omit<PushItem, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }
   | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus; consumerGroup?: string; leaseId?: string; error?: string };

@@ -1,5 +1,5 @@
 /**
- * Queues and the resource reads of API.md §4.3, §7.2 and §7.3: the queue list and detail, namespaces, tasks,
+ * Queues and the resource reads of docs/api.md §4.3, §7.2 and §7.3: the queue list and detail, namespaces, tasks,
  * the overview, partitions, deleting and clearing a queue.
  */
 import type { QueueOptions } from '../types.js';
@@ -24,7 +24,7 @@ export interface MessageCounts {
   processing: number;
 }
 
-/** The six counts of API.md §7.2. */
+/** The six counts of docs/api.md §7.2. */
 export interface FullMessageCounts extends MessageCounts {
   completed: number;
   failed: number;

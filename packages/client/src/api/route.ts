@@ -1,5 +1,5 @@
 /**
- * The machinery of the API layer: a route is one operation of API.md §3 (`operation`, `method`, an
+ * The machinery of the API layer: a route is one operation of docs/api.md §3 (`operation`, `method`, an
  * OpenAPI-style path template, the access level), and `send` runs it through whatever carries requests (the
  * SDK's Transport, a `Queen`, or a caller's wrapper of them that adds its own rules, like the CLI's). Paths are
  * built only from the route's template, so a function cannot reach a path its route does not declare.
@@ -10,7 +10,7 @@ import type { QueryParams } from '../types.js';
 /** HTTP methods the broker serves (besides OPTIONS). */
 export type ApiMethod = 'GET' | 'POST' | 'DELETE';
 
-/** Access levels of API.md §3 (a higher role satisfies a lower level). */
+/** Access levels of docs/api.md §3 (a higher role satisfies a lower level). */
 export type ApiAccess = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
 /** One operation of the API: its name, method and OpenAPI-style path template (`/api/v1/x/{name}`). */
@@ -35,7 +35,7 @@ export type PathParamNames<P extends string> = P extends `${string}{${infer Name
 /** The values a template needs, one string per name. */
 export type PathParams<P extends string> = { [K in PathParamNames<P>]: string };
 
-/** The `{error}` body a lookup that missed answers with 200 and `X-Queen-Status: 404` (API.md §1.4). */
+/** The `{error}` body a lookup that missed answers with 200 and `X-Queen-Status: 404` (docs/api.md §1.4). */
 export interface NotFoundBody {
   error: string;
 }
@@ -70,7 +70,7 @@ export interface SendInput {
 
 /**
  * Runs `route` through `http` and resolves with the parsed body, typed by the route's documented answer (the
- * broker is trusted to keep API.md; `null` for a 204).
+ * broker is trusted to keep docs/api.md; `null` for a 204).
  */
 export async function send<T, P extends string>(http: ApiRequester, route: ApiRoute<P>, params: PathParams<P>, input: SendInput = {}, options: CallOptions = {}): Promise<T> {
   const res = await http.request({ ...options, method: route.method, path: pathOf(route, params, input.query), ...(input.body === undefined ? {} : { body: input.body }) });

@@ -1,5 +1,5 @@
 /**
- * The streams routes of API.md §8, used by the streaming SDK (`@queen/client/streams`). Field names are
+ * The streams routes of docs/api.md §8, used by the streaming SDK (`@queen/client/streams`). Field names are
  * snake_case on the wire. A `success:false` answer is a 200 (a cycle rolled back) or a 409 (a config_hash
  * mismatch, which the transport rejects with the body as `error.body`).
  */
@@ -39,7 +39,7 @@ export const registerQuery = (http: ApiRequester, body: RegisterQueryRequest, op
 /** One state change of a cycle. */
 export type StateOp = { type: 'upsert'; key: string; value: unknown } | { type: 'delete'; key: string };
 
-/** One item pushed by a cycle (API.md §4.4). */
+/** One item pushed by a cycle (docs/api.md §4.4). */
 export interface CyclePushItem {
   queue: string;
   partition: string;

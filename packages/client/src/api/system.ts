@@ -1,5 +1,5 @@
 /**
- * The broker itself: health, metrics (API.md §4.1, §7.11), maintenance modes and shared state (§7.9) and the
+ * The broker itself: health, metrics (docs/api.md §4.1, §7.11), maintenance modes and shared state (§7.9) and the
  * stats refresh (§7.8). `/health` keeps upstream's snake_case keys.
  */
 import { route, send, type ApiRequester, type CallOptions } from './route.js';
@@ -46,7 +46,7 @@ export const health = (http: ApiRequester, options?: CallOptions): Promise<Healt
 /** The OpenAPI 3.1 description of the HTTP API the broker serves (the document is its own schema). */
 export const openApiDocument = (http: ApiRequester, options?: CallOptions): Promise<Record<string, unknown>> => send(http, systemRoutes.openApiDocument, {}, {}, options);
 
-/** The JSON metrics of API.md §7.11. */
+/** The JSON metrics of docs/api.md §7.11. */
 export interface MetricsResponse {
   uptime: number;
   requests: { total: number; rate: number };

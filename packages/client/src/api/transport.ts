@@ -1,5 +1,5 @@
 /**
- * Building the SDK's transport from the options of `new Queen(...)` (CLIENT.md §1), for the client itself and
+ * Building the SDK's transport from the options of `new Queen(...)` (docs/client.md), for the client itself and
  * for tools that call the API layer without a whole client (the dashboard, the streaming SDK, the CLI's login
  * check): one place resolves URLs and defaults, so every caller gets the same retry and failover policy.
  */

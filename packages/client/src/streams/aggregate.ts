@@ -1,5 +1,5 @@
 /**
- * `aggregate({name: extractor})` as a reducer (STREAMS.md §5.6): `count` adds the returned number (1 when it
+ * `aggregate({name: extractor})` as a reducer (docs/streams-sdk.md): `count` adds the returned number (1 when it
  * is not a number), `sum` adds numbers, `min`/`max` start null and consider numbers only, `avg` keeps hidden
  * `__avg_sum`/`__avg_count` (they appear in the emit), any other name is a running total.
  */

@@ -1,5 +1,5 @@
 /**
- * `config_hash` (STREAMS.md §5.9): lowercase-hex SHA-256 of `JSON.stringify` over one descriptor per operator,
+ * `config_hash` (docs/streams-sdk.md): lowercase-hex SHA-256 of `JSON.stringify` over one descriptor per operator,
  * in chain order. Functions are not hashed, so every SDK hashes a given chain shape identically and can resume
  * another SDK's query. SHA-256 comes from WebCrypto (`crypto.subtle`: Node >= 20 and browsers), no import.
  */

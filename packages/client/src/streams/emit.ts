@@ -3,7 +3,7 @@
  * function per emit (before the commit, so at-least-once), `.to` becomes push items. Window emits carry an
  * identity, from which each push gets a deterministic transactionId: the broker's (partition, transactionId)
  * dedup then drops the second copy when a flush and a cycle close the same row, or a flush cycle is replayed
- * (both upstream limitations, STREAMS.md §3.3.5, §5.10).
+ * (both upstream limitations, docs/streams.md).
  */
 import { sha256Hex } from './config-hash.js';
 import { statelessResult, type StatelessOp, type Terminal } from './pipeline.js';

@@ -1,5 +1,5 @@
 /**
- * The error type of the streaming SDK. `code` is one of the upstream codes (STREAMS.md §5.10), so code that
+ * The error type of the streaming SDK. `code` is one of the upstream codes (docs/streams-sdk.md), so code that
  * branches on `err.code` ports unchanged; `status` and `body` keep the broker's answer when there was one.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `.gate(fn)` evaluation for one partition's batch (STREAMS.md §5.7), as a pure step over the loaded state.
+ * `.gate(fn)` evaluation for one partition's batch (docs/streams-sdk.md), as a pure step over the loaded state.
  * Messages are evaluated in order until the first deny. Each call gets a private copy of the key's state as the
  * last allowed call left it; an allow keeps the copy, a deny discards it (upstream keeps a deny's changes when
  * the key was already allowed in the cycle, because it shares one object; we never do).

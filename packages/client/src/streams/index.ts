@@ -1,5 +1,5 @@
 /**
- * `@queen/client/streams`: the streaming SDK (STREAMS.md §5) with the grammar of the official client's
+ * `@queen/client/streams`: the streaming SDK (docs/streams-sdk.md) with the grammar of the official client's
  * `Stream` (port by changing the import), typed end to end, zero runtime dependencies, no Node imports.
  * State, outputs and the source ack of each step commit in one broker transaction (`/streams/v1/cycle`).
  */

@@ -1,5 +1,5 @@
 /**
- * One partition's batch, from popped messages to what the cycle commits (STREAMS.md §5.4): sort, pre stage and
+ * One partition's batch, from popped messages to what the cycle commits (docs/streams-sdk.md): sort, pre stage and
  * keyBy, then the gate, the window (with late events, the watermark and the close clock) or pass-through. The
  * result is a plan: state ops, the emits for the post stage, and the ack. State is read through an injected
  * loader, so this module does no HTTP and the runner does the committing.

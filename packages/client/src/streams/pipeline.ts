@@ -1,5 +1,5 @@
 /**
- * The operator chain as data, and its compilation into stages (STREAMS.md §5.2): pre (stateless) → keyBy →
+ * The operator chain as data, and its compilation into stages (docs/streams-sdk.md): pre (stateless) → keyBy →
  * one of {gate, window [+ reducer], pass-through} → post (stateless) → terminal. The typed builders of
  * stream.ts only append nodes; every rule about what may follow what is checked here, with upstream's texts,
  * so a chain built from untyped JavaScript fails the same way.

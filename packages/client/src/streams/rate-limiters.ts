@@ -1,5 +1,5 @@
 /**
- * Rate-limiter gate factories (STREAMS.md §5.7): functions for `.gate(fn)` whose state lives in the gate's
+ * Rate-limiter gate factories (docs/streams-sdk.md): functions for `.gate(fn)` whose state lives in the gate's
  * per-key state. The gate runtime gives the back-pressure (a deny keeps the lease, so the sustainable rate per
  * partition is `min(refill, capacity / leaseSeconds)`); these only decide what each message costs.
  */

@@ -1,6 +1,6 @@
 /**
  * The running stream: register, then pop → group by partition → plan → post stage and terminal → commit, plus
- * the idle-flush timer (STREAMS.md §5.4, §5.5, §5.10). Differences from the official runner, all on purpose:
+ * the idle-flush timer (docs/streams-sdk.md). Differences from the official runner, all on purpose:
  * - the partitions of a pop are committed concurrently, and the next pop starts while they commit
  *   (`pipelineDepth`); cycles and flushes of one partition still run strictly one after another, so a flush
  *   never races a cycle of this runner;

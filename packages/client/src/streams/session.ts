@@ -1,5 +1,5 @@
 /**
- * Session windows (STREAMS.md §5.5) as a pure step. Each key has at most one open session
+ * Session windows (docs/streams-sdk.md) as a pure step. Each key has at most one open session
  * `{acc, sessionStart, lastEventTime}`; events in arrival order start one, extend it (`ts ≤ last + gap`,
  * `lastEventTime` takes the maximum) or close it and start the next. After the batch every session with
  * `last + gap + grace ≤ clock` is emitted and its row deleted.

@@ -1,5 +1,5 @@
 /**
- * The fluent, immutable `Stream` builder with the grammar of the official client (STREAMS.md §5.1, §5.3),
+ * The fluent, immutable `Stream` builder with the grammar of the official client (docs/streams-sdk.md),
  * typed end to end. The phase of a chain is its type: `Stream` (before any state: functions see the source
  * message), `WindowedStream` (after a window: reduce/aggregate become available), and `PostStream` (after a
  * reducer or gate: functions see `(value, ctx)`, with the window fields typed when a window came first).

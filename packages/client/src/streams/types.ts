@@ -116,7 +116,7 @@ export interface ErrorContext {
   message?: SourceMessage;
 }
 
-/** Options of `run()` (STREAMS.md §5.1). */
+/** Options of `run()` (docs/streams-sdk.md). */
 export interface RunOptions {
   /** Durable identity of the query. */
   queryId: string;
@@ -148,7 +148,7 @@ export interface RunOptions {
   pipelineDepth?: number;
 }
 
-/** Counters of a running stream (STREAMS.md §5.10). */
+/** Counters of a running stream (docs/streams-sdk.md). */
 export interface StreamMetrics {
   cyclesTotal: number;
   flushCyclesTotal: number;

@@ -1,6 +1,6 @@
 /**
  * One cycle of a tumbling, sliding or cron window with a reducer, as a pure step: the shard's stored windows
- * plus this batch's events in, the state ops and the emits of closed windows out (STREAMS.md §5.5). Every
+ * plus this batch's events in, the state ops and the emits of closed windows out (docs/streams-sdk.md). Every
  * stored window of the operator is checked, including ones without new events; a closed window is emitted
  * once and its row deleted; one that opens and closes in one batch is never stored.
  */

@@ -1,5 +1,5 @@
 /**
- * Window shapes (STREAMS.md §5.5) as pure functions: option validation with the upstream error texts, the
+ * Window shapes (docs/streams-sdk.md) as pure functions: option validation with the upstream error texts, the
  * operator tag, the config_hash descriptor, which windows a timestamp falls into, the time of an event, and
  * the watermark. No I/O: the runner feeds these with popped messages and loaded state.
  */
@@ -62,7 +62,7 @@ function common<T>(kind: WindowSpec['kind'], options: WindowCommonOptions<T>, de
       allowedLatenessMs: Math.max(0, Math.floor(allowedLateness * SECOND)),
       onLate,
     },
-    // gracePeriod and allowedLateness as passed, idleFlushMs normalised (STREAMS.md §5.9).
+    // gracePeriod and allowedLateness as passed, idleFlushMs normalised (docs/streams-sdk.md).
     tail: { gracePeriod, idleFlushMs, eventTime: eventTime !== undefined, allowedLateness, onLate },
     kind,
   };

@@ -1,5 +1,5 @@
 /**
- * The streaming SDK's HTTP: `/streams/v1/queries`, `/cycle`, `/state/get` (STREAMS.md §3) and the source pop,
+ * The streaming SDK's HTTP: `/streams/v1/queries`, `/cycle`, `/state/get` (docs/streams.md) and the source pop,
  * through the API layer (`../api/`) on the client's transport, with the upstream streams policy as its
  * settings: network errors, timeouts, 5xx, 408 and 429 are retried up to 3 times (30 s per attempt, back-off
  * 100 ms doubling; a Retry-After is honoured); other 4xx are final. A cycle may therefore arrive twice; the

@@ -1,5 +1,5 @@
 /**
- * config_hash: the test vectors of STREAMS.md §5.9, and equality with the official client's hash for the same
+ * config_hash: the test vectors of docs/streams-sdk.md, and equality with the official client's hash for the same
  * chains (so either SDK can resume the other's query), computed by the official code itself.
  */
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ function chains(): Array<[string, Chain, (S: any) => any]> {
 }
 
 describe('config_hash', () => {
-  test('the STREAMS.md §5.9 test vectors', async () => {
+  test('the docs/streams-sdk.md test vectors', async () => {
     assert.equal(await Stream.from(src).map(noop).to({ queueName: 'never' }).configHash(), '5ec1e7bb78faa1fd1c56ad9be00f817c8a71c9415915089c9bc751141f7b5efa');
     assert.equal(await Stream.from(src).windowTumbling({ seconds: 2 }).aggregate({ count: one, sum: one }).to(sink).configHash(), 'd5996a8234f7f9b8b6c9aabe1c2c2d3a1b37fd688933dfe3efe3aa9a01da8822');
     assert.equal(await Stream.from(src).filter(noop).map(noop).foreach(noop).configHash(), 'a7bff5e2ccfb324b53ce13be97dbc4bb418c2ad54e47be3441202e49ab2968bb');

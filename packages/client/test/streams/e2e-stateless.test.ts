@@ -1,5 +1,5 @@
 /**
- * Our streaming SDK against a real broker, STREAMS.md §7 (stateless pipelines, registration, resume, scale,
+ * Our streaming SDK against a real broker, docs/streams-sdk.md (stateless pipelines, registration, resume, scale,
  * several queries) and the gate: the same scenarios the server suite runs through the official `Stream`.
  */
 import assert from 'node:assert/strict';

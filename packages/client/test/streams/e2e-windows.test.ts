@@ -1,5 +1,5 @@
 /**
- * Our streaming SDK's windows against a real broker, STREAMS.md §7.6-7.18 and 7.22: tumbling with grace and idle
+ * Our streaming SDK's windows against a real broker, docs/streams-sdk.md: tumbling with grace and idle
  * flush, per-partition state, aggregate, emit context, sliding, sessions, cron, event time with the watermark
  * across restarts, and a full pipeline; plus what we do better than upstream (emit dedup, state inspection).
  */

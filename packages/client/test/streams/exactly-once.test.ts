@@ -1,5 +1,5 @@
 /**
- * Exactly-once per source message where the worker is involved (STREAMS.md §3.3.4, issue 15 item 5): a worker
+ * Exactly-once per source message where the worker is involved (docs/streams.md, issue 15 item 5): a worker
  * SIGKILLed after computing a cycle but before committing it, one SIGKILLed after the broker committed but
  * before it heard back, two workers racing for the same partitions, and a lease that expires while a worker
  * is still computing. After each, every window's count and sum equal the input exactly and no window is

@@ -253,7 +253,7 @@ describe('aggregate', () => {
   });
 });
 
-describe('compile rules (STREAMS.md §5.2), for chains built without the types', () => {
+describe('compile rules (docs/streams-sdk.md), for chains built without the types', () => {
   const f = () => 1;
   const win = { kind: 'window', window: tumblingWindow({ seconds: 1 }) } as const;
   const agg = { kind: 'aggregate', spec: { count: f } } as const;

@@ -29,7 +29,7 @@ function broker(cycle: Scripted[], extra: (req: SeenRequest) => Scripted | undef
 }
 
 describe('registration', () => {
-  test('the body of STREAMS.md §3.2, with the bearer token; the pop carries the group, batch and partitions', async () => {
+  test('the body of docs/streams.md, with the bearer token; the pop carries the group, batch and partitions', async () => {
     const server = await scriptedServer(broker([{ status: 200, body: { success: true } }]));
     try {
       const handle = await Stream.from({ queueName: 'orders' }).map((m) => m.data).to({ queueName: 'out' }).run({ queryId: 'q', url: `${server.url}/`, bearerToken: 'tok', logger: quiet, maxPartitions: 3, batchSize: 50, maxWaitMillis: 100 });

@@ -1,5 +1,5 @@
 /**
- * Create or edit a queue (operation configure, a full replace of the options of API.md 2.2): the form is
+ * Create or edit a queue (operation configure, a full replace of the options of docs/api.md 2.2): the form is
  * prefilled with the current configuration when editing, and the broker's error text is shown inline.
  */
 import { useState } from 'preact/hooks';
@@ -8,7 +8,7 @@ import type { QueueConfig } from '../types.js';
 import { toast } from './toasts.js';
 import { Modal, copy } from './ui.js';
 
-/** The option defaults of API.md 2.2. */
+/** The option defaults of docs/api.md 2.2. */
 export const DEFAULT_CONFIG: QueueConfig = {
   leaseTime: 300, retryLimit: 3, retryDelay: 0, maxSize: 0, ttl: 3600, priority: 0, delayedProcessing: 0, windowBuffer: 0,
   minPopWaitTime: 0, retentionSeconds: 0, completedRetentionSeconds: 0, retentionEnabled: false, encryptionEnabled: false,

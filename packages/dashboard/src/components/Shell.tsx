@@ -1,5 +1,5 @@
 /**
- * The shell (DASHBOARD.md 2): sidebar with the health dot, top bar with breadcrumb, jump search (Ctrl/Cmd+K),
+ * The shell (docs/dashboard.md): sidebar with the health dot, top bar with breadcrumb, jump search (Ctrl/Cmd+K),
  * refresh, push/pop maintenance toggles and their banners, and the token prompt when the broker answers 401.
  */
 import type { ComponentChildren } from 'preact';

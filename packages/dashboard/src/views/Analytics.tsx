@@ -1,5 +1,5 @@
 /**
- * Analytics `/analytics` (DASHBOARD.md 3.8): message flow over time, top queues by volume, status
+ * Analytics `/analytics` (docs/dashboard.md): message flow over time, top queues by volume, status
  * distribution, counts, leases, DLQ and workers; range and queue/namespace/task filters in the URL.
  */
 import { broker, filters, http } from '../api.js';

@@ -1,5 +1,5 @@
 /**
- * Consumers `/consumers` (DASHBOARD.md 3.5): consumer groups per queue with lag and state, the lagging
+ * Consumers `/consumers` (docs/dashboard.md): consumer groups per queue with lag and state, the lagging
  * partitions panel (skip to end), and per row: drill-down per partition, move to now, seek to a timestamp
  * (queue-wide or one partition), re-time the subscription, delete. Filters live in the URL.
  */

@@ -1,5 +1,5 @@
 /**
- * Dashboard `/` (DASHBOARD.md 3.1): counts strip, metric rows (Now value, context, sparkline that expands into
+ * Dashboard `/` (docs/dashboard.md): counts strip, metric rows (Now value, context, sparkline that expands into
  * a chart), top queues by pending and consumer groups by lag. Polls every 30 s; the range refetches the series.
  */
 import { useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * Dead letter `/dlq` (DASHBOARD.md 3.9): totals and top errors, server-side filters (queue, group, partition,
+ * Dead letter `/dlq` (docs/dashboard.md): totals and top errors, server-side filters (queue, group, partition,
  * range) in the URL with paging by `total`, per-row requeue and purge, bulk requeue/purge of the filtered
  * entries, JSON export, and a detail panel. Polls every 30 s.
  */

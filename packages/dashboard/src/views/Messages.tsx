@@ -1,5 +1,5 @@
 /**
- * Messages `/messages` (DASHBOARD.md 3.6): filters in the URL (queue, partition, status, limit, range), a
+ * Messages `/messages` (docs/dashboard.md): filters in the URL (queue, partition, status, limit, range), a
  * page of messages newest first, and the side panel for one message (also opened by `?partitionId&transactionId`
  * from a trace link).
  */

@@ -1,5 +1,5 @@
 /**
- * Queue Operations `/operations` (DASHBOARD.md 3.2): throughput, latency, event loop, pool, in-flight requests,
+ * Queue Operations `/operations` (docs/dashboard.md): throughput, latency, event loop, pool, in-flight requests,
  * errors, DLQ moves, retention jobs, top queues, per-queue series and the workers table, for a range or a
  * custom window (in the URL).
  */

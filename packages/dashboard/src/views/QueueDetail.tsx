@@ -1,5 +1,5 @@
 /**
- * Queue detail `/queues/:name` (DASHBOARD.md 3.4): counts, "now" rates, metric rows, configuration, the
+ * Queue detail `/queues/:name` (docs/dashboard.md): counts, "now" rates, metric rows, configuration, the
  * partition browser, and the queue's actions (configure, publish, clear queue or partition, delete). Polls.
  */
 import { useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * Queues `/queues` (DASHBOARD.md 3.3): search, namespace/task filters and sort held in the URL; a virtualised
+ * Queues `/queues` (docs/dashboard.md): search, namespace/task filters and sort held in the URL; a virtualised
  * grid of every queue with density, 15-minute pop rate and trend, lag p99 and severity; create and delete.
  */
 import { useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * System `/system` (DASHBOARD.md 3.10 and 6): system resources per replica or aggregated (CPU, memory, pool,
+ * System `/system` (docs/dashboard.md): system resources per replica or aggregated (CPU, memory, pool,
  * waiting and in-flight, heap, event loop, parked pops), the cluster (processes and heartbeats, buffer health,
  * "refresh stats" with statsAge), and the PostgreSQL statistics snapshot.
  */

@@ -1,5 +1,5 @@
 /**
- * Traces `/traces` (DASHBOARD.md 3.7): the recorded trace names (GET /traces/names) to pick from, the events of
+ * Traces `/traces` (docs/dashboard.md): the recorded trace names (GET /traces/names) to pick from, the events of
  * one name (paged 50), the queue filter of `?queue=`, and a detail panel whose link opens the message.
  */
 import { useState } from 'preact/hooks';

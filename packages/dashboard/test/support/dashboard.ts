@@ -1,7 +1,7 @@
 /** Helpers for driving the dashboard in a page: navigation, waiting for exact texts, the app's number format. */
 import type { Locator, Page } from 'playwright-core';
 
-/** The dashboard's count format (DASHBOARD.md 2): `999,999`. */
+/** The dashboard's count format (docs/dashboard.md): `999,999`. */
 export const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** Goes to `path` of the broker and waits until the shell rendered. */

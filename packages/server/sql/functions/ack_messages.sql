@@ -4,7 +4,7 @@
 --   Result: one row per item, in item order: (item, success, error, queue_name, partition_name,
 --     lease_released, dlq).
 --   Rules: every item is checked against the state of its (partition, group) as it was when the call started
---     (C1-C6 of API.md 6.3); items that pass are applied per pair in ascending offset order. The cursor is
+--     (C1-C6 of docs/api.md 6.3); items that pass are applied per pair in ascending offset order. The cursor is
 --     cumulative, never moves back and never passes a message this call failed or retried.
 --   Locks: cursor rows FOR UPDATE, in (partition id, group) order; when an ack reaches the partition's tail,
 --     its backlog entry is removed under the partition row FOR SHARE SKIP LOCKED (backlog_drop).

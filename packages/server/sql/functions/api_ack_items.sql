@@ -1,10 +1,10 @@
 -- api_ack_items: the ack path of the SQL API (commit, commit_one, nack, reject, transaction, forward). It
--- checks the items like POST /api/v1/ack/batch (API.md 6.2), applies them through ack_messages (the function
+-- checks the items like POST /api/v1/ack/batch (docs/api.md 6.2), applies them through ack_messages (the function
 -- the broker's ack calls: rules C1-C6, DLQ, lease release) and owes the wake-up the broker sends when a lease
 -- was released (api_wake, delivered at the caller's commit).
 --   Parameters: p_acks a JSON array (an object counts as one) of {transactionId, partitionId, status?
 --     ('completed'), consumerGroup? (queue mode), leaseId?, error?}; p_where the argument's name for errors.
---   Result: one row per item in item order: item (0-based), transaction_id, and the result of API.md 6.4.
+--   Result: one row per item in item order: item (0-based), transaction_id, and the result of docs/api.md 6.4.
 --     A partitionId or leaseId that is not a UUID matches nothing ('Message not found', 'Invalid or expired
 --     lease'), as on the wire (core/ack.ts).
 --   Errors: 22023 for a malformed item or an unknown status (nothing is applied).

@@ -1,6 +1,6 @@
 -- api_claim: one pop attempt of the SQL API (consume, consume_one) through pop_messages, the function the
 -- broker's pop calls, with the decisions the broker takes around it (core/pop.ts): pop maintenance answers
--- 'paused' (API.md 9.4), the subscription intent of a named group (api_intent), and the round-robin start
+-- 'paused' (docs/api.md 9.4), the subscription intent of a named group (api_intent), and the round-robin start
 -- of wildcard walks, remembered per session and per (scope, queue, namespace, task, group) in the setting
 -- queen.api_rotation (one entry: the last walk). It runs with queen.api = on: the walk takes no backlog
 -- lock (backlog_prepare, backlog_drop), since the caller's transaction may hold its locks for long.
@@ -10,8 +10,8 @@
 --     record); p_keep_empty: an attempt that claims nothing keeps its effects (queue created, cursors
 --     seeded, as on the wire) or, when false, is rolled back to a savepoint, releasing every lock it took
 --     (the waits of consume_one).
---   Result: the 200 body of API.md 5.12 (leaseId '' with autoAck), or, when nothing was claimed, the same
---     keys with messages [], partitionsClaimed 0, nulls, and emptyReason (API.md 5.13's reasons).
+--   Result: the 200 body of docs/api.md 5.12 (leaseId '' with autoAck), or, when nothing was claimed, the same
+--     keys with messages [], partitionsClaimed 0, nulls, and emptyReason (docs/api.md 5.13's reasons).
 --   Errors: 0A000 when the queue has encryption enabled or a claimed message is sealed (api_payload).
 --   Locks: those of pop_messages.
 CREATE OR REPLACE FUNCTION queen.api_claim(

@@ -1,4 +1,4 @@
--- api_intent: a named group's seeding intent for the SQL API's pops (API.md 5.7 rule 3, core/pop.ts
+-- api_intent: a named group's seeding intent for the SQL API's pops (docs/api.md 5.7 rule 3, core/pop.ts
 -- subscriptionIntent): subFrom 'now' or a parseable timestamp wins over subMode; 'new' and 'new-only' mean
 -- new; anything else, and queue mode, means all (no row). An absent mode means 'all' (the broker's
 -- DEFAULT_SUBSCRIPTION_MODE is the broker's setting, not the database's).

@@ -1,5 +1,5 @@
 -- api_name: checks a name argument of the SQL API (queue, partition, consumer group: 1 to 255 characters,
--- API.md 1.10) and returns it; otherwise raises 22023 (invalid_parameter_value) naming the argument.
+-- docs/api.md 1.10) and returns it; otherwise raises 22023 (invalid_parameter_value) naming the argument.
 --   Parameters: p_name the value; p_where the argument's name for the message; p_optional: null is allowed.
 --   Result: p_name.
 --   Locks: none.

@@ -1,4 +1,4 @@
--- api_payload: a delivered payload as JSON for the SQL API. A sealed payload (API.md 9.6: the queue had
+-- api_payload: a delivered payload as JSON for the SQL API. A sealed payload (docs/api.md 9.6: the queue had
 -- encryption enabled when it was written) cannot be opened in SQL, since the key lives in the broker: it
 -- raises 0A000, which rolls back the claim that read it (the messages stay deliverable over HTTP).
 --   Parameters: p_payload the stored text; p_queue the queue's name (for the message).

@@ -1,5 +1,5 @@
 -- api_push_items: the write path of the SQL API (produce, produce_one, transaction, forward). It checks the
--- items like POST /api/v1/push (API.md 4.4), appends them through push_messages (the function the broker's
+-- items like POST /api/v1/push (docs/api.md 4.4), appends them through push_messages (the function the broker's
 -- push calls: same deduplication, maxSize, offsets, implicit creation) and owes the wake-up the broker
 -- sends after its own commits (api_wake, delivered at the caller's commit).
 --   Parameters: p_items a JSON array of items {queue, partition?, payload?, transactionId?, traceId?} (an
@@ -10,7 +10,7 @@
 --     partition_id, error (maxSize refusals: 'failed', nothing written for that item).
 --   Errors: 22023 for a malformed item (nothing is written: the check covers every item first); 0A000 for
 --     an item of a queue with encryption enabled (the key lives in the broker; plaintext never reaches the
---     table, API.md 9.6): push_messages' guard refuses it because this function sets queen.sealing.
+--     table, docs/api.md 9.6): push_messages' guard refuses it because this function sets queen.sealing.
 --   Locks: those of push_messages. Notifies: api_wake once per queue that received messages, unless the
 --     session set queen.wake = off: PostgreSQL serialises the commits of notifying transactions, and a
 --     producer that commits at a high rate may prefer consumers to find its messages at their next re-check.

@@ -2,7 +2,7 @@
 -- (api_ack_items): the cursor moves, leases are released, DLQ entries written when that transaction commits.
 --   Parameters: p_acks a JSON array (an object counts as one) of {transactionId, partitionId, leaseId?,
 --     consumerGroup? (queue mode), status? ('completed' | 'success' | 'failed' | 'retry' | 'dlq'), error?}.
---   Result: a JSON array of the ack results of API.md 6.4 ({index, transactionId, success, error, queueName,
+--   Result: a JSON array of the ack results of docs/api.md 6.4 ({index, transactionId, success, error, queueName,
 --     partitionName, leaseReleased, dlq}), in item order.
 --   Errors: 22023 for a malformed item or an unknown status: nothing is applied.
 --   Locks: those of ack_messages. Notifies: queen_wake at commit for queues whose lease was released.

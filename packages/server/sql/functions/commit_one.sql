@@ -1,5 +1,5 @@
 -- commit_one: SQL API v1 (docs/sql-api.md): one ack (commit), for psql and scripts.
---   Parameters: p_transaction_id, p_partition_id, p_lease_id (null: no lease, API.md 6.3 C6),
+--   Parameters: p_transaction_id, p_partition_id, p_lease_id (null: no lease, docs/api.md 6.3 C6),
 --     p_consumer_group (default '__QUEUE_MODE__'), p_status (default 'completed'; 'success', 'failed',
 --     'retry', 'dlq'), p_error_message (stored on a DLQ entry).
 --   Result: the ack's success (false: message not found, lease invalid or expired, outside the leased span,

@@ -1,6 +1,6 @@
 -- configure: SQL API v1 (docs/sql-api.md): sets a queue's leaseTime, retryLimit and deadLetterQueue through
 -- queue_configure (the function POST /api/v1/configure calls). The queue's other options keep their values;
--- a new queue takes the /configure defaults for them (API.md 4.2) and gets its Default partition. Every
+-- a new queue takes the /configure defaults for them (docs/api.md 4.2) and gets its Default partition. Every
 -- broker process drops what it cached of the queue's configuration when the caller's transaction commits.
 --   Parameters: p_queue; p_lease_time (seconds, default 300); p_retry_limit (default 3);
 --     p_dead_letter_queue (default false).

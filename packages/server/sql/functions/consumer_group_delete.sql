@@ -1,6 +1,6 @@
--- consumer_group_delete: forget a consumer group on every queue (p_queue null) or on one queue (API.md 7.7
+-- consumer_group_delete: forget a consumer group on every queue (p_queue null) or on one queue (docs/api.md 7.7
 -- rule 1): its cursors, with their leases and counters, and with p_delete_metadata its subscription records.
--- A later pop of the group starts as a new group, seeded per API.md 5.7.
+-- A later pop of the group starts as a new group, seeded per docs/api.md 5.7.
 --   Parameters: p_group text, p_queue text, p_delete_metadata boolean.
 --   Result: the number of (partition, group) cursor rows deleted.
 --   Locks: the group's cursor rows FOR UPDATE in partition-id order, then deleted.

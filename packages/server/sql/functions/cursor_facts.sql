@@ -1,5 +1,5 @@
 -- cursor_facts: for every contacted (partition, group) of the given partitions, what the message views of
--- API.md 7.4 need: the committed offset; the head (first retained offset above it, null when none); the
+-- docs/api.md 7.4 need: the committed offset; the head (first retained offset above it, null when none); the
 -- live lease's span end and expiry (null when no lease is live); the last recorded span end (kept after
 -- expiry until the next claim); the retry counter; the claims since the cursor last advanced.
 --   Parameters: p_partition_ids uuid[].

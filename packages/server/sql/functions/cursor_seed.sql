@@ -1,4 +1,4 @@
--- cursor_seed: the committed offset a never-contacted (partition, group) starts from (API.md 5.7).
+-- cursor_seed: the committed offset a never-contacted (partition, group) starts from (docs/api.md 5.7).
 --   Parameters: p_queue_id uuid, p_partition_id uuid, p_partition_name text, p_group text.
 --   Queue mode and groups without an applicable subscription record start below the oldest retained
 --   message (0: reads skip what retention removed). A record with timestamp T starts after the newest

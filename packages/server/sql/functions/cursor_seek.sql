@@ -1,5 +1,5 @@
 -- cursor_seek: move p_group's cursor on every partition of p_queue, or on the partition p_partition only
--- (API.md 7.7 rule 3). Partitions the group never contacted are contacted at the target (no seeding from
+-- (docs/api.md 7.7 rule 3). Partitions the group never contacted are contacted at the target (no seeding from
 -- subscription records). Per partition: the live lease is released, the retry counter, not-before and the
 -- claims counter are reset, and the cursor is set to the tail (p_to_end) or to seek_offset(p_target).
 --   Parameters: p_group text, p_queue text, p_partition text, p_to_end boolean, p_target timestamptz.
@@ -9,7 +9,7 @@
 --   Locks: the queue row FOR KEY SHARE (a concurrent queue_delete waits, or has already won); cursor rows
 --     FOR UPDATE in partition-id order; the advisory lock cursor_lock_key before creating a cursor row.
 --   Notifies: queen_wake (origin '') for the queue when a lease was released, a cursor moved backwards or a
---     new cursor has messages above it (API.md 7.7 rule 4).
+--     new cursor has messages above it (docs/api.md 7.7 rule 4).
 CREATE OR REPLACE FUNCTION queen.cursor_seek(p_group text, p_queue text, p_partition text, p_to_end boolean,
                                              p_target timestamptz)
 RETURNS TABLE (outcome text, partition_names text[], cursors_moved_to uuid[], target_at text)

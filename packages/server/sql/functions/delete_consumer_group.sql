@@ -1,5 +1,5 @@
 -- delete_consumer_group: SQL API v1 (docs/sql-api.md): forgets a consumer group on every queue or on one
--- through consumer_group_delete (the broker's route, API.md 7.7 rule 1): its cursors, leases and counters,
+-- through consumer_group_delete (the broker's route, docs/api.md 7.7 rule 1): its cursors, leases and counters,
 -- and with p_delete_metadata its subscription records. Popping again later starts as a new group.
 --   Parameters: p_consumer_group; p_queue (default null: every queue); p_delete_metadata (default true).
 --   Result: true when the group had cursors to delete.

@@ -1,6 +1,6 @@
 -- depth: SQL API v1 (docs/sql-api.md): the messages of a queue a consumer group has not settled yet: the
 -- retained messages above the group's cursor, leased ones included, summed over the queue's partitions (a
--- partition the group never contacted counts from where its cursor would start, API.md 5.7). This is the
+-- partition the group never contacted counts from where its cursor would start, docs/api.md 5.7). This is the
 -- totalLag of GET /api/v1/consumer-groups. It reads segment rows (one per push commit) above each cursor.
 --   Parameters: p_queue; p_consumer_group (default '__QUEUE_MODE__').
 --   Result: the count; 0 for an unknown queue.

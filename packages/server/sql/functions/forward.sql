@@ -1,5 +1,5 @@
 -- forward: SQL API v1 (docs/sql-api.md): ack a consumed message and produce its successor, atomically
--- (transaction: the ack first, then the push; the exactly-once hand-off of API.md 7.1 rule 7).
+-- (transaction: the ack first, then the push; the exactly-once hand-off of docs/api.md 7.1 rule 7).
 --   Parameters: the source message (p_source_transaction_id, p_source_partition_id, p_source_lease_id,
 --     p_source_consumer_group: null means queue mode); the destination (p_dest_queue, p_dest_payload,
 --     p_dest_partition default 'Default', p_dest_transaction_id null: minted).

@@ -1,4 +1,4 @@
--- message_dead_letter: move a group's head message to the DLQ (API.md 7.4 dlq). Only the head can move:
+-- message_dead_letter: move a group's head message to the DLQ (docs/api.md 7.4 dlq). Only the head can move:
 -- moving a later message would silently settle the ones before it. Effects, like a `dlq` ack: a DLQ entry
 -- (error p_error, else 'Moved to DLQ by operator'; retry count = the group's counter), the cursor moves to
 -- the message, the retry counter and not-before reset, and a live lease whose span is then settled is

@@ -1,4 +1,4 @@
--- message_delete: delete one message (API.md 7.4). Its offset stays and pops skip it; its transactionId is
+-- message_delete: delete one message (docs/api.md 7.4). Its offset stays and pops skip it; its transactionId is
 -- freed (the message_keys row goes); its DLQ entries and traces go. Cursors and leases are untouched: an ack
 -- of the deleted message answers "Message not found", acks of its neighbours work as before.
 --   Parameters: p_partition_id uuid, p_transaction_id text.

@@ -1,4 +1,4 @@
--- message_requeue: requeue a dead-lettered message (API.md 7.4 retry): push a new message with the same
+-- message_requeue: requeue a dead-lettered message (docs/api.md 7.4 retry): push a new message with the same
 -- payload, traceId and producerSub to the same partition through push_messages (new message id
 -- p_message_id, new transactionId p_new_transaction_id), then delete every DLQ entry of the original. The
 -- original stays where it is; every group sees the new message at the tail. The copy keeps the stored form

@@ -1,7 +1,7 @@
 -- metrics_gauges: the database-derived gauges of GET /metrics/prometheus, in one statement.
 --   Parameters: none.
 --   queues: [{queue, pending, dlqDepth}] for every queue. pending = retained messages above the partition's
---     reference cursor (API.md 7.2: queue mode's, else the lowest named group's, else 0), that is 7.2's
+--     reference cursor (docs/api.md 7.2: queue mode's, else the lowest named group's, else 0), that is 7.2's
 --     pending + processing; reads one segment index entry per partition with a backlog.
 --   lags: [{queue, group, seconds}] per contacted (queue, group): the largest age over its partitions of the
 --     oldest retained message above the cursor (0 when caught up); one index entry per backlogged cursor.

@@ -1,5 +1,5 @@
 -- nack: SQL API v1 (docs/sql-api.md): commit_one with status 'failed': the message is redelivered after the
--- queue's retryDelay, or goes to the DLQ once its retryLimit is spent (API.md 6.3).
+-- queue's retryDelay, or goes to the DLQ once its retryLimit is spent (docs/api.md 6.3).
 --   Parameters: p_transaction_id, p_partition_id, p_lease_id, p_error_message (default 'Processing
 --     failed'), p_consumer_group (default '__QUEUE_MODE__').
 --   Result: the ack's success. Errors and notifications: commit_one's.

@@ -1,4 +1,4 @@
--- partitions_cleanup: delete up to p_limit idle partitions (API.md 9.3 partition cleanup), of any queue: no
+-- partitions_cleanup: delete up to p_limit idle partitions (docs/api.md 9.3 partition cleanup), of any queue: no
 -- retained message, no live lease, and no push, claim or ack since p_idle_before (the partition's creation
 -- and last push, its cursors' last activity and last consumption). Each goes with its per-group state
 -- (cursors, and any DLQ entries, keys and traces left) and is recorded in retention_history (kind

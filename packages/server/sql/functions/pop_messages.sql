@@ -5,7 +5,7 @@
 --     the partitions claimed (<= 0: no cap); p_lease_id is the pop's lease id; p_lease_seconds overrides the
 --     queue lease when > 0; p_auto_ack commits instead of leasing; p_subscribe_mode / p_subscribe_from carry
 --     a named group's seeding intent ('new' | 'timestamp' | null for all); p_first_attempt allows the queue
---     creation and record write of API.md 5.3 steps 4-5; p_rotate_after is where the round-robin walk over
+--     creation and record write of docs/api.md 5.3 steps 4-5; p_rotate_after is where the round-robin walk over
 --     partition ids starts (exclusive); p_hold_under > 0 asks for the minPopWaitTime probe first.
 --   Result: the delivered messages, grouped by partition in claim order, each partition in offset order;
 --     or, when nothing was claimed, a single row whose empty_reason says why ('hold' with hold_ms when the

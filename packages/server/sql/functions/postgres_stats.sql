@@ -1,5 +1,5 @@
 -- postgres_stats: GET /api/v1/analytics/postgres-stats, from PostgreSQL's statistics views restricted to
--- schema queen (activity: this database's other sessions), as json (keys in the order of API.md 7.10).
+-- schema queen (activity: this database's other sessions), as json (keys in the order of docs/api.md 7.10).
 -- Ratios are hits / (hits + reads), null before any access. bufferUsage needs the pg_buffercache
 -- extension and is [] without it.
 --   Parameters: none.

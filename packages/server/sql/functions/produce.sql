@@ -3,7 +3,7 @@
 -- them exists if it rolls back.
 --   Parameters: p_items a JSON array of {queue, partition?, payload?, transactionId?, traceId?} (the items
 --     of POST /api/v1/push; an object counts as one item).
---   Result: the push results of API.md 4.4, one per item in item order ('queued' | 'duplicate' | 'failed':
+--   Result: the push results of docs/api.md 4.4, one per item in item order ('queued' | 'duplicate' | 'failed':
 --     maxSize).
 --   Errors: 22023 for a malformed item, 0A000 for an encrypted queue: nothing is written (api_push_items).
 --   Locks: those of push_messages. Notifies: queen_wake at commit (api_wake).

@@ -2,7 +2,7 @@
 -- in the caller's transaction (produce).
 --   Parameters: p_queue, p_payload, p_partition (default 'Default'), p_transaction_id (null: minted);
 --     p_namespace and p_task are accepted and ignored (a queue's namespace and task come from its name,
---     API.md 1.10); p_delay_until must be null or not in the future (per-message delays do not exist: a
+--     docs/api.md 1.10); p_delay_until must be null or not in the future (per-message delays do not exist: a
 --     queue delays all its messages with its delayedProcessing option); p_notify also sends
 --     NOTIFY channel_name(p_queue) with the message id as payload.
 --   Result: one row (message_id, transaction_id): the new message, or the stored one this duplicates.

@@ -1,4 +1,4 @@
--- push_messages: append one coalesced batch of messages (API.md 4.4, DESIGN.md 3).
+-- push_messages: append one coalesced batch of messages (docs/api.md 4.4, docs/architecture.md).
 --   Parameters: every item of one or more push requests, written in one transaction. Item i is the i-th
 --             element of each array (queue, partition, message id, transactionId, traceId, payload text,
 --             producerSub); items are already validated by the broker.
@@ -16,7 +16,7 @@
 --             here would serialise every push's commit behind PostgreSQL's notification lock).
 --   Guard:    status 'unsealed' (error 'Payload must be encrypted for this queue', message_id null) for a
 --             fresh item of a queue with encryption_enabled whose payload is not sealed, when the session has
---             queen.sealing = on (API.md 9.6); repeats of such an item in the batch answer the same. Nothing
+--             queen.sealing = on (docs/api.md 9.6); repeats of such an item in the batch answer the same. Nothing
 --             of them is written; the broker re-reads the queue's options and re-submits them sealed.
 CREATE OR REPLACE FUNCTION queen.push_messages(
   p_queue text[],

@@ -1,4 +1,4 @@
--- queue_clear: delete every retained message of a queue, or of one of its partitions (API.md 7.3), with
+-- queue_clear: delete every retained message of a queue, or of one of its partitions (docs/api.md 7.3), with
 -- their keys (transactionIds are freed), DLQ entries and traces, and release the live leases on the
 -- affected partitions. Cursors, subscription records, configuration and tails stay: offsets keep growing.
 --   Parameters: p_origin text, p_queue text, p_partition text.

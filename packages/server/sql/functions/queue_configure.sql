@@ -1,4 +1,4 @@
--- queue_configure: create the queue or replace its whole configuration (API.md 4.2), and make sure it has a
+-- queue_configure: create the queue or replace its whole configuration (docs/api.md 4.2), and make sure it has a
 -- 'Default' partition. p_options carries every option, already validated and defaulted by the broker.
 --   Parameters: p_name text, p_namespace text, p_task text, p_options jsonb.
 --   Result: the stored row and the id of the Default partition.

@@ -1,4 +1,4 @@
--- queue_consumer_mode: who consumes a queue (API.md 7.4 mode): whether queue mode contacted any of its
+-- queue_consumer_mode: who consumes a queue (docs/api.md 7.4 mode): whether queue mode contacted any of its
 -- partitions, and how many named groups did. A missing queue has neither.
 --   Parameters: p_queue text.
 --   Result: one row (has_queue_mode, bus_groups_count).

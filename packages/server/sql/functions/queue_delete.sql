@@ -1,5 +1,5 @@
 -- queue_delete: the queue with its partitions, segments, keys, cursors, DLQ entries, subscription records and
--- trace events (API.md 4.3).
+-- trace events (docs/api.md 4.3).
 --   Parameters: p_name the queue.
 --   Result: whether the queue existed.
 --   Locks: the queue row (FOR UPDATE) first, so retention, seek and pushes on it finish or wait.

@@ -1,6 +1,6 @@
 -- queue_ensure: the queue row for p_name, created with the implicit defaults when missing.
 --   Parameters: p_name text.
---   namespace = text before the first '.', task = text between the first and second '.' (API.md 1.10).
+--   namespace = text before the first '.', task = text between the first and second '.' (docs/api.md 1.10).
 --   Locks: none beyond the unique-index wait of a concurrent creator.
 --   Result: the queue row.
 CREATE OR REPLACE FUNCTION queen.queue_ensure(p_name text) RETURNS queen.queues

@@ -1,7 +1,7 @@
 -- queue_mode_backlog: retained messages above the __QUEUE_MODE__ cursor, summed over the queue's partitions
 -- (every retained message of a partition queue mode never contacted), as push_messages' maxSize check sees
 -- it, with one exception: a transaction that set queen.replay = 'on' (SET LOCAL) replays buffered items
--- that were already accepted, and maxSize is not enforced on replay (API.md 9.5 rule 5). The backlog then
+-- that were already accepted, and maxSize is not enforced on replay (docs/api.md 9.5 rule 5). The backlog then
 -- reads as so far below zero that no cap is reached (2^62: max_size - backlog still fits in a bigint).
 --   Parameters: p_queue_id.
 --   Result: the backlog in messages.

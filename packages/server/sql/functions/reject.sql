@@ -1,5 +1,5 @@
 -- reject: SQL API v1 (docs/sql-api.md): commit_one with status 'dlq': the message goes to the dead-letter
--- queue at once, with p_error_message, and the cursor moves past it (API.md 6.3).
+-- queue at once, with p_error_message, and the cursor moves past it (docs/api.md 6.3).
 --   Parameters: p_transaction_id, p_partition_id, p_lease_id, p_error_message (default 'Rejected'),
 --     p_consumer_group (default '__QUEUE_MODE__').
 --   Result: the ack's success. Errors and notifications: commit_one's.

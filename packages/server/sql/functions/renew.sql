@@ -1,5 +1,5 @@
 -- renew: SQL API v1 (docs/sql-api.md): lease extensions through lease_extend (the broker's lease extend,
--- API.md 6.5): every live record of the lease gets max(expiry, now + seconds); an expired lease is never
+-- docs/api.md 6.5): every live record of the lease gets max(expiry, now + seconds); an expired lease is never
 -- revived, a lease never shortened.
 --   Parameters: p_leases a JSON array (an object counts as one) of {leaseId, extendSeconds? (60; 0 or less
 --     means 60)}.

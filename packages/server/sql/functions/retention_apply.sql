@@ -1,4 +1,4 @@
--- retention_apply: one chunk of a retention or eviction cycle on one partition (API.md 9.3).
+-- retention_apply: one chunk of a retention or eviction cycle on one partition (docs/api.md 9.3).
 --   Parameters: p_cycle uuid, p_partition_id uuid, p_job text, p_budget integer, p_strict boolean.
 --   p_job 'retention' (queue with retentionEnabled): segments older than retentionSeconds, consumed or not
 --     (kind 'retention'), and segments older than completedRetentionSeconds whose last offset every contacted

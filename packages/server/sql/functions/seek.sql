@@ -1,5 +1,5 @@
 -- seek: SQL API v1 (docs/sql-api.md): moves a consumer group's cursor on every partition of a queue through
--- cursor_seek (the function the broker's seek route calls, API.md 7.7 rule 3): to the end (everything stored
+-- cursor_seek (the function the broker's seek route calls, docs/api.md 7.7 rule 3): to the end (everything stored
 -- is skipped) or to a timestamp (delivery restarts with the first segment written after it). Live leases
 -- are released.
 --   Parameters: p_consumer_group, p_queue, p_to_end (default false), p_to_timestamp (default null); one of

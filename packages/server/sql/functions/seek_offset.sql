@@ -1,4 +1,4 @@
--- seek_offset: the committed offset a seek to p_target sets on a partition (API.md 7.7 rule 3): the last
+-- seek_offset: the committed offset a seek to p_target sets on a partition (docs/api.md 7.7 rule 3): the last
 -- offset of the newest retained segment created at or before p_target; when none is that old, just below the
 -- oldest retained message (everything retained is replayed); when nothing is retained, p_tail.
 --   Parameters: p_partition_id uuid, p_tail bigint, p_target timestamptz.

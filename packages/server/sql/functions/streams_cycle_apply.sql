@@ -1,5 +1,5 @@
 -- streams_cycle_apply: everything of one cycle except its sink pushes, which the broker appends next in the
--- same transaction (queen.push_messages through its sealing step), then commits (STREAMS.md 3.3.2).
+-- same transaction (queen.push_messages through its sealing step), then commits (docs/streams.md).
 --   Parameters: the shard (p_query_id, p_partition_id) and the stream group; the state ops as parallel arrays
 --     (type 'upsert' | 'delete', key, value as JSON text; types already checked); the (queue, partition) of
 --     every sink push item that passed its checks (locked here, in the global order); the ack (p_ack_txn null
@@ -12,7 +12,7 @@
 --   Locks, in this order: the shard's advisory lock; the query row FOR KEY SHARE (a reset or delete of the
 --     query waits); the source queue row FOR KEY SHARE (a queue delete waits, so it cannot miss state written
 --     here); the locks of the pushes and of the ack's cursor in the global order (queen.transaction_lock).
---     Then the ack checks of STREAMS.md 3.3.5 against the locked cursor row and the wall clock, the state ops
+--     Then the ack checks of docs/streams.md against the locked cursor row and the wall clock, the state ops
 --     in order, the ack through queen.ack_messages, and with p_release_lease the release of a lease the ack
 --     left live.
 --   Fencing: while this transaction holds the cursor row no pop can re-lease the partition, so a lease found

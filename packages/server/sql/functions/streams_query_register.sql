@@ -1,4 +1,4 @@
--- streams_query_register: register a query or look it up again (STREAMS.md 3.2).
+-- streams_query_register: register a query or look it up again (docs/streams.md).
 --   Parameters: the query's name (SDK queryId), source and sink queue names (informational), config hash,
 --     reset flag.
 --   Result: one row (outcome 'fresh' | 'same' | 'reset' | 'mismatch', query_id, stored_hash: the hash stored

@@ -1,7 +1,7 @@
 -- streams_queue_state_delete: when a queue is deleted, the state of its partitions goes with it (every query's).
 -- The trigger (created here, after its function) fires before the queue row goes, while its partitions still
 -- exist (they cascade from the queue row). Retention's partition clean-up deletes partition rows, not queues,
--- so it keeps operator state (STREAMS.md 4).
+-- so it keeps operator state (docs/streams.md).
 --   Parameters: none (a row trigger on queen.queues; OLD is the queue row).
 --   Result: OLD (the delete proceeds).
 --   Locks: the state rows it deletes; queue_delete holds the queue row FOR UPDATE, which cycles of the queue

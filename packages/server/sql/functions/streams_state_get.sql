@@ -1,4 +1,4 @@
--- streams_state_get: the rows of one shard (STREAMS.md 3.4), ordered by key (byte order).
+-- streams_state_get: the rows of one shard (docs/streams.md), ordered by key (byte order).
 --   Parameters: p_keys null = no key filter; p_key_prefix null = none (matched literally); p_ripe_at null =
 --     none, else only rows whose value.windowEnd is a JSON number <= it. Filters are ANDed. p_group (with
 --     p_ripe_at; null = none): the stream's consumer group; the ripe bound is then lowered to the createdAt

@@ -1,5 +1,5 @@
 -- subscription_from: the timestamp of the subscription record that applies to (queue, partition, group),
--- or null: the partition-scoped record wins over the queue-wide one (API.md 5.7 rule 4). Queue mode has none.
+-- or null: the partition-scoped record wins over the queue-wide one (docs/api.md 5.7 rule 4). Queue mode has none.
 --   Parameters: p_queue_id uuid, p_partition_name text, p_group text.
 --   Result: the timestamp, or null.
 --   Locks: none.

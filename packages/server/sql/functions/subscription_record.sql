@@ -1,5 +1,5 @@
 -- subscription_record: write the durable subscription record of a named group when no applicable record
--- exists (API.md 5.7 rule 5). p_partition_name '' is the queue-wide scope; a partition-scoped write also
+-- exists (docs/api.md 5.7 rule 5). p_partition_name '' is the queue-wide scope; a partition-scoped write also
 -- yields to an existing queue-wide record. p_mode is 'new' (timestamp = now) or 'timestamp'.
 --   Parameters: p_queue_id uuid, p_group text, p_partition_name text, p_mode text, p_from timestamptz.
 --   Result: none.

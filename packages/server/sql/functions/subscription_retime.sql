@@ -1,5 +1,5 @@
 -- subscription_retime: give every subscription record of p_group (all queues, all scopes) the timestamp
--- p_from (null: now) and mode 'timestamp' (API.md 7.7 rule 2). Existing cursors do not move.
+-- p_from (null: now) and mode 'timestamp' (docs/api.md 7.7 rule 2). Existing cursors do not move.
 --   Parameters: p_group text, p_from timestamptz.
 --   Result: one row (rows_updated, new_timestamp in milliseconds with a Z).
 --   Notifies: queen_wake for each queue whose records changed (a record moved out of the future makes that

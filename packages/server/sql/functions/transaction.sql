@@ -1,4 +1,4 @@
--- transaction: SQL API v1 (docs/sql-api.md): the operations of POST /api/v1/transaction (API.md 7.1),
+-- transaction: SQL API v1 (docs/sql-api.md): the operations of POST /api/v1/transaction (docs/api.md 7.1),
 -- all or nothing, in the caller's transaction: pushes through api_push_items and acks through
 -- api_ack_items, in order, after the locks of all of them are taken in the global order (transaction_lock).
 -- A failing operation (a refused or duplicate push item, an ack with success false) rolls back every

@@ -1,5 +1,5 @@
 -- transaction_lock: take every lock a transaction's operations will need, in the global order, before the
--- first operation runs (API.md 7.1). Operations run in the client's order; without this, two transactions
+-- first operation runs (docs/api.md 7.1). Operations run in the client's order; without this, two transactions
 -- touching the same partitions in opposite orders would deadlock.
 --   Parameters: the (queue, partition) of every push item (already checked), the (partition id, group) of
 --     every ack.

@@ -9,7 +9,7 @@
 -- written by those functions only, under the partition lock, and removed explicitly by queue_delete. An FK
 -- check per segment insert would be pure overhead.
 
--- One row per queue with its options (API.md 2.2). Column defaults are the implicit-creation defaults
+-- One row per queue with its options (docs/api.md 2.2). Column defaults are the implicit-creation defaults
 -- (push, pop, transaction); /configure writes every column explicitly.
 CREATE TABLE queen.queues (
   id                          uuid        PRIMARY KEY,

@@ -1,3 +1,3 @@
 -- 0006_transactions_dlq_messages: released the transaction, message administration and dead-letter
--- functions (API.md 7.1, 7.3, 7.4, 7.5, 9.1), which live in sql/functions/ now. No table changes; kept for the
+-- functions (docs/api.md 7.1, 7.3, 7.4, 7.5, 9.1), which live in sql/functions/ now. No table changes; kept for the
 -- ledger.

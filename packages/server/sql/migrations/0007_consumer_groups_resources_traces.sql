@@ -1,5 +1,5 @@
--- 0007_consumer_groups_resources_traces: the trace events table (API.md 7.6). The consumer-group
--- administration functions released with it (API.md 7.7) live in sql/functions/.
+-- 0007_consumer_groups_resources_traces: the trace events table (docs/api.md 7.6). The consumer-group
+-- administration functions released with it (docs/api.md 7.7) live in sql/functions/.
 
 -- One row per trace event a consumer recorded for a message. Keyed by (partition_id, transaction_id) like
 -- every message look-up; message_id pins the event to the message that held the key when it was recorded.

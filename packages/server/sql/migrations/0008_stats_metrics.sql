@@ -1,10 +1,10 @@
--- 0008_stats_metrics: broker heartbeats, per-minute operation counters and system samples (API.md 9.2).
+-- 0008_stats_metrics: broker heartbeats, per-minute operation counters and system samples (docs/api.md 9.2).
 --
 -- Nothing here is on a hot path. Counters are accumulated in process memory and written by each broker's
 -- stats service at most once per STATS_INTERVAL_MS (one call of stats_flush); heartbeats once every 5 s.
 -- Rows are keyed by server_id and never updated by another process, so these writes never contend.
 
--- One row per broker process incarnation (API.md 9.2 rule 4). A restarted process replaces the row of its
+-- One row per broker process incarnation (docs/api.md 9.2 rule 4). A restarted process replaces the row of its
 -- predecessor (same server_id, or same hostname and port) and carries its counters over.
 --   stopped_at: set by a clean shutdown; a stopped process is neither alive nor dead.
 --   parked_by_queue: {"<queue>": n} of the last heartbeat (discovery pops under "*discovery*").

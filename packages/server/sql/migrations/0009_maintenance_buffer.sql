@@ -1,5 +1,5 @@
--- 0009_maintenance_buffer: the maintenance flags (API.md 9.4) and the cluster identity the failover buffer
--- checks before adopting another process's leftover files (API.md 9.5).
+-- 0009_maintenance_buffer: the maintenance flags (docs/api.md 9.4) and the cluster identity the failover buffer
+-- checks before adopting another process's leftover files (docs/api.md 9.5).
 
 -- One row: the two maintenance flags, a version that grows with every change (a process applies a flag
 -- state only if its version is not older than the one it holds, so a slow poll never undoes a newer

@@ -1,5 +1,5 @@
--- 0010_retention: the retention history written by retention, eviction and partition cleanup (API.md 9.3,
--- 7.10 /analytics/retention), and the once-per-interval gate of cluster-wide jobs (API.md 9.2 rule 3).
+-- 0010_retention: the retention history written by retention, eviction and partition cleanup (docs/api.md 9.3,
+-- 7.10 /analytics/retention), and the once-per-interval gate of cluster-wide jobs (docs/api.md 9.2 rule 3).
 
 -- One row per (cycle, partition, kind) of a job cycle that deleted something. `deleted` counts messages, or
 -- 1 for a partition removed by partition cleanup. Rows are written in the transaction of the deletion they

@@ -1,15 +1,15 @@
--- 0012_streams: the state store of the streaming SDK (STREAMS.md 3, 4): schema queen_streams with one row per
+-- 0012_streams: the state store of the streaming SDK (docs/streams.md): schema queen_streams with one row per
 -- registered query and one row per (query, source partition, key) of operator state (window accumulators,
 -- session state, gate state, and the event-time watermark under the reserved key `__wm__`).
 --
 -- A cycle (POST /streams/v1/cycle) commits a shard's state ops, its sink pushes (queen.push_messages, through
 -- the broker's sealing step) and the source ack (queen.ack_messages) in one transaction. Fencing: the ack is
 -- checked against the source lease under the cursor row lock, with the wall clock (clock_timestamp(), not the
--- transaction start), so a worker whose lease ran out commits nothing (STREAMS.md 3.3.4, 3.3.5).
+-- transaction start), so a worker whose lease ran out commits nothing (docs/streams.md).
 --
 -- Clean-up: deleting a query cascades to its state; deleting a queue deletes the state of its partitions (the
 -- trigger of sql/functions/streams_queue_state_delete.sql). Partition clean-up by retention deliberately keeps
--- state (STREAMS.md 4). The functions are in sql/functions/streams_*.sql.
+-- state (docs/streams.md). The functions are in sql/functions/streams_*.sql.
 
 CREATE SCHEMA IF NOT EXISTS queen_streams;
 

@@ -1,13 +1,13 @@
 /**
- * The pure rules of authorization (API.md 1.11, 9.7): reading the Authorization header, turning claims into an
+ * The pure rules of authorization (docs/api.md 1.11, 9.7): reading the Authorization header, turning claims into an
  * access level, and the JWT_SKIP_PATHS matching. No I/O, no jose.
  */
 import type { AuthConfig } from '../config.js';
 
-/** Access levels of the route table (API.md 3); READ_ONLY < READ_WRITE < ADMIN. */
+/** Access levels of the route table (docs/api.md 3); READ_ONLY < READ_WRITE < ADMIN. */
 export type AccessLevel = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
-/** The levels a token can grant, lowest first (API.md 3: READ_ONLY < READ_WRITE < ADMIN). */
+/** The levels a token can grant, lowest first (docs/api.md 3: READ_ONLY < READ_WRITE < ADMIN). */
 export type GrantedLevel = Exclude<AccessLevel, 'PUBLIC'>;
 
 const RANK: Record<GrantedLevel, number> = { READ_ONLY: 1, READ_WRITE: 2, ADMIN: 3 };
@@ -45,7 +45,7 @@ function claim(claims: Record<string, unknown>, name: string): unknown {
 
 /**
  * The caller's level: the highest recognised role among the string claim `rolesClaim` and the array claim
- * `rolesArrayClaim` (API.md 9.7 rule 6); null when it holds none of the three role names.
+ * `rolesArrayClaim` (docs/api.md 9.7 rule 6); null when it holds none of the three role names.
  */
 export function grantedLevel(claims: Record<string, unknown>, config: Pick<AuthConfig, 'rolesClaim' | 'rolesArrayClaim' | 'roles'>): GrantedLevel | null {
   const names: unknown[] = [];
@@ -59,11 +59,11 @@ export function grantedLevel(claims: Record<string, unknown>, config: Pick<AuthC
   return null;
 }
 
-/** One trailing `/` is ignored, as the router does (API.md 1.7 rule 2); the root stays `/`. */
+/** One trailing `/` is ignored, as the router does (docs/api.md 1.7 rule 2); the root stays `/`. */
 const trimSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
 
 /**
- * A matcher for JWT_SKIP_PATHS (API.md 9.7 rule 2) over the raw request path (without the query): an entry
+ * A matcher for JWT_SKIP_PATHS (docs/api.md 9.7 rule 2) over the raw request path (without the query): an entry
  * matches its path exactly; an entry ending in `/` (other than `/`) also matches every path below it; `/`
  * matches only the root. Paths are compared the way the router routes them, with one trailing `/` ignored, so
  * `/x` and `/x/` (one route) are either both skipped or both protected.

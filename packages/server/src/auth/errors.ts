@@ -1,5 +1,5 @@
 /**
- * The wire errors of authentication (API.md 9.7), and the one place where jose's error classes become them.
+ * The wire errors of authentication (docs/api.md 9.7), and the one place where jose's error classes become them.
  *
  * jose reports every failure as a typed error (signature, expiry, claim, key set); callers of `fromJoseError`
  * never look at jose messages themselves, so a jose upgrade that renames a message changes only the `<detail>`

@@ -1,5 +1,5 @@
 /**
- * Authentication and authorization (API.md 9.7), as the HTTP layer sees it: which requests need a token, and
+ * Authentication and authorization (docs/api.md 9.7), as the HTTP layer sees it: which requests need a token, and
  * `authorize(header, level)` that resolves with the caller's subject or rejects with the exact wire error.
  * It knows nothing of node:http; the dispatcher hands it the raw path and the Authorization header.
  */

@@ -1,5 +1,5 @@
 /**
- * A remote JSON Web Key Set (API.md 9.7 rule 5): fetched with a timeout, cached, refreshed every interval and
+ * A remote JSON Web Key Set (docs/api.md 9.7 rule 5): fetched with a timeout, cached, refreshed every interval and
  * on an unknown `kid` at most once per cooldown (30 s).
  *
  * Why not jose's `createRemoteJWKSet`: its timeout and unknown-kid cooldown match, but (1) a refresh due by age

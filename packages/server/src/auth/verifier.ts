@@ -1,5 +1,5 @@
 /**
- * Token verification (API.md 9.7 rules 3-5): picks the verification by the token header's `alg`, checks the
+ * Token verification (docs/api.md 9.7 rules 3-5): picks the verification by the token header's `alg`, checks the
  * signature, `exp`/`nbf` with leeway, `iss` and `aud`, and returns the claims.
  *
  * The algorithm check is ours, before jose runs, so that a mismatch has its exact text. Keys are node
@@ -10,7 +10,7 @@
  * expires exactly when a fresh verification would refuse it, and every JWKS fetch empties the cache so that a
  * key removed from the set stops working at the refresh, as without the cache. A configuration that can never verify anything (an RS256 or
  * EdDSA broker without a key, an unreadable PEM, a PEM of the wrong type) is a ConfigError at start-up;
- * a missing HS256 secret is not, because API.md 9.7 makes it a 500 at request time.
+ * a missing HS256 secret is not, because docs/api.md 9.7 makes it a 500 at request time.
  */
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors as jose, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
@@ -25,7 +25,7 @@ const FAMILY_OF: Record<string, Family> = {
   HS256: 'HS256', HS384: 'HS256', HS512: 'HS256', RS256: 'RS256', RS384: 'RS256', RS512: 'RS256', EdDSA: 'EdDSA',
 };
 
-/** The header algorithms each JWT_ALGORITHM accepts (API.md 9.7 rule 3). */
+/** The header algorithms each JWT_ALGORITHM accepts (docs/api.md 9.7 rule 3). */
 const ACCEPTED: Record<AuthConfig['algorithm'], string[]> = {
   HS256: ['HS256'],
   RS256: ['RS256', 'RS384', 'RS512'],

@@ -83,7 +83,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
     push,
     pop: read.pop,
     ack: read.ack,
-    // Sink pushes and transaction pushes go through the same sealing step as /push (API.md 9.6).
+    // Sink pushes and transaction pushes go through the same sealing step as /push (docs/api.md 9.6).
     streams: new StreamsService({ store, sealing, wake }),
     transactions: { store, sealing, signal: wake },
     catalog: admitted,

@@ -64,7 +64,7 @@ export function isProcedureError(error: unknown): boolean {
 /** Starts the write path. */
 export async function startWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions, defer: Defer): Promise<WritePath> {
   const { store } = database;
-  // Encryption at rest (API.md 9.6): one sealing step wraps every append; reads open sealed payloads.
+  // Encryption at rest (docs/api.md 9.6): one sealing step wraps every append; reads open sealed payloads.
   const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
   const payloads = new PayloadReader(cipher);
   const encryptionView = new QueueEncryptionView(store);

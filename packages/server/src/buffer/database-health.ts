@@ -1,5 +1,5 @@
 /**
- * The failover buffer's view of the database's health (API.md 9.5): down from the moment a push or a replay
+ * The failover buffer's view of the database's health (docs/api.md 9.5): down from the moment a push or a replay
  * batch fails with a connectivity error (not pool exhaustion), up again when a probe (`SELECT 1`, every
  * PROBE_MS while down) answers. While down, pushes go to the buffer and replay waits; `onUp` starts it again.
  */

@@ -1,5 +1,5 @@
 /**
- * The durable local buffer of a broker process (API.md 9.4, 9.5): where pushes go while push maintenance
+ * The durable local buffer of a broker process (docs/api.md 9.4, 9.5): where pushes go while push maintenance
  * is on, while PostgreSQL is unreachable, and while earlier buffered items are still waiting for replay
  * (so per-partition order is kept), and the replay that moves them into the log.
  *
@@ -48,7 +48,7 @@ export interface FailoverDeps extends Omit<ReplayDeps, 'onEmpty' | 'store'> {
   store: Pick<Store, 'segmentAppendReplay' | 'ping'>;
 }
 
-/** `bufferStats` of `GET /api/v1/system/maintenance` (API.md 7.9). */
+/** `bufferStats` of `GET /api/v1/system/maintenance` (docs/api.md 7.9). */
 export interface BufferStats {
   pendingCount: number;
   failedCount: number;

@@ -1,5 +1,5 @@
 /**
- * The buffer file format (API.md 9.5 rule 4): an 8-byte header, then append-only records, each framed as
+ * The buffer file format (docs/api.md 9.5 rule 4): an 8-byte header, then append-only records, each framed as
  * `u32 length | u32 crc32(body) | body` (little-endian). A reader stops at the first frame that is
  * incomplete (a torn tail: the crash came during the write) or whose checksum does not match: neither was
  * ever acknowledged, because a 201 `buffered` is sent only after the fsync that follows the whole write.

@@ -1,5 +1,5 @@
 /**
- * How fast the failover buffer replays (API.md 9.5, docs/decisions.md "Adaptive replay"): the size of the
+ * How fast the failover buffer replays (docs/api.md 9.5, docs/decisions.md "Adaptive replay"): the size of the
  * next batch, and the buffer's view of a database failure.
  *
  * Replay is one batch at a time (order per partition), each batch one append transaction. The batch starts

@@ -1,5 +1,5 @@
 /**
- * The replay of the failover buffer (API.md 9.5): moves buffered records into the log while the database is
+ * The replay of the failover buffer (docs/api.md 9.5): moves buffered records into the log while the database is
  * up and push maintenance is off. The oldest file first, records in append order, one batch at a time (order
  * per partition), through the same sealing step as every push (so encryption at rest applies), with maxSize
  * not enforced (`segmentAppendReplay`). While records are pending the next batch follows at once, its size

@@ -1,5 +1,5 @@
 /**
- * Ack (API.md 6.1-6.3): normalises the items; the rules themselves run in `queen.ack_messages`, per
+ * Ack (docs/api.md 6.1-6.3): normalises the items; the rules themselves run in `queen.ack_messages`, per
  * (partition, group) under the cursor row lock.
  */
 import { isUuid } from '../ids.js';
@@ -20,7 +20,7 @@ export interface AckRequestItem {
   error: string | null;
 }
 
-/** Stands for a leaseId that is not a UUID: it matches no lease (API.md 1.9), and is text PostgreSQL can store. */
+/** Stands for a leaseId that is not a UUID: it matches no lease (docs/api.md 1.9), and is text PostgreSQL can store. */
 export const NO_LEASE = '00000000-0000-0000-0000-000000000000';
 
 /** Builds the store's ack items: default status, effective group, ids that are not UUIDs never match. */

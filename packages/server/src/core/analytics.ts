@@ -1,5 +1,5 @@
 /**
- * The bodies of the analytics routes (API.md 7.10) from the bucketed counters and samples of store/stats.ts.
+ * The bodies of the analytics routes (docs/api.md 7.10) from the bucketed counters and samples of store/stats.ts.
  * Counter series are dense (every bucket, zeros included); per-queue rows and per-process sample series
  * only hold buckets that saw something.
  */
@@ -83,7 +83,7 @@ export function statusAnalyticsBody(range: TimeRange, interval: string, points: 
 
 /**
  * The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first.
- * `alive` (an addition to API.md) says whether the process is running now (in `aliveIds`: not stopped, a
+ * `alive` (an addition to docs/api.md) says whether the process is running now (in `aliveIds`: not stopped, a
  * recent heartbeat), so a restarted broker's old samples are not counted as a second running broker;
  * `aliveCount` counts those.
  */

@@ -1,5 +1,5 @@
 /**
- * Lag and health of consumer groups (API.md 7.7, and the lag figures of 7.2), from cursor facts.
+ * Lag and health of consumer groups (docs/api.md 7.7, and the lag figures of 7.2), from cursor facts.
  *
  * Offset lag of a contacted (partition, group): the retained messages above its cursor. Time lag: whole
  * seconds since the head's createdAt, 0 when caught up. A group's state over one queue: `Dead` when none of its pairs nor
@@ -44,7 +44,7 @@ export interface GroupSummary {
   subscriptionCreatedAt: string | null;
 }
 
-/** The state rule of API.md 7.7. */
+/** The state rule of docs/api.md 7.7. */
 export function groupState(idleSeconds: number, maxTimeLag: number): GroupState {
   if (idleSeconds >= DEAD_AFTER_SECONDS) return 'Dead';
   return maxTimeLag > LAGGING_AFTER_SECONDS ? 'Lagging' : 'Stable';

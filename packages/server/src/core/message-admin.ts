@@ -1,5 +1,5 @@
 /**
- * Administrative operations on messages (API.md 7.3, 7.4, 9.1): delete, requeue from the DLQ, move to the
+ * Administrative operations on messages (docs/api.md 7.3, 7.4, 9.1): delete, requeue from the DLQ, move to the
  * DLQ, queue clear. The rules run in SQL under the partition or cursor lock; this module normalises the
  * identifiers (one that can name nothing, like a partition id that is not a UUID, simply finds nothing),
  * mints the ids of a requeued message, and wakes parked pops after each commit that can make messages

@@ -1,5 +1,5 @@
 /**
- * Per-message state of the message views (API.md 7.4), derived from the cursors that contacted the
+ * Per-message state of the message views (docs/api.md 7.4), derived from the cursors that contacted the
  * message's partition and the message's DLQ entries. Pure: no HTTP, no SQL.
  *
  * For a message at offset k and one (partition, group) with committed offset c:

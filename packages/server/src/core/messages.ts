@@ -1,5 +1,5 @@
 /**
- * The message views (API.md 7.4): the listing with its status filter, and the detail with per-group state.
+ * The message views (docs/api.md 7.4): the listing with its status filter, and the detail with per-group state.
  *
  * Status is derived per message from the cursors of its partition (core/message-status.ts), so a status
  * filter cannot be pushed into the page query: the listing then reads pages in order from one snapshot,
@@ -31,14 +31,14 @@ export interface MessageKey {
 /**
  * The key of the message a path names, or null when it can name none: a partition id that is not a UUID, or
  * a transactionId PostgreSQL cannot store (NUL, unpaired surrogate). Look-ups of such keys miss instead of
- * failing (API.md 1.9).
+ * failing (docs/api.md 1.9).
  */
 export function messageKey(partitionId: string, transactionId: string): MessageKey | null {
   if (!isUuid(partitionId) || !isStorableText(transactionId)) return null;
   return { partitionId: partitionId.toLowerCase(), transactionId };
 }
 
-/** The path of the message route that serves one message in full (API.md 7.4). */
+/** The path of the message route that serves one message in full (docs/api.md 7.4). */
 export function messagePath(partitionId: string, transactionId: string): string {
   return `/api/v1/messages/${partitionId}/${encodeURIComponent(transactionId)}`;
 }

@@ -1,4 +1,4 @@
-/** Naming rules shared by every route (API.md 1.10). */
+/** Naming rules shared by every route (docs/api.md 1.10). */
 
 /** The reserved group of queue mode. */
 export const QUEUE_MODE = '__QUEUE_MODE__';

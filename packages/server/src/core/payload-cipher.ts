@@ -1,5 +1,5 @@
 /**
- * Encryption at rest (API.md 9.6): AES-256-GCM over a payload's JSON text, and reading stored payloads back.
+ * Encryption at rest (docs/api.md 9.6): AES-256-GCM over a payload's JSON text, and reading stored payloads back.
  *
  * Storage form. A sealed payload is stored in the payload slot itself, in place of the JSON text, as
  * `enc:v1:` followed by base64(iv | tag | ciphertext): a random 12-byte IV, the 16-byte GCM tag, then the

@@ -1,12 +1,12 @@
 /**
- * Sealing on the write path (API.md 9.6): the one step every append goes through (push, transactions, and
+ * Sealing on the write path (docs/api.md 9.6): the one step every append goes through (push, transactions, and
  * whatever else is handed the wrapped append function, such as the failover replay).
  *
  * The broker must know a queue's `encryptionEnabled` before it sends a payload, so that plaintext never
  * travels to the database for an encrypted queue. It keeps a per-process view of that flag
  * (`QueueEncryptionView`): entries are read from `queen.queues` on first use, dropped when a configure or
  * delete of the queue is announced (by this process, or by another one over LISTEN/NOTIFY), and re-read at
- * least every 60 s (API.md 9.2), so a lost notification heals.
+ * least every 60 s (docs/api.md 9.2), so a lost notification heals.
  *
  * A view can still be stale for a moment. Correctness does not depend on it: `queen.push_messages` refuses
  * plaintext items for an encrypted queue when the calling session holds the key (status `unsealed`, nothing
@@ -19,7 +19,7 @@ import type { QueueEncryptionFlags } from '../store/queues.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { isSealed, type PayloadCipher } from './payload-cipher.js';
 
-/** How long a queue's flag is trusted without a notification (API.md 9.2: at least every 60 s). */
+/** How long a queue's flag is trusted without a notification (docs/api.md 9.2: at least every 60 s). */
 const VIEW_TTL_MS = 60_000;
 /** Queues remembered at most; the oldest entry goes first. */
 const VIEW_MAX_ENTRIES = 10_000;

@@ -1,5 +1,5 @@
 /**
- * Pop delivers the original JSON payloads (API.md 5.12, 9.6): sealed payloads of a claimed batch are opened
+ * Pop delivers the original JSON payloads (docs/api.md 5.12, 9.6): sealed payloads of a claimed batch are opened
  * before the response is built. A batch without sealed payloads is passed through untouched.
  *
  * A payload that cannot be opened (no key, another key, a modified row) fails the attempt as a procedure

@@ -53,7 +53,7 @@ export interface ParkedPop {
   signal: AbortSignal;
 }
 
-/** The backoff of the re-checks (API.md 10). */
+/** The backoff of the re-checks (docs/api.md 10). */
 export interface WaitBackoff {
   waitInitialIntervalMs: number;
   waitBackoffThreshold: number;

@@ -1,5 +1,5 @@
 /**
- * Pop (API.md 5, the seed document): attempts, long polling and the minPopWaitTime hold.
+ * Pop (docs/api.md 5, the seed document): attempts, long polling and the minPopWaitTime hold.
  *
  * One attempt is one call of the pop function: a short transaction that claims and returns. Between attempts
  * a waiting pop holds no connection: it parks in the waiting room (pop-waiting.ts), where the pops of one
@@ -43,7 +43,7 @@ export type PopResult =
   | { kind: 'messages'; leaseId: string; group: string; messages: ClaimedMessage[] }
   | { kind: 'empty'; reason: EmptyReason };
 
-/** Long-poll tuning (API.md 10). */
+/** Long-poll tuning (docs/api.md 10). */
 export interface PollSettings {
   waitInitialIntervalMs: number;
   waitBackoffThreshold: number;
@@ -52,7 +52,7 @@ export interface PollSettings {
   defaultSubscriptionMode: 'all' | 'new';
 }
 
-/** A named group's seeding intent (API.md 5.7 rule 3); null means `all`. */
+/** A named group's seeding intent (docs/api.md 5.7 rule 3); null means `all`. */
 export function subscriptionIntent(
   group: string,
   mode: string | null,
@@ -89,7 +89,7 @@ export interface PopServiceOptions {
   /** A procedure error ended a pop with 204 `error`: logged and counted. */
   onProcedureError: (error: unknown) => void;
   isProcedureError: (error: unknown) => boolean;
-  /** True while pop maintenance is on: every pop, parked ones included, answers `paused` (API.md 9.4 rule 4). */
+  /** True while pop maintenance is on: every pop, parked ones included, answers `paused` (docs/api.md 9.4 rule 4). */
   paused?: () => boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Push (API.md 4.4): per-item checks, id minting, group commit through the coalescer, wake-ups.
+ * Push (docs/api.md 4.4): per-item checks, id minting, group commit through the coalescer, wake-ups.
  *
  * The HTTP layer has already rejected malformed requests (the 400s); here each item is judged on its own, so
  * a bad item fails alone. Items that pass are appended in one transaction together with whatever other
@@ -23,18 +23,18 @@ export interface PushItem {
   traceId: string | null;
 }
 
-/** What happened to one item (API.md 4.4, response table). */
+/** What happened to one item (docs/api.md 4.4, response table). */
 export type PushOutcome =
   | { status: 'queued'; transactionId: string; messageId: string; partitionId: string; traceId: string | null; queue: string }
   | { status: 'duplicate'; transactionId: string; messageId: string; queue: string }
   | { status: 'failed'; transactionId: string | null; queue: string; partition: string; error: string }
   | { status: 'buffered'; transactionId: string; queue: string; partition: string };
 
-/** The per-item error of items that had to be buffered and could not be (the push answers 500, API.md 4.4). */
+/** The per-item error of items that had to be buffered and could not be (the push answers 500, docs/api.md 4.4). */
 export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 
 /**
- * Where pushes go instead of the database (the failover buffer, API.md 9.4, 9.5). `active()` and `write()`
+ * Where pushes go instead of the database (the failover buffer, docs/api.md 9.4, 9.5). `active()` and `write()`
  * are called in the same turn of the event loop, so the decision and the reservation cannot be split.
  */
 export interface PushDiversion {
@@ -101,7 +101,7 @@ export type PushStore = Pick<Store, 'segmentAppend'>;
 export interface PushServiceOptions {
   /** `segmentAppend` writes a merged batch in one transaction (`queen.push_messages`). */
   store: PushStore;
-  /** The sealing step around every append (encryption at rest, API.md 9.6). */
+  /** The sealing step around every append (encryption at rest, docs/api.md 9.6). */
   sealing: Sealing;
   /** After a commit: wakes the parked pops of the queues that received messages. */
   wake: (signal: QueueSignal) => void;

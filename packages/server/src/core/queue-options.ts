@@ -1,5 +1,5 @@
 /**
- * Queue options (API.md 2.2): validation and defaults for `/configure`, and the mapping between the wire
+ * Queue options (docs/api.md 2.2): validation and defaults for `/configure`, and the mapping between the wire
  * names and the stored columns.
  */
 import { HttpError, badRequest } from '../errors.js';

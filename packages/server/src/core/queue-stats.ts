@@ -1,5 +1,5 @@
 /**
- * Message counts of the queue detail view (API.md 7.2), derived from per-partition facts.
+ * Message counts of the queue detail view (docs/api.md 7.2), derived from per-partition facts.
  *
  * The reference cursor of a partition is the queue-mode cursor if queue mode contacted it, else the lowest
  * named-group cursor, else 0. Retained offsets are the range [first retained, tail] (retention removes

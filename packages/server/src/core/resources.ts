@@ -1,5 +1,5 @@
 /**
- * The summaries of the resource routes (API.md 7.2), from partition facts, cursor facts and the activity
+ * The summaries of the resource routes (docs/api.md 7.2), from partition facts, cursor facts and the activity
  * sample. Every count is computed directly from the current state (`statsAge` 0); see core/queue-stats.ts
  * for the message counts and core/group-lag.ts for the lag of a (partition, group).
  */

@@ -1,5 +1,5 @@
 /**
- * The bodies of the status routes (API.md 7.10), from facts read by store/: counter series, queue
+ * The bodies of the status routes (docs/api.md 7.10), from facts read by store/: counter series, queue
  * summaries, message counts (core/queue-stats.ts), lease and DLQ summaries, process rows.
  *
  * Definitions (docs/monitoring.md): `ingested` = messages pushed, `processed` = messages acked `completed`
@@ -40,7 +40,7 @@ export function workerWire(row: ServerRow): { workerId: string; hostname: string
   return { workerId: row.serverId, hostname: row.hostname, pid: row.pid, lastSeen: row.lastHeartbeatAt };
 }
 
-/** Cluster health under the snake_case keys of `shared_state.server_health` (API.md 4.1). */
+/** Cluster health under the snake_case keys of `shared_state.server_health` (docs/api.md 4.1). */
 export function serverHealthWire(health: ServerHealth): Record<string, number> {
   return {
     servers_tracked: health.serversTracked,

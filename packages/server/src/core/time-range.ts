@@ -1,7 +1,7 @@
 /**
- * Time ranges and buckets of the status and analytics routes (API.md 7.10).
+ * Time ranges and buckets of the status and analytics routes (docs/api.md 7.10).
  *
- * `from`/`to` are ISO-8601 (API.md 1.8); a missing or unparsable value takes its default (`to`: now; `from`:
+ * `from`/`to` are ISO-8601 (docs/api.md 1.8); a missing or unparsable value takes its default (`to`: now; `from`:
  * `to` minus the route's default span). Bucket size by the length of the range: <= 2 h -> 1 min, <= 24 h ->
  * 5 min, <= 7 d -> 60 min, longer -> 1440 min (or fixed by `interval` on `status/analytics`). Buckets are
  * aligned on the Unix epoch, so a day bucket starts at 00:00 UTC. A dense series never exceeds MAX_POINTS

@@ -1,4 +1,4 @@
-/** Timestamp input (API.md 1.8): ISO-8601 with Z or an offset, UTC when none, up to microseconds. */
+/** Timestamp input (docs/api.md 1.8): ISO-8601 with Z or an offset, UTC when none, up to microseconds. */
 
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;

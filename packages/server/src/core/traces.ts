@@ -1,5 +1,5 @@
 /**
- * The trace objects of API.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
+ * The trace objects of docs/api.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
  * from the camelCase rows of store/traces.ts, in upstream's key order.
  */
 import { messagePath, omittedFlags } from './messages.js';

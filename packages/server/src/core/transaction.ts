@@ -1,5 +1,5 @@
 /**
- * Transactions (API.md 7.1): pushes and acks across queues, all or nothing, in one database transaction.
+ * Transactions (docs/api.md 7.1): pushes and acks across queues, all or nothing, in one database transaction.
  *
  * Operations run in array order against the state the earlier ones left. Each push item counts as one
  * operation (results are numbered over the flattened list). The first failure stops the run: a push item
@@ -33,7 +33,7 @@ export type TransactionOperation =
   | { type: 'ack'; item: AckRequestItem }
   | { type: 'unknown'; rawType: unknown };
 
-/** The result object of one operation (API.md 7.1). */
+/** The result object of one operation (docs/api.md 7.1). */
 export type OperationResult =
   | { index: number; type: 'push'; success: true; transactionId: string; messageId: string; partitionId: string; queueName: string }
   | { index: number; type: 'push'; success: false; transactionId: string | null; queueName: string; error: string }
@@ -56,7 +56,7 @@ type TransactionStore = Pick<Store, 'transactionLock' | 'segmentAppend' | 'curso
 export interface TransactionContext {
   /** `transaction` runs the work in one database transaction, committing or rolling back as it decides. */
   store: Pick<Store, 'transaction'>;
-  /** The sealing step around the appends (the one /push goes through, API.md 9.6). */
+  /** The sealing step around the appends (the one /push goes through, docs/api.md 9.6). */
   sealing: Sealing;
   /** Wakes parked pops of a queue (called after the commit). */
   signal(signal: QueueSignal): void;

@@ -1,5 +1,5 @@
 /**
- * Parked long-polls and the signals that wake them (API.md 5.15).
+ * Parked long-polls and the signals that wake them (docs/api.md 5.15).
  *
  * A parked pop registers a waiter: queue-scoped pops by queue name, discovery pops by their namespace/task
  * filter. A write or a lease release on a queue wakes every waiter that matches it, in this process at once

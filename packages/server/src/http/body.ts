@@ -1,5 +1,5 @@
 /**
- * Request bodies (API.md 1.2): read up to MAX_PAYLOAD_BYTES, then parsed as a JSON object with the exact
+ * Request bodies (docs/api.md 1.2): read up to MAX_PAYLOAD_BYTES, then parsed as a JSON object with the exact
  * error texts of the spec. A body over the limit is never applied: the broker answers 413 and stops reading.
  */
 import type { IncomingMessage } from 'node:http';

@@ -25,14 +25,14 @@ export interface RouteContext {
   /** Who this process is (the /health body, trace records, the configure warning). */
   identity: { version: string; serverId: string; encryptionConfigured: boolean };
   log: Logger;
-  /** The pop defaults and limits of the configuration (API.md 5.2). */
+  /** The pop defaults and limits of the configuration (docs/api.md 5.2). */
   popDefaults: Config['pop'];
   /** The bounds on one request's work (listing bytes, transaction operations; docs/configuration.md "Bounds"). */
   bounds: Config['bounds'];
   push: PushService;
   pop: PopService;
   ack: AckService;
-  /** The streaming SDK's routes: query registration, cycles, shard reads (STREAMS.md 3). */
+  /** The streaming SDK's routes: query registration, cycles, shard reads (docs/streams.md). */
   streams: StreamsService;
   /** `POST /api/v1/transaction`: runs the work in one database transaction (pushes sealed) and wakes after it. */
   transactions: Omit<TransactionContext, 'producerSub'>;
@@ -40,7 +40,7 @@ export interface RouteContext {
   catalog: Catalog;
   /** Message delete, requeue, move to the DLQ, queue clear (with their wake-ups). */
   messageAdmin: MessageAdmin;
-  /** Reads stored payloads back: sealed ones are opened with QUEEN_ENCRYPTION_KEY (API.md 9.6). */
+  /** Reads stored payloads back: sealed ones are opened with QUEEN_ENCRYPTION_KEY (docs/api.md 9.6). */
   payloads: PayloadReader;
   /** This process's cache of queue options: its figures for /health, and the notice after a queue changed. */
   queueCache: {
@@ -51,8 +51,8 @@ export interface RouteContext {
   health: { databaseReachable(): Promise<boolean>; draining(): boolean; /** `host:port` of the PostgreSQL server in use, null while none is known. */ databaseServer(): string | null };
   /** Counters the routes feed, the Prometheus registry (metrics/), heartbeats and the stats cycle (services/). */
   metrics: Pick<Metrics, 'recorder' | 'prometheus' | 'summary'> & { heartbeat: HeartbeatService; stats: StatsService };
-  /** The maintenance flags as this process sees them (API.md 9.4). */
+  /** The maintenance flags as this process sees them (docs/api.md 9.4). */
   maintenance: MaintenanceService;
-  /** This process's failover/maintenance buffer (API.md 9.5). */
+  /** This process's failover/maintenance buffer (docs/api.md 9.5). */
   buffer: FailoverBuffer;
 }

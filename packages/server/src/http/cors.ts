@@ -34,7 +34,7 @@ export class CorsPolicy {
 
   /** The decision for a request, from its `Origin` and `Host` headers. */
   decide(req: IncomingMessage): CorsDecision {
-    if (this.any) return { allowed: true, headers: { 'Access-Control-Allow-Origin': '*', ...ALLOW } }; // every response, as API.md 1.3
+    if (this.any) return { allowed: true, headers: { 'Access-Control-Allow-Origin': '*', ...ALLOW } }; // every response, as docs/api.md 1.3
     const origin = req.headers.origin;
     if (origin === undefined) return { allowed: true, headers: {} };
     if (this.origins.has(origin)) return { allowed: true, headers: { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', ...ALLOW } };

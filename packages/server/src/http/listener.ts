@@ -27,7 +27,7 @@ function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
 
 /**
  * A new HTTP server that answers 503 until routes are installed. Keep-alive outlives parked pops; both
- * timeouts end when the request is received, so a parked pop (API.md 1.1 rule 2) is never cut.
+ * timeouts end when the request is received, so a parked pop (docs/api.md 1.1 rule 2) is never cut.
  */
 export function newHttpServer(timeouts: RequestTimeouts): http.Server {
   return http.createServer({

@@ -1,5 +1,5 @@
 /**
- * `limit` / `offset` of the admin listings (API.md 7.2, 7.6). A limit that is absent, not an integer or
+ * `limit` / `offset` of the admin listings (docs/api.md 7.2, 7.6). A limit that is absent, not an integer or
  * below 1 takes the route's default (null: the largest page) and is clamped to the route's maximum, at most
  * MAX_PAGE_SIZE;
  * an offset that is absent, not an integer or negative is 0. Either above 2 147 483 647 (a PostgreSQL

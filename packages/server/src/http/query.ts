@@ -1,5 +1,5 @@
 /**
- * Query strings (API.md 1.6): form-urlencoded, first occurrence of a key wins, an empty value counts as
+ * Query strings (docs/api.md 1.6): form-urlencoded, first occurrence of a key wins, an empty value counts as
  * absent, a malformed escape is an error the caller turns into its route's 400. A value PostgreSQL cannot
  * store (a NUL) is refused when a route reads it (text.ts); an integer outside the range a route documents
  * is a 400 naming the parameter (docs/configuration.md, "Request parameters").

@@ -1,5 +1,5 @@
 /**
- * Routing (API.md 1.7): the raw path is split at `/`, literal segments win over parameters (with
+ * Routing (docs/api.md 1.7): the raw path is split at `/`, literal segments win over parameters (with
  * backtracking), one trailing `/` is ignored, and parameters are percent-decoded after the match.
  */
 import type { Route } from './route.js';

@@ -39,7 +39,7 @@ export interface ServerOptions {
   /**
    * Slow clients: the headers must arrive within `headersTimeoutMs` and the whole request within
    * `requestTimeoutMs` (else 408 and the connection closes). Both end when the request is received, so a
-   * parked pop (API.md 1.1 rule 2) is never cut: the wait happens after its request is complete.
+   * parked pop (docs/api.md 1.1 rule 2) is never cut: the wait happens after its request is complete.
    */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -149,7 +149,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       if (!res.writableFinished) controller.abort();
     });
     try {
-      // Before the path, query and body are decoded: a 401/403 wins over any 400 (API.md 9.7).
+      // Before the path, query and body are decoded: a 401/403 wins over any 400 (docs/api.md 9.7).
       const caller = auth === undefined ? { subject: null, admin: true }
         : auth.exempt(route.access, rawPath) ? { subject: null, admin: false }
           : await auth.authorize(req.headers.authorization, route.access);

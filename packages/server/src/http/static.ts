@@ -1,5 +1,5 @@
 /**
- * Static serving of the web dashboard (DASHBOARD.md 1): the built bundle of packages/dashboard at `/`.
+ * Static serving of the web dashboard (docs/dashboard.md): the built bundle of packages/dashboard at `/`.
  *
  * It runs only for requests no API route matched, so it can never shadow one. GET and HEAD only; paths under
  * `/api/`, `/health`, `/metrics`, `/streams/` and `/internal/` are left to the JSON 404. A file under the root

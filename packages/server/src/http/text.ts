@@ -1,5 +1,5 @@
 /**
- * Strings that reach PostgreSQL (API.md 1.5, 1.9, 1.10): a `text` value cannot hold a NUL byte, and the
+ * Strings that reach PostgreSQL (docs/api.md 1.5, 1.9, 1.10): a `text` value cannot hold a NUL byte, and the
  * driver silently turns an unpaired UTF-16 surrogate into U+FFFD. Both are refused here, once, at the edge,
  * with the error text of the field that carried them, so no database error text ever reaches a client and
  * nothing is stored other than what was sent.
@@ -20,7 +20,7 @@ export class InvalidText extends InvalidInput {
   }
 }
 
-/** The wire texts of API.md for the named fields; any other field is `Invalid <field>`. */
+/** The wire texts of docs/api.md for the named fields; any other field is `Invalid <field>`. */
 const FIELD_ERRORS: Record<string, string> = {
   queue: 'Invalid queue name',
   queueName: 'Invalid queue name',
@@ -37,7 +37,7 @@ function fieldError(field: string): string {
 
 /** Body keys whose value is opaque JSON (escaped on the way to SQL) or a UUID checked by the route. */
 const UNCHECKED_KEYS = new Set(['payload', 'data', 'partitionId', 'leaseId', 'requiredLeases']);
-/** Path parameters that only key a look-up: the route turns an id no row can have into a miss (API.md 1.9). */
+/** Path parameters that only key a look-up: the route turns an id no row can have into a miss (docs/api.md 1.9). */
 const LOOKUP_PARAMS = new Set(['partitionId', 'leaseId', 'transactionId']);
 
 /**

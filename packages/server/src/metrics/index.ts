@@ -17,7 +17,7 @@ import { SystemSampler } from './system.js';
 /** The longest a snapshot of the database-derived gauges is reused across scrapes (STATS_INTERVAL_MS if shorter). */
 const GAUGE_TTL_MS = 5000;
 
-/** The body of `GET /metrics` (API.md 7.11). */
+/** The body of `GET /metrics` (docs/api.md 7.11). */
 export interface MetricsSummary {
   uptime: number;
   requests: { total: number; rate: number };
@@ -40,7 +40,7 @@ export interface MetricsDeps {
   bufferedMessages: () => number;
   /** What the failover buffer is doing (`idle`, `buffering`, `replaying`, `failed`). */
   bufferState: () => string;
-  /** The maintenance flags (API.md 9.4). */
+  /** The maintenance flags (docs/api.md 9.4). */
   maintenance: () => { push: boolean; pop: boolean };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Per-minute operation counters, in process memory (API.md 7.10: "kept per queue and per broker process").
+ * Per-minute operation counters, in process memory (docs/api.md 7.10: "kept per queue and per broker process").
  *
  * Request paths add to the counters of (current minute, queue): one map look-up and a few additions, no I/O.
  * The stats service drains everything every STATS_INTERVAL_MS into `queen.stats_counters` with one statement,

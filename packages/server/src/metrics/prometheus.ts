@@ -1,5 +1,5 @@
 /**
- * The Prometheus families of `GET /metrics/prometheus` (API.md 7.11), on a registry of their own (never
+ * The Prometheus families of `GET /metrics/prometheus` (docs/api.md 7.11), on a registry of their own (never
  * prom-client's global one, so several brokers in one process, as in tests, do not collide).
  *
  * Counters are incremented by the recorder as requests complete. Gauges are computed when scraped, by
@@ -20,11 +20,11 @@ export interface GaugeSources {
   parkedByQueue(): Map<string, number>;
   /** The connection pool: open connections, idle ones, requests waiting for one. */
   pool(): { total: number; idle: number; waiting: number };
-  /** Messages in the failover/maintenance buffer (API.md 9.5). */
+  /** Messages in the failover/maintenance buffer (docs/api.md 9.5). */
   bufferedMessages(): number;
   /** What the failover buffer is doing: one of BUFFER_STATES. */
   bufferState(): string;
-  /** The maintenance flags (API.md 9.4). */
+  /** The maintenance flags (docs/api.md 9.4). */
   maintenance(): { push: boolean; pop: boolean };
 }
 

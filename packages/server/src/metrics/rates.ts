@@ -1,5 +1,5 @@
 /**
- * Totals and per-second rates over the last 60 s for `GET /metrics` (API.md 7.11), without timers: a ring
+ * Totals and per-second rates over the last 60 s for `GET /metrics` (docs/api.md 7.11), without timers: a ring
  * of 60 one-second slots, each stamped with the second it counts, so a slot left over from an earlier lap
  * is recognised as stale and ignored (or reset when written).
  */

@@ -67,7 +67,7 @@ export class Recorder {
     for (const [queue, count] of perQueue) this.written(queue, count);
   }
 
-  /** Buffered messages were written to the log by the replay (API.md 9.5): counted as pushed now, not as requests. */
+  /** Buffered messages were written to the log by the replay (docs/api.md 9.5): counted as pushed now, not as requests. */
   written(queue: string, count: number): void {
     this.ops.at(queue).pushMessages += count;
     this.families.pushed.inc({ queue: this.families.queueLabel(queue) }, count);

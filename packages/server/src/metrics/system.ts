@@ -1,5 +1,5 @@
 /**
- * System samples of one broker process (API.md 7.10 `analytics/system-metrics`): CPU since the previous
+ * System samples of one broker process (docs/api.md 7.10 `analytics/system-metrics`): CPU since the previous
  * sample, memory, pool, event-loop lag, parked pops and in-flight requests.
  *
  * Event-loop lag is measured as timer drift: a 100 ms interval timer records how late each tick fires, and a

@@ -1,5 +1,5 @@
 /**
- * The shape every background service shares (STYLE.md habit 9): a config with a name and an interval,
+ * The shape every background service shares (CONTRIBUTING.md habit 9): a config with a name and an interval,
  * `start()`/`stop()`, a ticker, and `runNow()` for callers that want a cycle at once (a route, a test).
  *
  * Cycles never overlap: ticks and `runNow()` calls queue behind the cycle in progress, so a `runNow()`

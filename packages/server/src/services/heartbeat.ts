@@ -1,5 +1,5 @@
 /**
- * The heartbeat of this broker process (API.md 9.2 rule 4): every 5 s (QUEEN_HEARTBEAT_INTERVAL_MS) it
+ * The heartbeat of this broker process (docs/api.md 9.2 rule 4): every 5 s (QUEEN_HEARTBEAT_INTERVAL_MS) it
  * writes its row of `queen.server_heartbeats` (identity, start time, parked pops per queue) and reads back
  * the cluster's health in the same statement. `/health` answers from that snapshot, so a health probe never
  * costs a query beyond its `SELECT 1`.

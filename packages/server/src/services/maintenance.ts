@@ -1,5 +1,5 @@
 /**
- * The maintenance flags as this process sees them (API.md 9.4 rule 1, 9.2 rule 2).
+ * The maintenance flags as this process sees them (docs/api.md 9.4 rule 1, 9.2 rule 2).
  *
  * The flags live in `queen.system_state`. A change is applied here at once when this process makes it,
  * arrives from other processes by NOTIFY `queen_maintenance` on the wake connection, and is re-read every

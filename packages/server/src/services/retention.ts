@@ -1,6 +1,6 @@
 /**
- * The retention and eviction services (API.md 9.3), background services of the shared shape
- * (services/background.ts) that run once per interval per cluster (API.md 9.2 rule 3):
+ * The retention and eviction services (docs/api.md 9.3), background services of the shared shape
+ * (services/background.ts) that run once per interval per cluster (docs/api.md 9.2 rule 3):
  *
  * - retention, every RETENTION_INTERVAL: for queues with retentionEnabled, removes segments older than
  *   retentionSeconds and consumed segments older than completedRetentionSeconds, in chunks of about
@@ -32,7 +32,7 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 const CLEANUP_BATCH = 100;
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Settings of the retention and eviction services (API.md 10). */
+/** Settings of the retention and eviction services (docs/api.md 10). */
 export interface RetentionSettings {
   intervalMs: number;
   batchSize: number;

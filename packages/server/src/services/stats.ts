@@ -1,11 +1,11 @@
 /**
- * The stats service (API.md 7.8, 7.10, 9.2 rule 3, 9.3 "metrics cleanup"). Every STATS_INTERVAL_MS:
+ * The stats service (docs/api.md 7.8, 7.10, 9.2 rule 3, 9.3 "metrics cleanup"). Every STATS_INTERVAL_MS:
  *
  * 1. system (this process): drain the per-minute counters and take a system sample, and write both with
  *    one statement. A failed write puts the counters back for the next cycle.
  * 2. cleanup (once per cluster): under the stats advisory lock, delete counters, samples, process rows and
  *    retention history older than METRICS_RETENTION_DAYS in batches, with a statement timeout (this is the
- *    metrics cleanup of API.md 9.3; the retention job does not repeat it). A process that does not get
+ *    metrics cleanup of docs/api.md 9.3; the retention job does not repeat it). A process that does not get
  *    the lock skips this step, and the cycle reports `{skipped: true, reason: "another_instance_running"}`.
  *
  * Message counts are computed on demand from the queue tables (no snapshot), so the partition, queue,
@@ -35,7 +35,7 @@ export interface RefreshStep {
   durationMs: number;
 }
 
-/** The body of `POST /api/v1/stats/refresh` (API.md 7.8). */
+/** The body of `POST /api/v1/stats/refresh` (docs/api.md 7.8). */
 export type RefreshResult =
   | { partition: RefreshStep; queue: RefreshStep; namespace: RefreshStep; task: RefreshStep; system: RefreshStep; cleanup: RefreshStep }
   | { skipped: true; reason: 'another_instance_running' };

@@ -1,5 +1,5 @@
 /**
- * Once-per-cluster cycles of background services (API.md 9.2 rule 3).
+ * Once-per-cluster cycles of background services (docs/api.md 9.2 rule 3).
  *
  * A cycle takes a session advisory lock with `pg_try_advisory_lock` on a connection of its own: the process
  * that gets it runs the cycle, the others skip it at once (never wait). The work runs on that connection

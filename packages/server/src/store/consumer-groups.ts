@@ -1,5 +1,5 @@
 /**
- * Consumer-group administration (API.md 7.7): what every (partition, group) cursor looks like, the
+ * Consumer-group administration (docs/api.md 7.7): what every (partition, group) cursor looks like, the
  * subscription records, and the state changes of sql/functions/ (`queen.consumer_group_delete`,
  * `queen.subscription_retime`, `queen.cursor_seek`), which hold the locking and wake-up rules.
  *
@@ -51,7 +51,7 @@ export async function groupCursorList(db: Db, params: { group: string | null }):
   return result.rows;
 }
 
-/** One durable subscription record (API.md 5.7). `partitionName` '' is the queue-wide scope. */
+/** One durable subscription record (docs/api.md 5.7). `partitionName` '' is the queue-wide scope. */
 export interface GroupSubscription {
   group: string;
   queue: string;

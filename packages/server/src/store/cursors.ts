@@ -132,7 +132,7 @@ export interface AckItem {
   error: string | null;
 }
 
-/** The result of one ack item (API.md 6.4, without its index). */
+/** The result of one ack item (docs/api.md 6.4, without its index). */
 export interface AckResult {
   success: boolean;
   error: string | null;

@@ -31,7 +31,7 @@ export function isConnectivityError(error: unknown): boolean {
 
 /**
  * True when the pool had no free connection within DB_POOL_ACQUIRE_TIMEOUT_MS (pg-pool's wording). The
- * database may be perfectly healthy: this is a 500 pool, never a failover (API.md 9.5 rule 3).
+ * database may be perfectly healthy: this is a 500 pool, never a failover (docs/api.md 9.5 rule 3).
  */
 export function isPoolExhausted(error: unknown): boolean {
   return error instanceof Error && error.message === 'timeout exceeded when trying to connect';

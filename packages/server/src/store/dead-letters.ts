@@ -1,5 +1,5 @@
 /**
- * Reading the dead-letter queue (API.md 7.5): one row per DLQ event, with the message it references
+ * Reading the dead-letter queue (docs/api.md 7.5): one row per DLQ event, with the message it references
  * (`queen.message_at`, sql/functions/message_at.sql), newest failure first. One
  * statement reads the page and the total, so both come from the same snapshot.
  */

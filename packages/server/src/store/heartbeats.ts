@@ -1,5 +1,5 @@
 /**
- * Broker process rows (`queen.server_heartbeats`, API.md 9.2 rule 4): the heartbeat of this process, its
+ * Broker process rows (`queen.server_heartbeats`, docs/api.md 9.2 rule 4): the heartbeat of this process, its
  * clean stop, and the reads of the status routes (workers, parked pops per replica).
  */
 import type { Db } from './database.js';

@@ -1,5 +1,5 @@
 /**
- * Administrative writes on messages (API.md 7.3, 7.4): delete, requeue from the DLQ, move to the DLQ, and
+ * Administrative writes on messages (docs/api.md 7.3, 7.4): delete, requeue from the DLQ, move to the DLQ, and
  * queue clear. Each is one call of its function in sql/functions/, which
  * documents the locks it takes and the notifications it sends.
  */

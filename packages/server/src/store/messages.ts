@@ -1,5 +1,5 @@
 /**
- * Reading messages for the admin views (API.md 7.4): the listing, the detail, and the consumer-group facts
+ * Reading messages for the admin views (docs/api.md 7.4): the listing, the detail, and the consumer-group facts
  * their status is derived from (`queen.cursor_facts`, `queen.queue_consumer_mode`, `queen.message_find` of
  * sql/functions/). Offsets are bigints in PostgreSQL and plain numbers
  * here (they stay far below 2^53).

@@ -1,6 +1,6 @@
 /**
  * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`), the detail view
- * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of API.md 7.2.
+ * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of docs/api.md 7.2.
  */
 import type { Db } from './database.js';
 
@@ -104,7 +104,7 @@ export type LocatedPartitionFacts = PartitionFacts & { queueId: string };
 
 /**
  * Facts of every partition of `queueIds` and of each partition of `partitionIds`, oldest partition first:
- * the one source of the message counts of API.md 7.2.
+ * the one source of the message counts of docs/api.md 7.2.
  */
 export async function partitionFactsList(
   db: Db,

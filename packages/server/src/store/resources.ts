@@ -1,5 +1,5 @@
 /**
- * The listings of API.md 7.2: queues, partitions and the ingest/consumption sample of the overview. Message
+ * The listings of docs/api.md 7.2: queues, partitions and the ingest/consumption sample of the overview. Message
  * counts come from `partitionFactsList` (store/queues.ts) and are derived in core/queue-stats.ts.
  */
 import type { Db } from './database.js';

@@ -1,5 +1,5 @@
 /**
- * Retention, eviction and partition cleanup (API.md 9.3) and their history (API.md 7.10
+ * Retention, eviction and partition cleanup (docs/api.md 9.3) and their history (docs/api.md 7.10
  * `/analytics/retention`). The deleting work is done by the SQL functions of
  * sql/functions/ (retention_apply, partitions_cleanup), one short transaction per call; this module lists the partitions worth
  * a call and reads the history.
@@ -13,7 +13,7 @@ import type { Db } from './database.js';
 /** The two message-removing jobs: retention (retentionSeconds, completedRetentionSeconds) and eviction (maxWaitTimeSeconds). */
 export type RemovalJob = 'retention' | 'eviction';
 
-/** What a retention history row says happened (API.md 7.10). */
+/** What a retention history row says happened (docs/api.md 7.10). */
 export type RemovalKind = 'retention' | 'completed' | 'eviction' | 'partition_cleanup';
 
 /** One row of `GET /api/v1/analytics/retention`. */

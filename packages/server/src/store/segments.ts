@@ -68,7 +68,7 @@ export async function segmentAppend(db: Db, params: { items: AppendItem[] }): Pr
 }
 
 /**
- * Appends replayed items (API.md 9.5): like `segmentAppend`, with `queen.replay` set for the transaction so
+ * Appends replayed items (docs/api.md 9.5): like `segmentAppend`, with `queen.replay` set for the transaction so
  * that maxSize is not enforced (sql/functions/queue_mode_backlog.sql). Runs inside a transaction
  * (`Store.segmentAppendReplay` opens one): replay batches are paced anyway.
  */

@@ -88,7 +88,7 @@ const PURGES = [
   'DELETE FROM queen.stats_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.stats_counters WHERE bucket < $1 LIMIT $2))',
   'DELETE FROM queen.system_metrics WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.system_metrics WHERE sampled_at < $1 LIMIT $2))',
   'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
-  // The retention history (queen.retention_history) is purged with the metrics (API.md 9.3 metrics cleanup).
+  // The retention history (queen.retention_history) is purged with the metrics (docs/api.md 9.3 metrics cleanup).
   'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))',
 ];
 

@@ -1,7 +1,7 @@
 /**
- * Read views of the status routes (API.md 7.10) over the queue tables: queue summaries, live leases, the DLQ
+ * Read views of the status routes (docs/api.md 7.10) over the queue tables: queue summaries, live leases, the DLQ
  * summary, per-partition activity, and the database-derived Prometheus gauges. Message counts come from the
- * partition facts of store/queues.ts (`partitionFactsList`), the one source of the counts of API.md 7.2,
+ * partition facts of store/queues.ts (`partitionFactsList`), the one source of the counts of docs/api.md 7.2,
  * and message states from the message views of store/messages.ts.
  */
 import type { Db } from './database.js';

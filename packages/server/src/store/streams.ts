@@ -21,7 +21,7 @@ export interface QueryRegistration {
   storedHash: string;
 }
 
-/** Registers a query by name, or finds it again (STREAMS.md 3.2). */
+/** Registers a query by name, or finds it again (docs/streams.md). */
 export async function streamsQueryRegister(
   db: Db,
   params: { name: string; sourceQueue: string; sinkQueue: string | null; configHash: string; reset: boolean },
@@ -41,7 +41,7 @@ export interface StateRow {
   updatedAt: string;
 }
 
-/** Reads one shard's rows, filtered, ordered by key (STREAMS.md 3.4). Null filters are no filters. */
+/** Reads one shard's rows, filtered, ordered by key (docs/streams.md). Null filters are no filters. */
 export async function streamsStateRead(
   db: Db,
   params: { queryId: string; partitionId: string; keys: string[] | null; keyPrefix: string | null; ripeAtOrBefore: number | null; group: string | null },

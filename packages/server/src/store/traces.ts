@@ -1,5 +1,5 @@
 /**
- * Trace events (API.md 7.6), in `queen.traces` (sql/migrations/0007_consumer_groups_resources_traces.sql). An event belongs to the message that
+ * Trace events (docs/api.md 7.6), in `queen.traces` (sql/migrations/0007_consumer_groups_resources_traces.sql). An event belongs to the message that
  * held its (partition, transactionId) when it was recorded: every read joins the message currently retained
  * under that key (`queen.message_find`) and keeps only the events pinned to it, so the events of a removed
  * message are never shown, whichever path removed it. Event data and message payloads are stored as JSON
@@ -91,7 +91,7 @@ export interface NamedTraceEvent extends TraceEvent {
 
 /**
  * Events carrying `name`, newest first, one page of them and how many there are. `readPayload` turns a
- * stored payload into its wire value (it opens sealed payloads, API.md 9.6).
+ * stored payload into its wire value (it opens sealed payloads, docs/api.md 9.6).
  */
 export async function traceListByName(
   db: Db,

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/ack/batch (API.md 6.2, 6.3) and POST /api/v1/lease/:leaseId/extend (API.md 6.5).
+ * POST /api/v1/ack/batch (docs/api.md 6.2, 6.3) and POST /api/v1/lease/:leaseId/extend (docs/api.md 6.5).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/ack (API.md 6.1, 6.3, 6.4): body validation, the result object, checks C1-C6, the effects table
+ * POST /api/v1/ack (docs/api.md 6.1, 6.3, 6.4): body validation, the result object, checks C1-C6, the effects table
  * and "Further rules" 1-7, observed over HTTP and through the stored state (queen.cursors, queen.dead_letters).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The analytics routes and status/analytics (API.md 7.10) over traffic this file generates on its own
+ * The analytics routes and status/analytics (docs/api.md 7.10) over traffic this file generates on its own
  * database with two broker processes: exact keys, numbers equal to the traffic, per-process filters, bucket
  * widths, system samples, parked pops per replica, the retention shape and PostgreSQL statistics.
  *
@@ -196,7 +196,7 @@ describe('GET /api/v1/analytics/retention and postgres-stats', () => {
     assert.deepEqual((await a.get('/api/v1/analytics/retention?limit=5&offset=10')).json.pagination, { limit: 5, offset: 10 });
   });
 
-  test('postgres-stats: every key of API.md 7.10, in order, restricted to schema queen', async () => {
+  test('postgres-stats: every key of docs/api.md 7.10, in order, restricted to schema queen', async () => {
     const body = (await a.get('/api/v1/analytics/postgres-stats')).json;
     assert.deepEqual(Object.keys(body), ['timestamp', 'database', 'databaseCache', 'tableCache', 'indexCache', 'cacheSummary',
       'deadTuples', 'hotUpdates', 'activeQueries', 'autovacuumStatus', 'bufferConfig', 'bufferUsage', 'tableSizes']);

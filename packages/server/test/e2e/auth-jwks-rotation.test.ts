@@ -1,5 +1,5 @@
 /**
- * JWKS key rotation on real brokers (API.md 9.7 rule 5), with real durations because the durations are the
+ * JWKS key rotation on real brokers (docs/api.md 9.7 rule 5), with real durations because the durations are the
  * behaviour under test: an unknown `kid` refetches the set at most once per 30 s, and the set is refreshed every
  * JWT_JWKS_REFRESH_INTERVAL seconds. The two scenarios run concurrently (about 35 s in all).
  */

@@ -1,5 +1,5 @@
 /**
- * JWT auth with asymmetric keys on real brokers (API.md 9.7 rules 2-6): RS256 and EdDSA through a JWKS served
+ * JWT auth with asymmetric keys on real brokers (docs/api.md 9.7 rules 2-6): RS256 and EdDSA through a JWKS served
  * by this test, an unreachable JWKS, an EdDSA PEM key, `auto` with custom claims, roles, audience and skip
  * paths, and the configurations that stop the start-up.
  */

@@ -1,8 +1,8 @@
 /**
- * JWT auth on one HS256 broker (API.md 9.7): the access level of every route of the route table (API.md 3,
+ * JWT auth on one HS256 broker (docs/api.md 9.7): the access level of every route of the route table (docs/api.md 3,
  * copied here from the spec so that a wrong `access` in the code fails) crossed with seven kinds of caller,
  * then the order of checks (404 before 401, 401/403 before any 400), the Authorization header forms
- * (API.md 1.11), OPTIONS and PUBLIC routes, and producerSub stamping.
+ * (docs/api.md 1.11), OPTIONS and PUBLIC routes, and producerSub stamping.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -21,7 +21,7 @@ const ISSUER = 'https://issuer.test';
 
 type Level = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
-/** API.md 3, rows 2-61 (row 1, OPTIONS, has its own test). */
+/** docs/api.md 3, rows 2-61 (row 1, OPTIONS, has its own test). */
 const ROUTE_TABLE: Array<[number, string, string, Level]> = [
   [2, 'GET', '/health', 'PUBLIC'],
   [3, 'POST', '/api/v1/configure', 'READ_WRITE'],
@@ -147,7 +147,7 @@ async function inBatches<T>(tasks: Array<() => Promise<T>>, width = 24): Promise
   return results;
 }
 
-test('access-level matrix: every route of API.md 3 x seven callers', async () => {
+test('access-level matrix: every route of docs/api.md 3 x seven callers', async () => {
   const unserved = new Set<number>();
   const adminHeaders = await admin();
   await inBatches(ROUTE_TABLE.filter(([n]) => MAYBE_UNSERVED.has(n)).map(([n, method, path]) => async () => {
@@ -220,7 +220,7 @@ describe('order of checks', () => {
   });
 });
 
-describe('the Authorization header (API.md 1.11)', () => {
+describe('the Authorization header (docs/api.md 1.11)', () => {
   test('Bearer in any case, or the bare token', async () => {
     const token = await mint(SECRET, { claims: { iss: ISSUER, role: 'read-only' } });
     for (const value of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer   ${token}`, token]) {
@@ -257,7 +257,7 @@ describe('the Authorization header (API.md 1.11)', () => {
 });
 
 describe('never authenticated', () => {
-  test('OPTIONS on any path: 204 without a token (API.md 1.3)', async () => {
+  test('OPTIONS on any path: 204 without a token (docs/api.md 1.3)', async () => {
     for (const path of ['/api/v1/push', '/api/v1/system/maintenance', '/api/v1/resources/queues/x', '/nowhere']) {
       const res = await send('OPTIONS', path, {});
       assert.equal(res.status, 204, path);
@@ -273,7 +273,7 @@ describe('never authenticated', () => {
   });
 });
 
-describe('producerSub is the token subject (API.md 9.7 rule 7)', () => {
+describe('producerSub is the token subject (docs/api.md 9.7 rule 7)', () => {
   const writer = async (sub: string): Promise<Record<string, string>> => bearer(await mint(SECRET, { claims: { iss: ISSUER, sub, role: 'read-write' } }));
 
   test('push: the token sub is stamped; a producerSub in the body is ignored', async () => {

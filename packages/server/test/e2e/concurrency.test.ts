@@ -1,5 +1,5 @@
 /**
- * Concurrency acceptance criteria (API.md 2.1, 5.9, 5.10, 6.3): competing consumers and fan-out groups lose
+ * Concurrency acceptance criteria (docs/api.md 2.1, 5.9, 5.10, 6.3): competing consumers and fan-out groups lose
  * nothing and duplicate nothing, keep per-partition order, stale leases are refused, one live lease per
  * (partition, group), and pushes interleaved with pops lose nothing.
  */

@@ -1,6 +1,6 @@
 /**
- * POST /api/v1/configure (API.md 4.2), GET /api/v1/resources/queues/:queue (API.md 7.2, wave 1) and
- * DELETE /api/v1/resources/queues/:queue (API.md 4.3).
+ * POST /api/v1/configure (docs/api.md 4.2), GET /api/v1/resources/queues/:queue (docs/api.md 7.2, wave 1) and
+ * DELETE /api/v1/resources/queues/:queue (docs/api.md 4.3).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

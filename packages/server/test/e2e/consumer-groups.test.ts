@@ -1,5 +1,5 @@
 /**
- * Consumer groups (API.md 7.7, rules 1-2): the listing with its lag figures and states, lagging pairs, one
+ * Consumer groups (docs/api.md 7.7, rules 1-2): the listing with its lag figures and states, lagging pairs, one
  * group's detail, deletion (all queues or one; with and without the subscription records) and re-subscription
  * per the group's mode, and the subscription re-timing route. Seek is in seek.test.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * The broker's static serving of the dashboard (DASHBOARD.md 1, http/static.ts) over real HTTP, on a bundle
+ * The broker's static serving of the dashboard (docs/dashboard.md, http/static.ts) over real HTTP, on a bundle
  * directory made by the test: content types, immutable assets, index.html never cached, gzip when accepted,
  * the history fallback that never shadows `/api/`, `/health`, `/metrics`, `/streams/`, `/internal/`, path
  * traversal refused, API routes untouched, JWT not needed for the static files; DASHBOARD_ENABLED=false off.

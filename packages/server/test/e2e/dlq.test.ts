@@ -1,5 +1,5 @@
 /**
- * The dead-letter queue (API.md 7.4, 7.5, 9.1): the listing (shape, every filter, newest failure first,
+ * The dead-letter queue (docs/api.md 7.4, 7.5, 9.1): the listing (shape, every filter, newest failure first,
  * pagination and total), requeue (`.../retry`: a new message every group receives, DLQ entries removed, wake),
  * and the operator's move to the DLQ (`.../dlq`: head only, exact failure texts, lease release).
  */

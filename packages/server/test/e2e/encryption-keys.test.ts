@@ -1,5 +1,5 @@
 /**
- * Encryption keys (API.md 4.2 rule 4, 9.6, 10): a broker with another key, or with none, cannot read sealed
+ * Encryption keys (docs/api.md 4.2 rule 4, 9.6, 10): a broker with another key, or with none, cannot read sealed
  * payloads: its pops answer 204 `error` and give back what they took (the lease is released, an autoAck
  * cursor does not move), so a broker holding the right key delivers the message at once; its admin reads
  * show `payload: null`. A malformed QUEEN_ENCRYPTION_KEY stops the start-up. Configure without a key warns

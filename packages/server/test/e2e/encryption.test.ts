@@ -1,5 +1,5 @@
 /**
- * Encryption at rest (API.md 2.2, 4.2, 7.4-7.6, 9.6, 10): a queue configured with encryptionEnabled on a broker
+ * Encryption at rest (docs/api.md 2.2, 4.2, 7.4-7.6, 9.6, 10): a queue configured with encryptionEnabled on a broker
  * holding QUEEN_ENCRYPTION_KEY stores its payloads sealed (plain push, transactions, several items and
  * partitions, requeue), never in plaintext; pop, message detail, the DLQ listing and traces by name give the
  * original payloads back; every message keeps its own flag, so switching encryption off leaves old messages

@@ -1,5 +1,5 @@
 /**
- * The failover buffer catches up under load (API.md 9.5, docs/decisions.md "Adaptive replay"): a steady
+ * The failover buffer catches up under load (docs/api.md 9.5, docs/decisions.md "Adaptive replay"): a steady
  * 1 500 msgs/s push load, PostgreSQL down for 10 s, then back. While the load goes on, the buffer must be
  * empty within 10 s of the database's return, `/health` says "replaying N buffered messages" meanwhile, and
  * every message is delivered exactly once, in order per partition. With replay paced at

@@ -1,5 +1,5 @@
 /**
- * Pool exhaustion with a healthy database is not failover (API.md 9.5 rule 3, 4.4): a push that gets no
+ * Pool exhaustion with a healthy database is not failover (docs/api.md 9.5 rule 3, 4.4): a push that gets no
  * connection within DB_POOL_ACQUIRE_TIMEOUT_MS answers 500 `{"error":"pool"}` and nothing is buffered.
  */
 import assert from 'node:assert/strict';

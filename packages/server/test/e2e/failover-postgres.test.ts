@@ -1,5 +1,5 @@
 /**
- * Failover (API.md 9.5, 4.1, 1.4): PostgreSQL stops under a push load. Pushes keep being answered 201
+ * Failover (docs/api.md 9.5, 4.1, 1.4): PostgreSQL stops under a push load. Pushes keep being answered 201
  * (`queued` before, `buffered` after), `/health` answers 503 (buffer `buffering`, nothing `draining`), pops
  * and acks 503 `database is unreachable` with Retry-After; the
  * broker process never exits; when PostgreSQL is back the buffer is replayed and every message is delivered

@@ -1,5 +1,5 @@
 /**
- * A bounded, seeded fuzz of every route family (issue 13; API.md 1.4 "never a 5xx for client input", 1.9, 1.10).
+ * A bounded, seeded fuzz of every route family (issue 13; docs/api.md 1.4 "never a 5xx for client input", 1.9, 1.10).
  *
  * 2 000 requests (FUZZ_REQUESTS), 8 at a time, built from a seeded generator (FUZZ_SEED; a failure prints the
  * seed and the request) out of hostile values: NUL bytes and unpaired surrogates in every string, names of 256

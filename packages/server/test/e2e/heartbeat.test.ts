@@ -1,5 +1,5 @@
 /**
- * Heartbeats of broker processes (API.md 9.2 rule 4) and the `shared_state.server_health` of /health (4.1):
+ * Heartbeats of broker processes (docs/api.md 9.2 rule 4) and the `shared_state.server_health` of /health (4.1):
  * each process writes its row every QUEEN_HEARTBEAT_INTERVAL_MS (200 ms here, so "dead" = no beat for
  * 600 ms); a killed process turns dead, a restarted one (same SERVER_ID, or same host and port) replaces its
  * predecessor and counts a restart, a cleanly stopped one is neither alive nor dead.
@@ -45,7 +45,7 @@ function healthIs(broker: BrokerProcess, expected: { tracked: number; alive: num
     (expected.restarts === undefined || h.restarts_detected === expected.restarts));
 }
 
-test('one process: its row, the health counters in the order of API.md 4.1, heartbeats that keep coming', async () => {
+test('one process: its row, the health counters in the order of docs/api.md 4.1, heartbeats that keep coming', async () => {
   const first = await healthIs(a, { tracked: 1, alive: 1, dead: 0, restarts: 0 });
   assert.deepEqual(Object.keys(first), ['servers_tracked', 'servers_alive', 'servers_dead', 'heartbeats_received', 'restarts_detected']);
   await waitFor(() => health(a), (h) => h.heartbeats_received >= first.heartbeats_received + 2);

@@ -1,5 +1,5 @@
 /**
- * Global HTTP conventions (API.md 1.2, 1.3, 1.6, 1.7), GET /health (4.1) and shutdown (9.8, 5.15 rule 9).
+ * Global HTTP conventions (docs/api.md 1.2, 1.3, 1.6, 1.7), GET /health (4.1) and shutdown (9.8, 5.15 rule 9).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,7 +24,7 @@ const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(
 
 const setup = useBroker();
 
-/** With CORS_ORIGINS=*: the four CORS headers on every response (API.md 1.3). */
+/** With CORS_ORIGINS=*: the four CORS headers on every response (docs/api.md 1.3). */
 function assertCorsAny(res: TestResponse, what: string): void {
   for (const [name, value] of Object.entries(CORS)) assert.equal(res.headers.get(name), value, `${what}: ${name}`);
 }

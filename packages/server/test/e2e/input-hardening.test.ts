@@ -1,5 +1,5 @@
 /**
- * Bad input at the edge (issue 13 items 1, 3, 4, 5; API.md 1.2, 1.5, 1.6, 1.9, 1.10, 5.2): a NUL byte or an
+ * Bad input at the edge (issue 13 items 1, 3, 4, 5; docs/api.md 1.2, 1.5, 1.6, 1.9, 1.10, 5.2): a NUL byte or an
  * unpaired surrogate in any string that would reach SQL, integers past their documented range, bodies nested
  * past MAX_JSON_DEPTH and over-long configure scopes all answer a 400 with the field's text, never a 500, never
  * PostgreSQL's text, and store nothing.

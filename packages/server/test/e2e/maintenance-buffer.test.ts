@@ -1,5 +1,5 @@
 /**
- * Push maintenance and the durable buffer (API.md 9.4, 9.5, 4.4, 7.9-7.11): pushes are validated as usual,
+ * Push maintenance and the durable buffer (docs/api.md 9.4, 9.5, 4.4, 7.9-7.11): pushes are validated as usual,
  * buffered (fsync'd) and answered `buffered`; turning maintenance off replays them exactly once, in order
  * per partition; a broker SIGKILLed while buffering loses nothing (a restarted process adopts the files).
  */

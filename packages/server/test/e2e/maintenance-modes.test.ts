@@ -1,5 +1,5 @@
 /**
- * Maintenance flags across broker processes (API.md 7.9, 9.2 rule 2, 9.4): the routes' exact shapes and
+ * Maintenance flags across broker processes (docs/api.md 7.9, 9.2 rule 2, 9.4): the routes' exact shapes and
  * 400 text, flags seen by another process within about a second, pop maintenance answering parked and new
  * pops `paused` at once without taking a lease, shared state from the heartbeat rows.
  */

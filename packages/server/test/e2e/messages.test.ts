@@ -1,5 +1,5 @@
 /**
- * The message routes (API.md 7.4): listing (shape, order, every filter, status semantics, mode, pagination),
+ * The message routes (docs/api.md 7.4): listing (shape, order, every filter, status semantics, mode, pagination),
  * detail (payload, per-group state, DLQ error, queueConfig, misses), and delete (the offset stays and pops
  * skip it, the transactionId is freed, DLQ entries and traces go).
  */

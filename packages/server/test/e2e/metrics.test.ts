@@ -1,5 +1,5 @@
 /**
- * GET /metrics and GET /metrics/prometheus (API.md 7.11): the JSON shape with real numbers, the Prometheus
+ * GET /metrics and GET /metrics/prometheus (docs/api.md 7.11): the JSON shape with real numbers, the Prometheus
  * exposition (headers, strict parse, every queen_* family with its type and labels, the default process and
  * Node.js families), counters that move with the traffic this file generates, and scrape-time gauges
  * computed from the database and from the process (parked pops, pool).
@@ -17,7 +17,7 @@ const setup = useBroker({ STATS_INTERVAL_MS: '500' });
 
 const QUEUE_MODE = '__QUEUE_MODE__';
 
-/** The families of API.md 7.11 with their type and label names. */
+/** The families of docs/api.md 7.11 with their type and label names. */
 const FAMILIES: Array<[string, Family['type'], string[]]> = [
   ['queen_messages_pushed_total', 'counter', ['queue']],
   ['queen_messages_popped_total', 'counter', ['queue']],
@@ -42,7 +42,7 @@ const value = (families: Map<string, Family>, family: string, labels: Record<str
   sampleValue(families, family, labels) ?? 0;
 
 describe('GET /metrics', () => {
-  test('the JSON body has exactly the keys of API.md 7.11, with numbers', async () => {
+  test('the JSON body has exactly the keys of docs/api.md 7.11, with numbers', async () => {
     const res = await setup.api.get('/metrics');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json');

@@ -4,7 +4,7 @@
  * queue with many drained partitions serves a late message at once; and index rows deleted behind the
  * brokers' backs delay a message until the next rebuild (every 30 s; the test ages the last one), never lose it.
  *
- * Spec: API.md 5.9 (wildcard candidates), 2.1 rule 9 (several processes on one database).
+ * Spec: docs/api.md 5.9 (wildcard candidates), 2.1 rule 9 (several processes on one database).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Pop basics (seed document; API.md 5.1-5.6, 5.9, 5.12, 5.13): the exact 200 and 204 shapes, consumer
+ * Pop basics (seed document; docs/api.md 5.1-5.6, 5.9, 5.12, 5.13): the exact 200 and 204 shapes, consumer
  * groups and queue mode, the batch budget, the partitions cap, the three routes, validation 400s and implicit
  * queue creation.
  */

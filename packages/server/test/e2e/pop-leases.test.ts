@@ -1,5 +1,5 @@
 /**
- * Leases (seed document "Leases and concurrency"; API.md 5.9 rule 3, 5.10, 5.11): one live lease per
+ * Leases (seed document "Leases and concurrency"; docs/api.md 5.9 rule 3, 5.10, 5.11): one live lease per
  * (partition, group), skipping leased partitions, expiry and redelivery, lease length, autoAck.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Long polling and visibility (seed document "Long polling", "Visibility delays"; API.md 5.2 timeout,
+ * Long polling and visibility (seed document "Long polling", "Visibility delays"; docs/api.md 5.2 timeout,
  * 5.13, 5.15, 5.16, 5.8): wait/timeout, wake-ups, the timeout default chain, minPopWaitTime,
  * delayedProcessing and windowBuffer.
  *

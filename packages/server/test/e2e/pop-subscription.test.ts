@@ -1,5 +1,5 @@
 /**
- * Subscription seeding (seed document "subscriptionMode and subscriptionFrom"; API.md 5.3 steps 4-5, 5.7):
+ * Subscription seeding (seed document "subscriptionMode and subscriptionFrom"; docs/api.md 5.3 steps 4-5, 5.7):
  * where a never-contacted (partition, named group) cursor starts, queue mode's exclusion, contacted pairs,
  * DEFAULT_SUBSCRIPTION_MODE, and the durable subscription record winning over the pop's intent.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/push (API.md 4.4): result shapes, the 400s, per-item failures, ids, payload round trips,
+ * POST /api/v1/push (docs/api.md 4.4): result shapes, the 400s, per-item failures, ids, payload round trips,
  * deduplication, implicit queue creation, ordering and maxSize.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * DELETE /api/v1/queues/:queue/clear[?partition=<name>] (API.md 7.3): every retained message of the queue (or
+ * DELETE /api/v1/queues/:queue/clear[?partition=<name>] (docs/api.md 7.3): every retained message of the queue (or
  * partition) goes with its DLQ entries and traces, live leases are released, cursors, subscriptions and
  * configuration stay, offsets keep growing, transactionIds are freed; misses answer with X-Queen-Status 404.
  */

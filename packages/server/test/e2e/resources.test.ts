@@ -1,5 +1,5 @@
 /**
- * Resource listings (API.md 7.2): queues, namespaces, tasks, the overview and partitions, with counts
+ * Resource listings (docs/api.md 7.2): queues, namespaces, tasks, the overview and partitions, with counts
  * computed directly (statsAge 0). Each suite owns its database, so the listings are exactly the world it
  * built; every expected figure is hand-computed from that world (see the comment on `world`).
  */

@@ -1,5 +1,5 @@
 /**
- * Durability across broker restarts (API.md 2.1 rule 9, 4.4 rule 5, DESIGN.md 1): all state lives in
+ * Durability across broker restarts (docs/api.md 2.1 rule 9, 4.4 rule 5, docs/architecture.md): all state lives in
  * PostgreSQL, and a 201 is only sent after the commit, so neither a clean stop nor a SIGKILL loses anything
  * that was acknowledged to a client.
  */

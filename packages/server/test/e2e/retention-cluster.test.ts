@@ -1,5 +1,5 @@
 /**
- * Retention and eviction with two broker processes on one database (API.md 9.2 rule 3): each cycle runs once
+ * Retention and eviction with two broker processes on one database (docs/api.md 9.2 rule 3): each cycle runs once
  * per interval for the whole cluster (advisory lock, then the job_runs gate), so deletions are recorded once
  * (the history is not doubled) and the number of cycles over a period is that of one process, not two.
  *

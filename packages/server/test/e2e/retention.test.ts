@@ -1,5 +1,5 @@
 /**
- * Retention, eviction, partition cleanup and the retention history over HTTP (API.md 9.3, 7.10
+ * Retention, eviction, partition cleanup and the retention history over HTTP (docs/api.md 9.3, 7.10
  * `/analytics/retention`, 9.1 rule 4, 2.2), against a broker whose jobs run every 200 ms. Messages are made
  * old by backdating segment createdAt in the test database (one statement, a prefix of the partition), idle
  * partitions by backdating their timestamps; the tests then wait for the jobs' next cycles

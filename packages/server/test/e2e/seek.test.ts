@@ -1,5 +1,5 @@
 /**
- * Seek (API.md 7.7 rules 3-4): a consumer group's cursors on every partition of a queue, or on one
+ * Seek (docs/api.md 7.7 rules 3-4): a consumer group's cursors on every partition of a queue, or on one
  * partition, moved to the end or to a timestamp; never-contacted partitions contacted at the target (no
  * seeding from subscription records); live leases released; retry counter and not-before reset; parked pops
  * woken when a cursor moves backwards or a lease is released.

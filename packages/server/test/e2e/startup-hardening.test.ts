@@ -1,5 +1,5 @@
 /**
- * Operations hardening of real broker processes (issue 13 items 6, 8, 9, 10; API.md 1.1 rule 2, 9.8, 10):
+ * Operations hardening of real broker processes (issue 13 items 6, 8, 9, 10; docs/api.md 1.1 rule 2, 9.8, 10):
  * slow bodies are cut while long polls are not, two brokers with embedded PostgreSQL share a host, a malformed
  * variable stops the start-up naming it, and no pg deprecation warning is printed by the status routes.
  */

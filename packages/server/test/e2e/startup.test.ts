@@ -1,5 +1,5 @@
 /**
- * Start-up against a database that is not reachable yet (API.md 9.8 rule 1): the broker waits for it
+ * Start-up against a database that is not reachable yet (docs/api.md 9.8 rule 1): the broker waits for it
  * instead of exiting, so a broker and its PostgreSQL can be started together. While it waits, it prints one
  * line per attempt, gives up after DB_STARTUP_WAIT_MS with a hint, and SIGINT/SIGTERM end the wait at once.
  */

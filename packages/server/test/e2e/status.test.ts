@@ -1,6 +1,6 @@
 /**
- * The status routes (API.md 7.10) and the stats refresh (API.md 7.8), over traffic this file generates on
- * its own database: exact response keys, counts that follow the rules of API.md 7.2 and 7.4, per-minute
+ * The status routes (docs/api.md 7.10) and the stats refresh (docs/api.md 7.8), over traffic this file generates on
+ * its own database: exact response keys, counts that follow the rules of docs/api.md 7.2 and 7.4, per-minute
  * counters flushed by `POST /api/v1/stats/refresh`, filters, bucket sizes, and the refresh skipped while
  * another session holds the stats lock.
  *
@@ -134,7 +134,7 @@ describe('GET /api/v1/status', () => {
 });
 
 describe('GET /api/v1/status/queues', () => {
-  test('newest queue first, counts of API.md 7.2, pagination echoed', async () => {
+  test('newest queue first, counts of docs/api.md 7.2, pagination echoed', async () => {
     const res = await setup.api.get('/api/v1/status/queues');
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.json), ['queues', 'pagination']);
@@ -200,7 +200,7 @@ describe('GET /api/v1/status/queues/:queue', () => {
 });
 
 describe('GET /api/v1/status/queues/:queue/messages', () => {
-  test('a bare array, newest first, with the status of API.md 7.4', async () => {
+  test('a bare array, newest first, with the status of docs/api.md 7.4', async () => {
     const res = await setup.api.get(`/api/v1/status/queues/${ALPHA}/messages`);
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.json[0]), ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'status', 'createdAt']);

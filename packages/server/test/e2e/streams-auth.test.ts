@@ -1,5 +1,5 @@
 /**
- * The streams routes with JWT auth on (API.md 9.7, STREAMS.md 3.1): the official Stream runs with a
+ * The streams routes with JWT auth on (docs/api.md 9.7, docs/streams.md): the official Stream runs with a
  * read-write bearer token and its sink messages carry the token's subject as producerSub; a read-only token
  * reads state but cannot register or commit a cycle.
  */

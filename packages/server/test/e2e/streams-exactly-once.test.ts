@@ -1,5 +1,5 @@
 /**
- * Exactly-once per source message with the official `Stream` (STREAMS.md 1.3, 3.3.4), under faults: a worker
+ * Exactly-once per source message with the official `Stream` (docs/streams.md), under faults: a worker
  * SIGKILLed with its cycle in flight and at a random point, a broker SIGKILLed mid-cycle, a PostgreSQL restart
  * mid-cycle, two workers racing for the same partitions, and a lease that runs out mid-cycle (in the worker,
  * and with the cycle already inside the broker's transaction). After each, every event-time window of the

@@ -1,6 +1,6 @@
 /**
  * The official Queen JS `Stream` (../shared/compat, unchanged) against our broker: every behaviour of
- * STREAMS.md 7, with the bounds of the official test suite.
+ * docs/streams-sdk.md, with the bounds of the official test suite.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -153,7 +153,7 @@ describe('tumbling windows and aggregates', { concurrency: true }, () => {
     }
     // The idle flush closes the trailing window. Its first tick comes well after the last event's cycle: a
     // flush racing a cycle can emit a window twice, a known limitation of the SDK's read-then-commit flush
-    // (STREAMS.md 5.10), which the default 5 s tick would meet on a slow machine.
+    // (docs/streams-sdk.md), which the default 5 s tick would meet on a slow machine.
     const out = await eventually('all six events in emitted windows', FLUSH_AFTER_INPUT_MS + 12_000, async () => {
       const all = await drainQueue(setup.api, sink);
       return sum(all.map((m) => m.data.count)) >= 6 ? all : undefined;
@@ -267,7 +267,7 @@ describe('sliding, session and cron windows', { concurrency: true }, () => {
     assert.throws(() => official.Stream.from(queen().queue(src)).windowSliding({ size: 5, slide: 2 }), /must be an integer multiple/);
     const seen = collector();
     // No idle flush: a later event closes the windows in a normal cycle (a flush racing a cycle can emit a
-    // window twice, the SDK's known limitation, STREAMS.md 5.10; the flush has tests of its own).
+    // window twice, the SDK's known limitation, docs/streams-sdk.md; the flush has tests of its own).
     const { handle, errors } = await run(
       official.Stream.from(queen().queue(src)).windowSliding({ size: 4, slide: 2, idleFlushMs: 0 }).aggregate({ count: () => 1 }).foreach(seen.fn),
     );
@@ -285,7 +285,7 @@ describe('sliding, session and cron windows', { concurrency: true }, () => {
     assert.deepEqual(errors, []);
   });
 
-  // STREAMS.md 7.13 with gap 3 s and 5 s of silence instead of 2 s and 4 s: on a loaded machine a runner can be
+  // docs/streams-sdk.md with gap 3 s and 5 s of silence instead of 2 s and 4 s: on a loaded machine a runner can be
   // starved for over 1.5 s between the two close events, and its flush then rightly closes the first session.
   test('7.13 sessions (gap 3 s): two events 0.5 s apart, 5 s of silence, two more -> exactly (2, sum 3) and (2, sum 7)', async () => {
     const src = await source({});

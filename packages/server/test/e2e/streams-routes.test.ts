@@ -1,6 +1,6 @@
 /**
- * The streams routes on the wire (STREAMS.md 3, 4): registration outcomes and the 409, cycle shapes and every
- * failure rolling back state, sink pushes and the cursor together, the fenced ack of STREAMS.md 3.3.5
+ * The streams routes on the wire (docs/streams.md): registration outcomes and the 409, cycle shapes and every
+ * failure rolling back state, sink pushes and the cursor together, the fenced ack of docs/streams.md
  * (stale lease, replays, span, leaseId required), release_lease, state/get filters and order, the 400s of
  * malformed input with nothing applied, the size limits, and the clean-up of state by query and queue delete.
  */
@@ -328,7 +328,7 @@ describe('POST /streams/v1/cycle', () => {
     assert.equal(res.json.success, true, res.text.slice(0, 200));
   });
 
-  test('failed and dlq acks follow API.md 6.3 inside a cycle', async () => {
+  test('failed and dlq acks follow docs/api.md 6.3 inside a cycle', async () => {
     const s = await shard(2);
     const res = await post('/streams/v1/cycle', {
       query_id: s.queryId, partition_id: s.partitionId, consumer_group: GROUP,

@@ -1,5 +1,5 @@
 /**
- * Traces (API.md 7.6): recording events against a message (201; `Message not found` with X-Queen-Status:
+ * Traces (docs/api.md 7.6): recording events against a message (201; `Message not found` with X-Queen-Status:
  * 404), reading them per message (oldest first), by name (newest first, with the message's queue,
  * partition and payload) and the names in use; the exact snake_case shapes and 400 texts; traces go with
  * their message (queue delete, message delete, queue clear, and any removal followed by a re-push).

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/transaction (API.md 7.1): the 400s, result objects, all-or-nothing (a failing duplicate push,
+ * POST /api/v1/transaction (docs/api.md 7.1): the 400s, result objects, all-or-nothing (a failing duplicate push,
  * stale lease, item failure or unknown type leaves nothing behind: no message, no queue, cursor and lease
  * unmoved), operations seeing earlier ones, requiredLeases, and wake-ups after the commit.
  */
@@ -250,7 +250,7 @@ describe('POST /api/v1/transaction: failures leave nothing behind', () => {
     assert.deepEqual(await fx.cursor(pid), { committed: 0, retry_count: 0, lease_id: second.leaseId, live: true });
   });
 
-  test('a failing push item (checks of API.md 4.4) fails the transaction with its error; maxSize too', async () => {
+  test('a failing push item (checks of docs/api.md 4.4) fails the transaction with its error; maxSize too', async () => {
     const queue = uniqueQueue('tx-item');
     const invalid = await transaction({ operations: [{ type: 'push', items: [{ queue, transactionId: 'ok' }, { queue: '', transactionId: 'bad' }] }] });
     assert.equal(invalid.error, 'PUSH operation failed: Invalid queue name');

@@ -1,5 +1,5 @@
 /**
- * Upgrade from the previous release (pgmq's habit, STYLE.md 4): a database built by release 1.0's schema
+ * Upgrade from the previous release (pgmq's habit, CONTRIBUTING.md): a database built by release 1.0's schema
  * (its migrations, frozen under test/fixtures/release-1.0 — gzipped: a released file is data to replay, never
  * code to edit or to copy from — applied by that release's runner: no checksums,
  * functions inside migrations) and filled through that release's SQL functions — queues, partitions with

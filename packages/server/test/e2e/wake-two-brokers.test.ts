@@ -1,5 +1,5 @@
 /**
- * Several broker processes on one database (API.md 2.1 rule 9, 5.15 rule 4): wakes cross processes through
+ * Several broker processes on one database (docs/api.md 2.1 rule 9, 5.15 rule 4): wakes cross processes through
  * LISTEN/NOTIFY, leases and acks are database state that every process honours.
  *
  * Both brokers re-check parked pops only every 5 s, so a delivery well under that can only come from the
@@ -164,7 +164,7 @@ test('a message popped through broker A is acked through broker B', async () => 
 });
 
 test('one push commit sends one wake notification per queue to the other processes', async () => {
-  // The NOTIFY channel is the broker's (queen_wake); the rule is API.md 5.15 rule 4.
+  // The NOTIFY channel is the broker's (queen_wake); the rule is docs/api.md 5.15 rule 4.
   const listener = new pg.Client(serverConnection(db.name));
   await listener.connect();
   const seen: string[] = [];

@@ -5,7 +5,7 @@
  * entry for longer than one rebuild interval. Two-session cases step explicit transactions and read lock
  * waits from pg_blocking_pids, as interleaving.test.ts does.
  *
- * Spec: API.md 5.9 (the wildcard walk: every partition with deliverable messages is a candidate; a partition
+ * Spec: docs/api.md 5.9 (the wildcard walk: every partition with deliverable messages is a candidate; a partition
  * being claimed is skipped without waiting), 2.1 (a committed message is never lost).
  */
 import assert from 'node:assert/strict';

@@ -4,9 +4,9 @@
  * transactions; a test awaits the exact point it needs (a statement returned, or a session is waiting on a
  * lock held by another one, read from pg_blocking_pids) instead of sleeping.
  *
- * Spec: API.md 2.1 (offsets dense, assigned in commit order, never visible out of order), 4.4 rule 3
+ * Spec: docs/api.md 2.1 (offsets dense, assigned in commit order, never visible out of order), 4.4 rule 3
  * (concurrent identical pushes: exactly one queued), 5.9 rule 3 (a partition being claimed by a concurrent
- * pop is skipped without waiting), 5.13 (reason `leased` on the single-partition route), DESIGN.md 2 (fixed
+ * pop is skipped without waiting), 5.13 (reason `leased` on the single-partition route), docs/architecture.md (fixed
  * lock order: no deadlock).
  */
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
  * and more under a 10 s lease); counted from the transaction's start, the lease it handed out had already
  * expired on delivery, and the consumer's ack of a batch it had just received failed.
  *
- * Spec: API.md 5.9 (the claim leases the span for the queue's leaseTime, or the request's override).
+ * Spec: docs/api.md 5.9 (the claim leases the span for the queue's leaseTime, or the request's override).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * Schema migrations (src/store/migrations.ts) against a real PostgreSQL: idempotent re-runs, concurrent
  * brokers starting on a fresh database (advisory lock), and a failing migration that rolls back and names
- * its file (DESIGN.md 2, STYLE.md 4, API.md 9.8.1).
+ * its file (docs/architecture.md, CONTRIBUTING.md, docs/api.md 9.8.1).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -10,7 +10,7 @@
  * run it against a 15 (PG_HOST=...) to see it fail on the old functions. The same holds for the look-up of
  * one partition by (queue, name): 528 buffers on PostgreSQL 15 before migration 0015, for 2 000 partitions.
  *
- * Spec: DESIGN.md 3 (push appends under the partition lock; the ack resolves transactionIds by key).
+ * Spec: docs/architecture.md (push appends under the partition lock; the ack resolves transactionIds by key).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
  * (a key left out waits for a wake or its next tick), and it should leave out keys an attempt would find empty
  * for the reasons a parked pop waits on: nothing above the cursor, a live lease, a retry delay.
  *
- * Spec: API.md 5.4 (long polling), 5.9 (the wildcard walk), 5.6 (leases and their expiry).
+ * Spec: docs/api.md 5.4 (long polling), 5.9 (the wildcard walk), 5.6 (leases and their expiry).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -3,7 +3,7 @@
  * cut short by DB_STATEMENT_TIMEOUT. A queue of 100 000 partitions took seconds to delete alone and ran past
  * the 30 s default under load: the route answered 500 and the queue stayed.
  *
- * Spec: API.md 4.3 (DELETE /api/v1/resources/queues/:queue removes the queue and everything under it).
+ * Spec: docs/api.md 4.3 (DELETE /api/v1/resources/queues/:queue removes the queue and everything under it).
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

@@ -4,7 +4,7 @@
  * hot-path functions (push_messages, pop_messages, ack_messages) around them. Messages are made old by
  * backdating segment created_at (a prefix at a time, so created_at stays non-decreasing along the offsets).
  *
- * Spec: API.md 9.3 (the job table), 9.1 rule 4 (DLQ entries go with their message), 7.6 (traces too),
+ * Spec: docs/api.md 9.3 (the job table), 9.1 rule 4 (DLQ entries go with their message), 7.6 (traces too),
  * 2.2 (retentionEnabled, maxWaitTimeSeconds), 9.2 rule 3 (once per interval per cluster).
  */
 import assert from 'node:assert/strict';

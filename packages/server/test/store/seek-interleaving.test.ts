@@ -5,7 +5,7 @@
  *
  * Claims: a seek waits for a pop's uncommitted first contact of the same (partition, group) and then moves
  * the row it created (the advisory lock queen.cursor_lock_key, no duplicate-key failure); a pop skips a
- * partition whose cursor a seek holds (API.md 5.9 rule 3); a seek that waited on a group deletion contacts
+ * partition whose cursor a seek holds (docs/api.md 5.9 rule 3); a seek that waited on a group deletion contacts
  * the partition afresh at its target.
  */
 import assert from 'node:assert/strict';

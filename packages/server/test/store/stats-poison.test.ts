@@ -1,5 +1,5 @@
 /**
- * Metrics poisoning (issue 13 item 2; API.md 7.8, 7.10): counters are keyed only by names that passed
+ * Metrics poisoning (issue 13 item 2; docs/api.md 7.8, 7.10): counters are keyed only by names that passed
  * validation, and one counter row the database refuses never holds back the others. A pushed item with an
  * invalid queue name used to key a counter row whose name PostgreSQL cannot store; from then on every stats
  * flush failed (22P05) and was retried for up to 24 h, so no queue's counters were written.

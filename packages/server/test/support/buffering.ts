@@ -21,7 +21,7 @@ export function bufferFiles(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => p.endsWith('.qbuf'));
 }
 
-/** Asserts one push result item is exactly the `buffered` shape of API.md 4.4. */
+/** Asserts one push result item is exactly the `buffered` shape of docs/api.md 4.4. */
 export function assertBuffered(item: unknown, expected: { index: number; queue: string; partition: string; transactionId: string }): void {
   assert.deepEqual(item, {
     index: expected.index, transaction_id: expected.transactionId, status: 'buffered', queueName: expected.queue,

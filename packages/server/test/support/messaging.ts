@@ -112,7 +112,7 @@ export function messaging(api: Api, db: TestDatabase) {
 
     /**
      * Waits until a long-poll pop on a queue that did not exist has made its first attempt: that attempt
-     * creates the queue row (API.md 5.5), and the pop parks right after it.
+     * creates the queue row (docs/api.md 5.5), and the pop parks right after it.
      */
     async untilQueueCreated(name: string): Promise<void> {
       await this.until(`creation of queue ${name}`, () => this.queueExists(name));

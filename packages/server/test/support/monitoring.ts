@@ -23,7 +23,7 @@ export async function waitFor<T>(probe: () => Promise<T>, ok: (value: T) => bool
 
 /**
  * POST /api/v1/stats/refresh: flushes this broker's counters; asserts every step succeeded. When another
- * broker's periodic cycle holds the cluster stats lock at that moment, the answer is `skipped` (API.md 7.8);
+ * broker's periodic cycle holds the cluster stats lock at that moment, the answer is `skipped` (docs/api.md 7.8);
  * this process's counters were flushed all the same (the flush comes before the lock is tried).
  */
 export async function refresh(api: Api): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * Request parsing of the consumer-group, seek and trace routes: the seek body (API.md 7.7), the trace body
- * (API.md 7.6) and limit/offset of the listings (src/http/pagination.ts).
+ * Request parsing of the consumer-group, seek and trace routes: the seek body (docs/api.md 7.7), the trace body
+ * (docs/api.md 7.6) and limit/offset of the listings (src/http/pagination.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -45,7 +45,7 @@ describe('parseTraceInput', () => {
     assert.equal(parseTraceInput({ ...base, eventType: 7, consumerGroup: 7 }).eventType, 'info');
   });
 
-  test('400s in the order of API.md: ids, then data, then the optional fields', () => {
+  test('400s in the order of docs/api.md: ids, then data, then the optional fields', () => {
     rejects(() => parseTraceInput({ data: 1 }), 'transactionId and partitionId are required');
     rejects(() => parseTraceInput({ transactionId: 't', partitionId: 'p' }), 'data is required');
     rejects(() => parseTraceInput({ transactionId: 't', data: null }), 'transactionId and partitionId are required');

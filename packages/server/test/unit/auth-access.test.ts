@@ -1,5 +1,5 @@
 /**
- * The pure authorization rules (src/auth/access.ts): Authorization header parsing (API.md 1.11), roles to
+ * The pure authorization rules (src/auth/access.ts): Authorization header parsing (docs/api.md 1.11), roles to
  * levels (9.7 rule 6) and JWT_SKIP_PATHS matching (9.7 rule 2, 11.34).
  */
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { bearerToken, grantedLevel, satisfies, skipPathMatcher } from '../../src/auth/access.js';
 import { loadConfig } from '../../src/config.js';
 
-describe('bearerToken (API.md 1.11)', () => {
+describe('bearerToken (docs/api.md 1.11)', () => {
   const cases: Array<[string | undefined, string | null]> = [
     [undefined, null],
     ['', null],
@@ -29,7 +29,7 @@ describe('bearerToken (API.md 1.11)', () => {
   }
 });
 
-describe('grantedLevel (API.md 9.7 rule 6)', () => {
+describe('grantedLevel (docs/api.md 9.7 rule 6)', () => {
   const defaults = loadConfig({}).auth;
   const cases: Array<[Record<string, unknown>, string | null]> = [
     [{}, null],
@@ -79,7 +79,7 @@ test('satisfies: READ_ONLY < READ_WRITE < ADMIN', () => {
   }
 });
 
-describe('skipPathMatcher (API.md 9.7 rule 2)', () => {
+describe('skipPathMatcher (docs/api.md 9.7 rule 2)', () => {
   test('the default list: exact entries, and / only for the root', () => {
     const skip = skipPathMatcher(loadConfig({}).auth.skipPaths);
     for (const path of ['/health', '/health/', '/metrics', '/metrics/prometheus', '/']) assert.equal(skip(path), true, path);

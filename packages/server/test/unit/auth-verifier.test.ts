@@ -1,5 +1,5 @@
 /**
- * Token verification in-process (src/auth/verifier.ts, errors.ts): every check of API.md 9.7 rules 3-4 with
+ * Token verification in-process (src/auth/verifier.ts, errors.ts): every check of docs/api.md 9.7 rules 3-4 with
  * its exact wire error, the key modes (secret, PEM, auto) and the configurations refused at start-up.
  */
 import assert from 'node:assert/strict';
@@ -184,7 +184,7 @@ describe('EdDSA with JWT_PUBLIC_KEY', async () => {
   });
 });
 
-describe('auto (API.md 9.7 rule 3)', async () => {
+describe('auto (docs/api.md 9.7 rule 3)', async () => {
   const rsa = await keyPair('RS256', 'rsa-1');
   const ed = await keyPair('EdDSA', 'ed-1');
 

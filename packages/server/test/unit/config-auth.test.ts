@@ -1,9 +1,9 @@
-/** loadConfig: the JWT_* variables of API.md 10 with their defaults and rules. */
+/** loadConfig: the JWT_* variables of docs/api.md 10 with their defaults and rules. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-describe('JWT_* (API.md 10)', () => {
+describe('JWT_* (docs/api.md 10)', () => {
   test('an empty environment gives every documented default (auth off)', () => {
     assert.deepEqual(loadConfig({}).auth, {
       enabled: false,

@@ -1,4 +1,4 @@
-/** The failover-buffer settings of loadConfig (src/config.ts): FILE_BUFFER_* (API.md 10), defaults and ranges. */
+/** The failover-buffer settings of loadConfig (src/config.ts): FILE_BUFFER_* (docs/api.md 10), defaults and ranges. */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-/** QUEEN_ENCRYPTION_KEY in loadConfig (API.md 9.6, 10): 64 hex characters, unset means no key, malformed stops the start. */
+/** QUEEN_ENCRYPTION_KEY in loadConfig (docs/api.md 9.6, 10): 64 hex characters, unset means no key, malformed stops the start. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';

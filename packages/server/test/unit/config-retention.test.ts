@@ -1,6 +1,6 @@
 /**
  * The retention settings of loadConfig (src/config.ts): RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
- * PARTITION_CLEANUP_DAYS, EVICTION_INTERVAL and EVICTION_BATCH_SIZE (API.md 10), defaults and ranges.
+ * PARTITION_CLEANUP_DAYS, EVICTION_INTERVAL and EVICTION_BATCH_SIZE (docs/api.md 10), defaults and ranges.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

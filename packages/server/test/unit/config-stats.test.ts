@@ -1,6 +1,6 @@
 /**
  * The monitoring settings of loadConfig (src/config.ts): STATS_INTERVAL_MS, METRICS_RETENTION_DAYS
- * (API.md 10) and QUEEN_HEARTBEAT_INTERVAL_MS (ours), with their defaults and ranges.
+ * (docs/api.md 10) and QUEEN_HEARTBEAT_INTERVAL_MS (ours), with their defaults and ranges.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

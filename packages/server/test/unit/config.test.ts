@@ -1,5 +1,5 @@
 /**
- * loadConfig (src/config.ts) against explicit environment objects: the defaults and rules of API.md 10 and 5.2.
+ * loadConfig (src/config.ts) against explicit environment objects: the defaults and rules of docs/api.md 10 and 5.2.
  */
 import assert from 'node:assert/strict';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-describe('defaults (API.md 10)', () => {
+describe('defaults (docs/api.md 10)', () => {
   test('an empty environment gives every documented default', () => {
     const config = loadConfig({});
     assert.equal(config.port, 6632);
@@ -86,7 +86,7 @@ describe('defaults (API.md 10)', () => {
     assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be one of auto, json, pretty \(got xml\)/);
   });
 
-  test('a malformed pop timeout counts as unset (API.md 5.2) and is reported once in warnings', () => {
+  test('a malformed pop timeout counts as unset (docs/api.md 5.2) and is reported once in warnings', () => {
     const config = loadConfig({ DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
     assert.equal(config.pop.defaultTimeoutMs, 5000);
     assert.deepEqual(config.warnings, ['DEFAULT_TIMEOUT is not a non-negative integer (got soon): ignored, as if unset']);
@@ -101,7 +101,7 @@ describe('defaults (API.md 10)', () => {
   });
 });
 
-describe('pop timeout default chain (API.md 5.2, 10)', () => {
+describe('pop timeout default chain (docs/api.md 5.2, 10)', () => {
   const cases: Array<[Record<string, string>, number]> = [
     [{}, 30_000],
     [{ POP_DEFAULT_TIMEOUT_MS: '5000' }, 5000],
@@ -198,7 +198,7 @@ describe('out-of-range values stop the start-up with a ConfigError naming the va
   }
 });
 
-describe('DEFAULT_SUBSCRIPTION_MODE (API.md 5.2, 5.7, 11.17)', () => {
+describe('DEFAULT_SUBSCRIPTION_MODE (docs/api.md 5.2, 5.7, 11.17)', () => {
   const cases: Array<[string | undefined, 'all' | 'new']> = [
     [undefined, 'all'],
     ['', 'all'],

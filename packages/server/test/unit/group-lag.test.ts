@@ -1,5 +1,5 @@
 /**
- * Lag and state of consumer groups (src/core/group-lag.ts), API.md 7.7: offset lag = retained messages above
+ * Lag and state of consumer groups (src/core/group-lag.ts), docs/api.md 7.7: offset lag = retained messages above
  * the cursor; time lag = seconds since the head's createdAt, 0 when caught up; state Dead after 24 h without
  * activity, else Lagging above 300 s of time lag, else Stable; summaries per (group, queue); lagging pairs;
  * the statistics of the overview. Every expected value is computed by hand in the test's comment.

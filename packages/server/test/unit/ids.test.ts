@@ -1,5 +1,5 @@
 /**
- * Identifiers (src/ids.ts, API.md 1.9): UUIDv7 minted by the broker (lowercase, monotonic within one process)
+ * Identifiers (src/ids.ts, docs/api.md 1.9): UUIDv7 minted by the broker (lowercase, monotonic within one process)
  * and the syntax check that accepts any UUID version in any case.
  */
 import assert from 'node:assert/strict';

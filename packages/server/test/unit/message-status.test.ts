@@ -1,5 +1,5 @@
 /**
- * Per-message state of API.md 7.4 (src/core/message-status.ts): queueStatus, status, busStatus, mode, and the
+ * Per-message state of docs/api.md 7.4 (src/core/message-status.ts): queueStatus, status, busStatus, mode, and the
  * per-group view of the message detail (consumed, leaseExpiresAt, retryCount, deliveryAttempts).
  *
  * Every case names the message offset k and each group's committed offset c and live span (c, spanEnd].

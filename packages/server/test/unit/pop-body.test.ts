@@ -1,5 +1,5 @@
 /**
- * The 200 body of the pop routes (popBody in src/http/routes/pop.ts), API.md 5.12: valid JSON, exactly the
+ * The 200 body of the pop routes (popBody in src/http/routes/pop.ts), docs/api.md 5.12: valid JSON, exactly the
  * documented keys in order, payload JSON text spliced verbatim, partitionsClaimed = partitions contributing
  * messages, names and ids escaped.
  */
@@ -35,7 +35,7 @@ const TOP_KEYS = ['success', 'queue', 'partition', 'partitionId', 'leaseId', 'co
 const MESSAGE_KEYS = ['id', 'transactionId', 'traceId', 'data', 'producerSub', 'createdAt', 'partitionId', 'partition', 'leaseId', 'consumerGroup'];
 
 describe('shape', () => {
-  test('one message: the exact body of API.md 5.12', () => {
+  test('one message: the exact body of docs/api.md 5.12', () => {
     const m = message(P1, 'merchant-7', {
       messageId: '0198f2d2-88aa-7b01-9c3d-0e1f2a3b4c5d',
       transactionId: 'pay-1207',

@@ -1,5 +1,5 @@
 /**
- * The seeding intent of a pop (subscriptionIntent in src/core/pop.ts), API.md 5.7 rules 2-3 and 5.2:
+ * The seeding intent of a pop (subscriptionIntent in src/core/pop.ts), docs/api.md 5.7 rules 2-3 and 5.2:
  * queue mode is never seeded; `subscriptionFrom` (`now` or a parseable timestamp) wins over
  * `subscriptionMode`; an unparseable `subscriptionFrom` is ignored; an absent mode means
  * DEFAULT_SUBSCRIPTION_MODE; `new-only` = `new`; other values = `all`. Result null means `all`.

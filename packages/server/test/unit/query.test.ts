@@ -1,11 +1,11 @@
 /**
- * Query strings and path segments (src/http/query.ts): API.md 1.6 and 1.7.
+ * Query strings and path segments (src/http/query.ts): docs/api.md 1.6 and 1.7.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MalformedEncoding, Query, decodeSegment } from '../../src/http/query.js';
 
-describe('decoding (API.md 1.6.1)', () => {
+describe('decoding (docs/api.md 1.6.1)', () => {
   test('+ is a space, %2B is a plus', () => {
     const q = Query.parse('name=hello+world&plus=a%2Bb');
     assert.equal(q.string('name'), 'hello world');
@@ -56,7 +56,7 @@ describe('decoding (API.md 1.6.1)', () => {
   }
 });
 
-describe('keys (API.md 1.6.2, 1.6.3)', () => {
+describe('keys (docs/api.md 1.6.2, 1.6.3)', () => {
   test('first occurrence of a repeated key wins', () => {
     const q = Query.parse('batch=5&batch=9&consumerGroup=a&consumerGroup=b');
     assert.equal(q.integer('batch'), 5);
@@ -91,7 +91,7 @@ describe('keys (API.md 1.6.2, 1.6.3)', () => {
   });
 });
 
-describe('integers (API.md 1.6.4)', () => {
+describe('integers (docs/api.md 1.6.4)', () => {
   const valid: Array<[string, number]> = [
     ['0', 0],
     ['10', 10],
@@ -135,7 +135,7 @@ describe('integers (API.md 1.6.4)', () => {
   }
 });
 
-describe('booleans (API.md 1.6.5)', () => {
+describe('booleans (docs/api.md 1.6.5)', () => {
   const cases: Array<[string, boolean]> = [
     ['true', true],
     ['1', true],
@@ -153,7 +153,7 @@ describe('booleans (API.md 1.6.5)', () => {
   }
 });
 
-describe('path segments (API.md 1.7.1)', () => {
+describe('path segments (docs/api.md 1.7.1)', () => {
   test('percent-escapes decode as UTF-8, + stays a plus, %2F is part of the name', () => {
     assert.equal(decodeSegment('a%2Fb'), 'a/b');
     assert.equal(decodeSegment('a+b'), 'a+b');

@@ -1,5 +1,5 @@
 /**
- * `/configure` options (src/core/queue-options.ts parseConfigureOptions): API.md 2.2 (`/configure` column) and
+ * `/configure` options (src/core/queue-options.ts parseConfigureOptions): docs/api.md 2.2 (`/configure` column) and
  * 4.2 (full replace, `null` = absent, unknown keys ignored, 400 `Invalid option <name>: <reason>`).
  */
 import assert from 'node:assert/strict';
@@ -48,7 +48,7 @@ function rejects(options: unknown, name: string): string {
   return text;
 }
 
-describe('defaults (API.md 2.2, /configure column)', () => {
+describe('defaults (docs/api.md 2.2, /configure column)', () => {
   for (const [label, raw] of [['absent', undefined], ['null', null], ['{}', {}]] as const) {
     test(`options ${label} -> every /configure default`, () => {
       assert.deepEqual(parseConfigureOptions(raw), DEFAULTS);
@@ -103,7 +103,7 @@ describe('defaults (API.md 2.2, /configure column)', () => {
 });
 
 describe('400 texts', () => {
-  test('the example of API.md 4.2: leaseTime -1', () => {
+  test('the example of docs/api.md 4.2: leaseTime -1', () => {
     assert.equal(rejects({ leaseTime: -1 }, 'leaseTime'), 'Invalid option leaseTime: must be a non-negative integer');
   });
 
@@ -134,7 +134,7 @@ describe('400 texts', () => {
   });
 });
 
-describe('minPopWaitTime (API.md 2.2, 5.16.4)', () => {
+describe('minPopWaitTime (docs/api.md 2.2, 5.16.4)', () => {
   const cases: Array<[number, number]> = [
     [0, 0],
     [1, 1],
@@ -154,7 +154,7 @@ describe('minPopWaitTime (API.md 2.2, 5.16.4)', () => {
   });
 });
 
-describe('retentionEnabled (API.md 2.2: true when not sent and either retention value > 0)', () => {
+describe('retentionEnabled (docs/api.md 2.2: true when not sent and either retention value > 0)', () => {
   const cases: Array<[Record<string, unknown>, boolean]> = [
     [{}, false],
     [{ retentionSeconds: 60 }, true],

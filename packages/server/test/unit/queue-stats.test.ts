@@ -1,5 +1,5 @@
 /**
- * Message counts of the queue detail (src/core/queue-stats.ts partitionCounts), API.md 7.2:
+ * Message counts of the queue detail (src/core/queue-stats.ts partitionCounts), docs/api.md 7.2:
  * reference cursor = queue mode's if it contacted the partition, else the lowest named-group cursor, else 0;
  * total = retained; processing = retained inside a live span of any group, counted once; pending = retained
  * above the reference minus processing (never below 0); completed = retained at or below the reference;

@@ -1,5 +1,5 @@
 /**
- * The resource summaries (src/core/resources.ts), API.md 7.2: counts per queue from partition facts,
+ * The resource summaries (src/core/resources.ts), docs/api.md 7.2: counts per queue from partition facts,
  * namespaces and tasks (queues whose value is "" belong to none), and the overview. Expected values are
  * computed by hand from the facts in each test.
  */

@@ -1,5 +1,5 @@
 /**
- * Routing (src/http/router.ts): API.md 1.7. The router sees raw paths and returns raw parameters; decoding
+ * Routing (src/http/router.ts): docs/api.md 1.7. The router sees raw paths and returns raw parameters; decoding
  * happens afterwards.
  */
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ function match(method: string, path: string): { path: string; method: string; pa
   return found === null ? null : { path: found.route.path, method: found.route.method, params: found.rawParams };
 }
 
-describe('literal segments win over parameters (API.md 1.7.3)', () => {
+describe('literal segments win over parameters (docs/api.md 1.7.3)', () => {
   test('/consumer-groups/lagging is the lagging route, not a group', () => {
     assert.deepEqual(match('GET', '/api/v1/consumer-groups/lagging'), {
       path: '/api/v1/consumer-groups/lagging',
@@ -91,7 +91,7 @@ describe('literal segments win over parameters (API.md 1.7.3)', () => {
   });
 });
 
-describe('trailing slash (API.md 1.7.2)', () => {
+describe('trailing slash (docs/api.md 1.7.2)', () => {
   test('one trailing slash is ignored', () => {
     assert.deepEqual(match('GET', '/health/'), { path: '/health', method: 'GET', params: {} });
     assert.deepEqual(match('GET', '/api/v1/pop/queue/orders/'), {
@@ -111,7 +111,7 @@ describe('trailing slash (API.md 1.7.2)', () => {
   });
 });
 
-describe('no match (API.md 1.7.4)', () => {
+describe('no match (docs/api.md 1.7.4)', () => {
   test('method mismatch -> null', () => {
     assert.equal(match('POST', '/health'), null);
     assert.equal(match('GET', '/api/v1/lease/abc/extend'), null);
@@ -131,7 +131,7 @@ describe('no match (API.md 1.7.4)', () => {
   });
 });
 
-describe('raw parameters (API.md 1.7.1)', () => {
+describe('raw parameters (docs/api.md 1.7.1)', () => {
   test('parameters are returned undecoded; %2F does not split a segment', () => {
     assert.deepEqual(match('GET', '/api/v1/pop/queue/a%2Fb/partition/c%20d+e'), {
       path: '/api/v1/pop/queue/:queue/partition/:partition',

@@ -1,5 +1,5 @@
 /**
- * Time ranges and bucket sizes of the status and analytics routes (src/core/time-range.ts, API.md 7.10):
+ * Time ranges and bucket sizes of the status and analytics routes (src/core/time-range.ts, docs/api.md 7.10):
  * range <= 2 h -> 1 min; <= 24 h -> 5 min; <= 7 d -> 60 min; else 1440; defaults, epoch alignment, the cap
  * on the number of points, and the `interval` of status/analytics.
  */
@@ -12,7 +12,7 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const NOW = Date.parse('2026-08-02T09:17:42.123Z');
 
-describe('bucket size by range (API.md 7.10)', () => {
+describe('bucket size by range (docs/api.md 7.10)', () => {
   const cases: Array<[string, number, number]> = [
     ['1 minute', MINUTE, 1],
     ['exactly 2 h', 2 * HOUR, 1],

@@ -1,5 +1,5 @@
 /**
- * Timestamp input (src/core/timestamps.ts, API.md 1.8.3): ISO-8601 with Z or +HH:MM / -HH:MM, no zone = UTC,
+ * Timestamp input (src/core/timestamps.ts, docs/api.md 1.8.3): ISO-8601 with Z or +HH:MM / -HH:MM, no zone = UTC,
  * up to microsecond fractions. The output is a normalised text PostgreSQL reads unambiguously:
  * `YYYY-MM-DDTHH:MM:SS.ffffff±HH:MM`.
  */

@@ -1,5 +1,5 @@
 /**
- * The in-process registry of parked pops (src/core/wake-bus.ts), API.md 5.15.4: a commit on a queue wakes the
+ * The in-process registry of parked pops (src/core/wake-bus.ts), docs/api.md 5.15.4: a commit on a queue wakes the
  * queue-scoped pops of that queue and the discovery pops whose namespace/task filter matches the queue.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * A streams cycle (STREAMS.md 3.3): one shard's state ops, sink pushes and optional source ack, committed in
+ * A streams cycle (docs/streams.md): one shard's state ops, sink pushes and optional source ack, committed in
  * one database transaction or not at all.
  *
  * The pure checks run first (state-op types, the ack's status and transactionId, each push item's own
@@ -9,9 +9,9 @@
  * without is that one statement. Any failure rolls everything back and answers `success:false` with the
  * failure text: no state change, no sink message, no cursor move. Wake-ups are sent after the commit only.
  *
- * The ack differs from API.md 6.3 in one point: an ack at or below the cursor is a failure (`Message already
+ * The ack differs from docs/api.md 6.3 in one point: an ack at or below the cursor is a failure (`Message already
  * acknowledged`), not an idempotent success, so a replayed cycle cannot commit its state ops and pushes twice
- * (STREAMS.md 3.3.5).
+ * (docs/streams.md).
  */
 import type { Store, TransactionDecision } from '../../store/index.js';
 import type { CycleAckItem, CycleApplyParams, CycleApplyResult, StateOp } from '../../store/streams.js';
@@ -128,7 +128,7 @@ async function applyAndPush(tx: Store, sealing: Sealing, request: CycleRequest, 
   if (applied.error !== null) return { commit: false, value: failed(applied.queueName, applied.error) };
   const results = await sealing.wrap((items) => tx.segmentAppend({ items }))(appended);
   const { outcomes, woken } = appendOutcomes(appended, results, appended.map((item) => item.transactionId));
-  // A sink item that cannot be written fails the whole cycle (STREAMS.md 3.3.3).
+  // A sink item that cannot be written fails the whole cycle (docs/streams.md).
   const refused = outcomes.find((outcome): outcome is Extract<PushOutcome, { status: 'failed' }> => outcome.status === 'failed');
   if (refused !== undefined) return { commit: false, value: failed(applied.queueName, refused.error) };
   return { commit: true, value: committed(request, applied, outcomes, woken) };
@@ -145,7 +145,7 @@ export async function executeCycle(request: CycleRequest, context: CycleContext)
     status: (request.ack.status ?? 'completed') as string,
     error: request.ack.error,
   };
-  // Minted here, in item order, so the sink keeps the emit order (STREAMS.md 3.3.2 step 3).
+  // Minted here, in item order, so the sink keeps the emit order (docs/streams.md step 3).
   const appended = request.pushItems.map((item) => toAppendItem(item, context.producerSub));
   const params: CycleApplyParams = {
     queryId: request.queryId,

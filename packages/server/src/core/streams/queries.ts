@@ -1,10 +1,10 @@
 /**
- * Query registration and shard reads (STREAMS.md 3.2, 3.4): the rules around `queen.streams_query_register`
+ * Query registration and shard reads (docs/streams.md): the rules around `queen.streams_query_register`
  * and `queen.streams_state_get`.
  *
  * Registration is idempotent by name. The same hash keeps the state whatever `reset` says (upstream's rule,
- * STREAMS.md 3.5: a `reset:true` restart must not lose windows); another hash is a 409 unless `reset:true`,
- * which wipes the query's state. The 409 text is API.md 8's (`config_hash mismatch: stored <old>, got <new>`);
+ * docs/streams.md: a `reset:true` restart must not lose windows); another hash is a 409 unless `reset:true`,
+ * which wipes the query's state. The 409 text is docs/api.md 8's (`config_hash mismatch: stored <old>, got <new>`);
  * clients match its `config_hash mismatch` prefix.
  */
 import { HttpError } from '../../errors.js';
@@ -31,7 +31,7 @@ export interface RegisterReply {
   reset: boolean;
 }
 
-/** Registers a query; a hash mismatch without reset throws the 409 of STREAMS.md 3.2. */
+/** Registers a query; a hash mismatch without reset throws the 409 of docs/streams.md. */
 export async function registerQuery(
   request: RegisterRequest,
   store: Pick<Store, 'streamsQueryRegister'>,
@@ -66,7 +66,7 @@ export interface StateReadRequest {
   group: string | null;
 }
 
-/** A state row under the wire names of STREAMS.md 3.4 (`updated_at` is snake_case there). */
+/** A state row under the wire names of docs/streams.md (`updated_at` is snake_case there). */
 export function stateRowWire(row: StateRow): { key: string; value: unknown; updated_at: string } {
   return { key: row.key, value: row.value, updated_at: row.updatedAt };
 }

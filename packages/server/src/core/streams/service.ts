@@ -1,5 +1,5 @@
 /**
- * The streams service the routes call (STREAMS.md 3): registration, cycles and shard reads over the state
+ * The streams service the routes call (docs/streams.md): registration, cycles and shard reads over the state
  * store (store/streams.ts), with the sealing step and the wake-ups of the rest of the broker.
  */
 import type { Store } from '../../store/index.js';
@@ -13,7 +13,7 @@ import { readState, registerQuery, type RegisterReply, type RegisterRequest, typ
 export interface StreamsDependencies {
   /** Registration, shard reads, and the cycles' statement and transaction. */
   store: Pick<Store, 'streamsQueryRegister' | 'streamsStateRead' | 'streamsCycleApply' | 'transaction'>;
-  /** The sealing step around sink pushes (the one /push and transactions go through, API.md 9.6). */
+  /** The sealing step around sink pushes (the one /push and transactions go through, docs/api.md 9.6). */
   sealing: Sealing;
   /** After a commit: wakes the parked pops of a queue in every broker process. */
   wake(signal: QueueSignal): void;

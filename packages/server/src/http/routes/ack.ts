@@ -1,4 +1,4 @@
-/** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (API.md 6). */
+/** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (docs/api.md 6). */
 import { badRequest } from '../../errors.js';
 import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';

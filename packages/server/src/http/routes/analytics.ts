@@ -1,5 +1,5 @@
 /**
- * The analytics routes (API.md 7.10, READ_ONLY): per-process system samples and operation counters,
+ * The analytics routes (docs/api.md 7.10, READ_ONLY): per-process system samples and operation counters,
  * per-queue lag and operations, parked pops per replica, retention history, PostgreSQL statistics.
  * `from`/`to` default to the last hour; `workerId` is a server_id.
  */

@@ -1,6 +1,6 @@
 /**
- * Consumer groups (API.md 7.7): listing, lagging pairs, one group's detail, deletion and subscription
- * re-timing. Seek lives in seek.ts. A group name in the path follows the naming rule of API.md 1.10
+ * Consumer groups (docs/api.md 7.7): listing, lagging pairs, one group's detail, deletion and subscription
+ * re-timing. Seek lives in seek.ts. A group name in the path follows the naming rule of docs/api.md 1.10
  * (like `consumerGroup` on pop): an invalid one is a 400 `Invalid consumerGroup` on every route.
  */
 import { badRequest } from '../../errors.js';

@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/dlq` (API.md 7.5): every filter honoured, newest failure first, with the total. The page carries
+ * `GET /api/v1/dlq` (docs/api.md 7.5): every filter honoured, newest failure first, with the total. The page carries
  * at most LISTING_MAX_BYTES of payloads: an entry past that budget has `data: null`, `dataOmitted: true`, its
  * size and the path of the message route that serves it.
  */

@@ -1,5 +1,5 @@
 /**
- * The routes of the consumer-groups, resources and traces family (API.md 7.2, 7.6, 7.7), registered in the
+ * The routes of the consumer-groups, resources and traces family (docs/api.md 7.2, 7.6, 7.7), registered in the
  * route table as one block.
  */
 import type { RouteContext } from '../context.js';

@@ -1,5 +1,5 @@
 /**
- * `GET /health` (API.md 4.1): 200 while the database answers `SELECT 1` within 2 s and the broker is not
+ * `GET /health` (docs/api.md 4.1): 200 while the database answers `SELECT 1` within 2 s and the broker is not
  * shutting down, else 503 (with Retry-After while the database is unreachable). `queen.status` is
  * `draining` only while the broker shuts down; `buffer` says what the failover buffer is doing
  * (docs/decisions.md "Outage answers").

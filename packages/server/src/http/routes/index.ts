@@ -1,4 +1,4 @@
-/** The route table (API.md 3): every route family of the broker, in one list. */
+/** The route table (docs/api.md 3): every route family of the broker, in one list. */
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { ackRoutes } from './ack.js';

@@ -1,5 +1,5 @@
 /**
- * Maintenance modes and shared state (API.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
+ * Maintenance modes and shared state (docs/api.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
  * (stored in the database); the buffer figures are this process's own.
  */
 import { badRequest } from '../../errors.js';

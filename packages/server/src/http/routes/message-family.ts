@@ -1,5 +1,5 @@
 /**
- * The routes of the transactions, messages and DLQ family (API.md 7.1, 7.3, 7.4, 7.5), registered in the
+ * The routes of the transactions, messages and DLQ family (docs/api.md 7.1, 7.3, 7.4, 7.5), registered in the
  * route table as one block.
  */
 import type { RouteContext } from '../context.js';

@@ -1,5 +1,5 @@
 /**
- * The message routes (API.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
+ * The message routes (docs/api.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
 import { adminNotFound, badRequest } from '../../errors.js';

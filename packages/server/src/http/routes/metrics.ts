@@ -1,4 +1,4 @@
-/** `GET /metrics` and `GET /metrics/prometheus` (API.md 7.11, PUBLIC). */
+/** `GET /metrics` and `GET /metrics/prometheus` (docs/api.md 7.11, PUBLIC). */
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 

@@ -1,4 +1,4 @@
-/** The monitoring route family: status and stats refresh, analytics, metrics (API.md 7.8, 7.10, 7.11). */
+/** The monitoring route family: status and stats refresh, analytics, metrics (docs/api.md 7.8, 7.10, 7.11). */
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { analyticsRoutes } from './analytics.js';

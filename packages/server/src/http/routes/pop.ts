@@ -1,5 +1,5 @@
 /**
- * The three pop routes (API.md 5; the seed document is normative). Parameters come from the query string;
+ * The three pop routes (docs/api.md 5; the seed document is normative). Parameters come from the query string;
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
 import { popBadRequest } from '../../errors.js';
@@ -10,7 +10,7 @@ import { OutOfRange, type Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
 
 const MAX_TIMEOUT_MS = 600_000;
-/** Largest `partitions` (a PostgreSQL integer); 0 or less removes the bound (API.md 5.2). */
+/** Largest `partitions` (a PostgreSQL integer); 0 or less removes the bound (docs/api.md 5.2). */
 const MAX_PARTITIONS = 2_147_483_647;
 /** Largest `leaseSeconds`: ten years, the lease extension's ceiling too; 0 or less means the queue's leaseTime. */
 const MAX_LEASE_SECONDS = 315_360_000;
@@ -46,7 +46,7 @@ function checkedName(value: string | null, error: string): string | null {
   return value;
 }
 
-/** Reads the shared parameters of the three routes (API.md 5.2). */
+/** Reads the shared parameters of the three routes (docs/api.md 5.2). */
 function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
   const settings = core.popDefaults;
   const group = checkedName(query.string('consumerGroup'), 'Invalid consumerGroup');

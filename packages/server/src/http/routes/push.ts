@@ -1,4 +1,4 @@
-/** `POST /api/v1/push` (API.md 4.4): the 400 type checks, then per-item outcomes in input order. */
+/** `POST /api/v1/push` (docs/api.md 4.4): the 400 type checks, then per-item outcomes in input order. */
 import { badRequest } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
@@ -62,7 +62,7 @@ export function pushRoutes(core: RouteContext): Route[] {
         const items = parsePushItems(ctx.body.items);
         const outcomes = await core.push.push(items, ctx.subject);
         core.metrics.recorder.pushed(outcomes);
-        // Items that had to be buffered and could not be written: 500 with the same array (API.md 4.4).
+        // Items that had to be buffered and could not be written: 500 with the same array (docs/api.md 4.4).
         const bufferFailed = outcomes.some((o) => o.status === 'failed' && o.error === BUFFER_WRITE_FAILED);
         return { status: bufferFailed ? 500 : 201, body: outcomes.map(pushResultWire) };
       },

@@ -1,4 +1,4 @@
-/** `/configure`, queue detail and queue deletion (API.md 4.2, 4.3, 7.2). */
+/** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
 import { adminNotFound, badRequest } from '../../errors.js';
 import { deriveScope, dotNameError, isDotSegment, isValidName } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
@@ -8,7 +8,7 @@ import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
-/** A configure `namespace`/`task`: non-strings are absent (derived); more than 255 characters is a 400 (API.md 1.10). */
+/** A configure `namespace`/`task`: non-strings are absent (derived); more than 255 characters is a 400 (docs/api.md 1.10). */
 function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
   if (typeof value !== 'string') return null;
   if (value.length > 255) throw badRequest(`Invalid ${field}`);

@@ -1,5 +1,5 @@
 /**
- * The resource listings of API.md 7.2 (the queue detail is in queues.ts): queues, namespaces, tasks, the
+ * The resource listings of docs/api.md 7.2 (the queue detail is in queues.ts): queues, namespaces, tasks, the
  * overview and partitions. Counts are computed directly from the current state (`statsAge` 0).
  */
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';

@@ -1,5 +1,5 @@
 /**
- * Seek (API.md 7.7 rules 3-4): move a consumer group's cursors on every partition of a queue, or on one
+ * Seek (docs/api.md 7.7 rules 3-4): move a consumer group's cursors on every partition of a queue, or on one
  * partition, to the end or to a timestamp. The cursor rules, the lease release and the wake-ups run in
  * `queen.cursor_seek` (sql/functions/cursor_seek.sql); this module reads the body and shapes the answer.
  */

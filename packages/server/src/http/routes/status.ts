@@ -1,5 +1,5 @@
 /**
- * The status routes (API.md 7.10, READ_ONLY) and the stats refresh (API.md 7.8, ADMIN).
+ * The status routes (docs/api.md 7.10, READ_ONLY) and the stats refresh (docs/api.md 7.8, ADMIN).
  *
  * Counts are computed on demand: message counts from the partition facts (core/queue-stats.ts), message
  * states from the message views (core/messages.ts), time series from the per-minute counters that every
@@ -122,7 +122,7 @@ export function statusRoutes(core: RouteContext): Route[] {
       path: '/api/v1/status/buffers',
       access: 'READ_ONLY',
       async handle() {
-        // This process's failover buffer (API.md 9.5).
+        // This process's failover buffer (docs/api.md 9.5).
         const stats = core.buffer.stats();
         const dbHealthy = stats.dbHealthy && (await core.health.databaseReachable());
         return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: core.identity.serverId } };

@@ -1,5 +1,5 @@
 /**
- * The streams routes (STREAMS.md 3; API.md 8 as reconciled in STREAMS.md 3.5): `POST /streams/v1/queries`,
+ * The streams routes (docs/streams.md; docs/api.md 8 as reconciled in docs/streams.md): `POST /streams/v1/queries`,
  * `POST /streams/v1/cycle`, `POST /streams/v1/state/get`.
  *
  * Every wrongly typed field is a 400 checked over the whole body before anything runs, so a 400 applies
@@ -26,7 +26,7 @@ const MAX_NAME_LENGTH = 255;
 
 type Fields = Record<string, unknown>;
 
-/** `undefined` and `null` count as absent (API.md 1.2 rule 5). */
+/** `undefined` and `null` count as absent (docs/api.md 1.2 rule 5). */
 const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
 
 /** A required non-empty string field, else 400 `<field> is required`. */
@@ -73,7 +73,7 @@ export function parseStateOps(raw: unknown): StateOpRequest[] {
     if (typeof fields.key !== 'string') throw badRequest('state_op key must be a string');
     if (Buffer.byteLength(fields.key, 'utf8') > MAX_STATE_KEY_BYTES) throw badRequest(`state_op key too long (max ${MAX_STATE_KEY_BYTES} bytes)`);
     if (fields.type !== 'upsert') return { type: fields.type, key: fields.key, value: null };
-    // A missing (or null) upsert value stores {} (STREAMS.md 3.3.1).
+    // A missing (or null) upsert value stores {} (docs/streams.md).
     const value = absent(fields.value) ? {} : fields.value;
     const json = JSON.stringify(value);
     if (Buffer.byteLength(json, 'utf8') > MAX_STATE_VALUE_BYTES) throw badRequest(`state_op value too large (max ${MAX_STATE_VALUE_BYTES} bytes)`);
@@ -86,7 +86,7 @@ function leaseIdOf(value: string | null): string | null {
   return value === null || value === '' || isUuid(value) ? value : NO_LEASE;
 }
 
-/** Type-checks `ack`; its status and transactionId are checked by the cycle (they fail it, STREAMS.md 3.3.5). */
+/** Type-checks `ack`; its status and transactionId are checked by the cycle (they fail it, docs/streams.md). */
 export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   if (absent(raw)) return null;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('ack must be an object');

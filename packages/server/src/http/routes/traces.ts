@@ -1,5 +1,5 @@
 /**
- * Traces (API.md 7.6): consumers record events against a message; operators read them per message, by
+ * Traces (docs/api.md 7.6): consumers record events against a message; operators read them per message, by
  * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape, built by core/traces.ts).
  */
 import { adminNotFound, badRequest } from '../../errors.js';
@@ -24,7 +24,7 @@ export interface TraceInput {
 
 /**
  * Reads a trace body. `consumerGroup` defaults to queue mode, `eventType` to `info`; `traceNames` is a name,
- * an array of names or null (duplicates dropped). Texts outside API.md: `Invalid consumerGroup`,
+ * an array of names or null (duplicates dropped). Texts outside docs/api.md: `Invalid consumerGroup`,
  * `Invalid eventType` (contains NUL) and `Invalid traceNames` (anything but valid names).
  */
 export function parseTraceInput(body: Record<string, unknown>): TraceInput {

@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/transaction` (API.md 7.1): every 400 is checked over the whole request before anything runs;
+ * `POST /api/v1/transaction` (docs/api.md 7.1): every 400 is checked over the whole request before anything runs;
  * an unknown operation type is not a 400 but fails the transaction when its turn comes. More operations than
  * TRANSACTION_MAX_OPERATIONS is a 413 before anything runs.
  */
