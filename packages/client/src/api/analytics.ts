@@ -3,7 +3,7 @@
  * pages, the failover buffer and PostgreSQL's statistics. Ranges default to the last hour.
  */
 import { route, send, type ApiRequester, type CallOptions, type NotFoundBody } from './route.js';
-import type { FullMessageCounts, MessageCounts, Pagination } from './resources.js';
+import type { FullMessageCounts, MessageCounts, Pagination, QueueListRow } from './resources.js';
 
 /** Routes of this family. */
 export const analyticsRoutes = {
@@ -72,16 +72,8 @@ export interface StatusResponse {
 /** Throughput, counts, leases, DLQ and workers over a range. */
 export const getStatus = (http: ApiRequester, query: FilterQuery = {}, options?: CallOptions): Promise<StatusResponse> => send(http, analyticsRoutes.getStatus, {}, { query: { ...query } }, options);
 
-/** One queue of the status list. */
-export interface QueueStatusRow {
-  id: string;
-  name: string;
-  namespace: string | null;
-  task: string | null;
-  createdAt: string;
-  partitions: number;
-  messages: MessageCounts;
-}
+/** One queue of the status list: the same row as the queue list's. */
+export type QueueStatusRow = QueueListRow;
 
 /** Queues with their counts. */
 export const listQueueStatus = (http: ApiRequester, query: RangeQuery & { namespace?: string; task?: string; limit?: number; offset?: number } = {}, options?: CallOptions): Promise<{ queues: QueueStatusRow[]; pagination: Pagination }> =>

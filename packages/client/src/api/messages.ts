@@ -30,8 +30,8 @@ export interface ConsumptionMode {
   type: 'queue' | 'bus' | 'hybrid' | 'none';
 }
 
-/** One row of the message list (no payload; a preview when asked for with `preview`). */
-export interface MessageListRow {
+/** Where a message is and its state: what the list rows and the detail share. */
+export interface MessageIdentity {
   id: string;
   transactionId: string;
   partitionId: string;
@@ -41,6 +41,10 @@ export interface MessageListRow {
   namespace: string | null;
   task: string | null;
   status: MessageStatus;
+}
+
+/** One row of the message list (no payload; a preview when asked for with `preview`). */
+export interface MessageListRow extends MessageIdentity {
   queueStatus: MessageStatus | null;
   busStatus: { consumedBy: number; totalGroups: number } | null;
   traceId: string | null;
@@ -91,16 +95,7 @@ export interface MessageGroupState {
 }
 
 /** A message with its payload and per-group state. */
-export interface MessageDetail {
-  id: string;
-  transactionId: string;
-  partitionId: string;
-  queuePath: string;
-  queue: string;
-  partition: string;
-  namespace: string | null;
-  task: string | null;
-  status: MessageStatus;
+export interface MessageDetail extends MessageIdentity {
   payload: unknown;
   isEncrypted: boolean;
   traceId: string | null;

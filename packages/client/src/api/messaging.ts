@@ -2,7 +2,7 @@
  * The message path of docs/api.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
  * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
  */
-import type { AckStatus, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
+import type { AckItemResult, AckStatus, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
 import { route, send, type ApiRequester, type CallOptions } from './route.js';
 
 /** Routes of this family. */
@@ -110,17 +110,8 @@ export interface AckRequest {
   error?: string | null;
 }
 
-/** One ack result (docs/api.md §6.4). */
-export interface AckResult {
-  index: number;
-  transactionId: string;
-  success: boolean;
-  error: string | null;
-  queueName: string | null;
-  partitionName: string | null;
-  leaseReleased: boolean;
-  dlq: boolean;
-}
+/** One ack result (docs/api.md §6.4): the SDK's `AckItemResult`. */
+export type AckResult = AckItemResult;
 
 /** Acks one message; the answer is an array of one result. */
 export const ackMessage = (http: ApiRequester, body: AckRequest, options?: CallOptions): Promise<AckResult[]> => send(http, messagingRoutes.ackMessage, {}, { body }, options);
