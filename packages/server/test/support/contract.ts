@@ -98,8 +98,9 @@ export function contractViolation(method: string, rawPath: string, status: numbe
   const isJson = (headers.get('content-type') ?? '').startsWith('application/json');
   const found = findOperation(method, rawPath);
   if (found === null) {
-    // No operation: the 404 of an unserved route (or the dashboard's files, which are not JSON).
-    if (!isJson) return null;
+    // No operation: the 404 of an unserved route, or one of the dashboard's files (its JSON settings
+    // `/dashboard-config.json` included), which are not part of the API.
+    if (!isJson || status < 400) return null;
     const check = validatorAt(pointer('components', 'schemas', 'Error'));
     return check(JSON.parse(text)) ? null : `unrouted ${status} body is not the error shape: ${ajv.errorsText(check.errors)}`;
   }
