@@ -90,6 +90,8 @@ describe('the response check of the e2e tests (support/contract.ts)', () => {
     assert.equal(check('GET', '/api/v1/pop/queue/q', 204, undefined, new Headers({ 'x-queen-empty-reason': 'none' })), null);
     assert.equal(check('POST', '/api/v1/ack', 400, { error: 'transactionId is required' }), null);
     assert.equal(check('GET', '/no/such/route', 404, { error: 'Not Found: no route for GET /no/such/route' }), null);
+    // The dashboard's files are not API answers, its JSON settings included.
+    assert.equal(check('GET', '/dashboard-config.json', 200, { oidc: null }), null);
   });
 
   test('refuses a body that drifted, an undocumented status, a missing or unknown header, a body on a 204', () => {
