@@ -28,6 +28,8 @@ const result = await build({
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // The SDK's API layer from its sources, as the CLI bundle takes it: the build needs no prior build of the SDK.
+  alias: { '@queen/client/api': path.join(here, '..', 'client', 'src', 'api', 'index.ts') },
 });
 const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(dist, path.resolve(process.cwd(), file)).split(path.sep).join('/'));
 const js = outputs.find((f) => f.endsWith('.js'));
