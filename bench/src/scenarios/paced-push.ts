@@ -43,6 +43,42 @@ interface PacedOptions {
   checker: Checker;
 }
 
+/** Where one paced push goes and where it is counted. */
+type PushTarget = Pick<PacedOptions, 'client' | 'queue' | 'latency' | 'totals' | 'checker'>;
+
+/**
+ * Pushes one item (its send time in the payload, for dwell) and counts the outcome: accepted items are recorded
+ * with the checker, failures counted, not retried. True when the item was accepted.
+ */
+async function pushOne(target: PushTarget, partition: string, transactionId: string, producer: string, seq: number): Promise<boolean> {
+  const { client, queue, latency, totals, checker } = target;
+  const payload: BenchPayload = { seq, ts: Math.round(wallClockMs() * 1000) / 1000 };
+  const started = now();
+  try {
+    const response = await client.push([{ queue, partition, payload, transactionId }]);
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      totals.failedRequests++;
+      totals.lastError = `HTTP ${response.statusCode}`;
+      return false;
+    }
+    latency.add(now() - started);
+    totals.requests++;
+    const result = response.results[0];
+    if (result?.status !== 'queued' && result?.status !== 'buffered') {
+      totals.failedItems++;
+      totals.lastError = `item ${result?.status ?? 'missing'}${result?.error ? `: ${result.error}` : ''}`;
+      return false;
+    }
+    totals.accepted++;
+    checker.recordPush({ transactionId, partition, producer, seq });
+    return true;
+  } catch (error) {
+    totals.failedRequests++;
+    totals.lastError = describeError(error);
+    return false;
+  }
+}
+
 /** One paced single-item producer: waits for its next slot, pushes, records. Failures are counted, not retried. */
 export async function runPacedProducer(options: PacedOptions): Promise<void> {
   const { client, queue, tag, producerId, pacer, rotation, latency, lag, totals, checker } = options;
@@ -51,32 +87,8 @@ export async function runPacedProducer(options: PacedOptions): Promise<void> {
     const wait = due - now();
     if (wait > 0) await sleep(wait);
     lag.add(Math.max(0, now() - due));
-    const partition = rotation.take();
     const itemSeq = seq++;
-    const transactionId = `${tag}.${producerId}.${itemSeq}`;
-    const payload: BenchPayload = { seq: itemSeq, ts: Math.round(wallClockMs() * 1000) / 1000 };
-    const started = now();
-    try {
-      const response = await client.push([{ queue, partition, payload, transactionId }]);
-      if (response.statusCode < 200 || response.statusCode >= 300) {
-        totals.failedRequests++;
-        totals.lastError = `HTTP ${response.statusCode}`;
-        continue;
-      }
-      latency.add(now() - started);
-      totals.requests++;
-      const status = response.results[0]?.status;
-      if (status === 'queued' || status === 'buffered') {
-        totals.accepted++;
-        checker.recordPush({ transactionId, partition, producer: producerId, seq: itemSeq });
-      } else {
-        totals.failedItems++;
-        totals.lastError = `item ${status ?? 'missing'}${response.results[0]?.error ? `: ${response.results[0].error}` : ''}`;
-      }
-    } catch (error) {
-      totals.failedRequests++;
-      totals.lastError = describeError(error);
-    }
+    await pushOne({ client, queue, latency, totals, checker }, rotation.take(), `${tag}.${producerId}.${itemSeq}`, producerId, itemSeq);
   }
 }
 
@@ -112,35 +124,9 @@ export async function runOpenLoopPush(options: OpenLoopPushOptions): Promise<Ope
   try {
     const result = await runOpenLoop({
       start: now(), durationMs: options.durationMs, rate: options.rate, maxInFlight: OPEN_LOOP_MAX_IN_FLIGHT,
-      send: async (slot) => {
-        const partition = rotation.take();
+      send: (slot) => {
         const producer = `o${slot % OPEN_LOOP_MAX_IN_FLIGHT}`;
-        const transactionId = `${tag}.${producer}.${slot}`;
-        const payload: BenchPayload = { seq: slot, ts: Math.round(wallClockMs() * 1000) / 1000 };
-        const started = now();
-        try {
-          const response = await client.push([{ queue, partition, payload, transactionId }]);
-          if (response.statusCode < 200 || response.statusCode >= 300) {
-            totals.failedRequests++;
-            totals.lastError = `HTTP ${response.statusCode}`;
-            return false;
-          }
-          latency.add(now() - started);
-          totals.requests++;
-          const status = response.results[0]?.status;
-          if (status !== 'queued' && status !== 'buffered') {
-            totals.failedItems++;
-            totals.lastError = `item ${status ?? 'missing'}`;
-            return false;
-          }
-          totals.accepted++;
-          checker.recordPush({ transactionId, partition, producer, seq: slot });
-          return true;
-        } catch (error) {
-          totals.failedRequests++;
-          totals.lastError = describeError(error);
-          return false;
-        }
+        return pushOne({ client, queue, latency, totals, checker }, rotation.take(), `${tag}.${producer}.${slot}`, producer, slot);
       },
     });
     return { ...result, latency };

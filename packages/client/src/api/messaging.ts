@@ -2,7 +2,7 @@
  * The message path of docs/api.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
  * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
  */
-import type { AckItemResult, AckStatus, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
+import type { AckItemResult, AckStatus, ConfigureResult, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
 import { route, send, type ApiRequester, type CallOptions } from './route.js';
 
 /** Routes of this family. */
@@ -26,17 +26,8 @@ export interface ConfigureRequest {
   options?: QueueOptions;
 }
 
-/** `POST /api/v1/configure` answer. */
-export interface ConfigureResponse {
-  configured: true;
-  queueId: string;
-  partitionId: string;
-  queue: string;
-  namespace: string;
-  task: string;
-  options: Required<QueueOptions>;
-  warning?: string;
-}
+/** `POST /api/v1/configure` answer: the stored options echoed (`configured` is always true). */
+export type ConfigureResponse = ConfigureResult & { configured: true };
 
 /** Creates a queue or replaces its whole configuration. */
 export const configure = (http: ApiRequester, body: ConfigureRequest, options?: CallOptions): Promise<ConfigureResponse> =>
