@@ -325,6 +325,29 @@ describe('(3) batches touching the same partitions in opposite item order do not
       assert.equal(await tail(queue, p), rounds * 2);
     }
   });
+
+  test('batches mixing existing partitions with ones created at the same time, in any order: no error, every offset dense', async () => {
+    // One batch may find every partition (the one-statement lock) while another creates some of them (the loop):
+    // both must still lock in one order.
+    const queue = uniqueQueue('create-while-locking');
+    const sessions = [await session(), await session(), await session()];
+    const existing = ['E1', 'E2', 'E3'];
+    await push(sql.pool, existing.map((p) => ({ queue, partition: p, tx: `seed-${p}` })));
+    const rounds = 25;
+    for (let round = 0; round < rounds; round++) {
+      const fresh = [`N${round}a`, `N${round}b`];
+      const batches = sessions.map((s, i) => {
+        const names = [...existing, ...fresh];
+        const ordered = i === 1 ? names.reverse() : i === 2 ? [...fresh.reverse(), ...existing] : names;
+        return push(s.client, ordered.map((p) => ({ queue, partition: p, tx: `${round}-${i}-${p}` })));
+      });
+      for (const rows of await Promise.all(batches)) assert.ok(rows.every((r) => r.status === 'queued'), JSON.stringify(rows));
+      for (const p of fresh) assert.deepEqual(Object.values(await offsets(queue, p)).sort((x, y) => x - y), [1, 2, 3]);
+    }
+    for (const p of existing) {
+      assert.deepEqual(Object.values(await offsets(queue, p)).sort((x, y) => x - y), Array.from({ length: rounds * 3 + 1 }, (_, i) => i + 1));
+    }
+  });
 });
 
 describe('(4) concurrent pops of the same (partition, group)', () => {
