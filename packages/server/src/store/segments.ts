@@ -30,11 +30,24 @@ export interface AppendResult {
   task: string;
 }
 
-const SQL = `SELECT item, status, message_id AS "messageId", partition_id AS "partitionId", error,
-    queue_namespace AS namespace, queue_task AS task
-  FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])`;
+/**
+ * The call and a compact answer: one row per item that was not queued (duplicate, failed, unsealed: rare), and
+ * one row per partition that received queued items (the partition id and the queue's namespace and task, with
+ * the number of one of its items). A queued item's message id is the one the broker minted, so the common
+ * case, every item queued, costs one row per partition of the batch instead of one row per item to send, parse
+ * and collect (docs/performance-analysis.md, "The push answer").
+ */
+const SQL = `WITH r AS MATERIALIZED (
+    SELECT * FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])
+  )
+  SELECT item, status, message_id AS "messageId", partition_id AS "partitionId", error,
+      queue_namespace AS namespace, queue_task AS task
+    FROM r WHERE status <> 'queued'
+  UNION ALL
+  SELECT min(item), 'queued', NULL, partition_id, NULL, queue_namespace, queue_task
+    FROM r WHERE status = 'queued' GROUP BY partition_id, queue_namespace, queue_task`;
 
-/** A result row of `queen.push_messages`: the result of item number `item` (1-based). */
+/** A result row: the result of item number `item` (1-based), or for 'queued' the partition of that item. */
 interface Row extends AppendResult {
   item: number;
 }
@@ -55,16 +68,31 @@ function appendQuery(items: AppendItem[]): pg.QueryConfig {
   };
 }
 
-function inItemOrder(rows: Row[], count: number): AppendResult[] {
-  const ordered = new Array<AppendResult>(count);
-  for (const row of rows) ordered[row.item - 1] = row;
-  return ordered;
+const pairKey = (item: AppendItem): string => `${item.queue}\u0000${item.partition}`;
+
+/** Every item's result, in item order, from the compact answer. */
+function inItemOrder(items: AppendItem[], rows: Row[]): AppendResult[] {
+  const results = new Array<AppendResult>(items.length);
+  const queuedIn = new Map<string, Row>();
+  for (const row of rows) {
+    if (row.status === 'queued') queuedIn.set(pairKey(items[row.item - 1]!), row);
+    else results[row.item - 1] = row;
+  }
+  for (let i = 0; i < items.length; i++) {
+    if (results[i] !== undefined) continue;
+    const item = items[i]!;
+    const partition = queuedIn.get(pairKey(item));
+    if (partition === undefined) throw new Error(`push_messages answered nothing for item ${i + 1}`);
+    results[i] = { status: 'queued', messageId: item.messageId, partitionId: partition.partitionId, error: null,
+      namespace: partition.namespace, task: partition.task };
+  }
+  return results;
 }
 
 /** Appends the items in one transaction; results come back in item order. */
 export async function segmentAppend(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
   const result = await db.query<Row>(appendQuery(params.items));
-  return inItemOrder(result.rows, params.items.length);
+  return inItemOrder(params.items, result.rows);
 }
 
 /**
