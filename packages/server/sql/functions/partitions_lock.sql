@@ -8,7 +8,9 @@
 --     batches touching the same partitions in any item order deadlock-free.
 --   Cost: when every pair exists (every push but a partition's first), two statements: a look-up without
 --     locks, then one statement that locks every pair in order. Only when a pair is missing does a loop
---     create it and lock pair by pair; locking nothing before that check keeps the order whole.
+--     create it and lock pair by pair; locking nothing before that check keeps the order whole (but for
+--     a queue deleted between the two statements: the loop then re-creates its partitions after others were
+--     locked, and a deadlock with a batch creating the same partitions is reported by PostgreSQL, 40P01).
 CREATE OR REPLACE FUNCTION queen.partitions_lock(p_queue text[], p_partition text[])
 RETURNS TABLE (queue_name text, partition_name text, partition_id uuid, tail bigint, last_push_at timestamptz)
 LANGUAGE plpgsql

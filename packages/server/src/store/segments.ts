@@ -35,7 +35,7 @@ export interface AppendResult {
  * one row per partition that received queued items (the partition id and the queue's namespace and task, with
  * the number of one of its items). A queued item's message id is the one the broker minted, so the common
  * case, every item queued, costs one row per partition of the batch instead of one row per item to send, parse
- * and collect (docs/performance-analysis.md, "The push answer").
+ * and collect (docs/decisions.md, "The push answer is compact").
  */
 const SQL = `WITH r AS MATERIALIZED (
     SELECT * FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])
