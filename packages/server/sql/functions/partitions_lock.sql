@@ -27,17 +27,18 @@ DECLARE
   v_tails bigint[];
   v_pushed timestamptz[];
 BEGIN
-  -- Each queue's backlog lock, shared, in name order, before anything is read: a pop registering a
-  -- (queue, group) with the wildcard pops' index holds it exclusively (backlog_prepare), so this write either
-  -- commits before that registration fills the index or sees the registration and writes its own entries.
-  PERFORM pg_advisory_xact_lock_shared(queen.backlog_lock_key(n.name))
-  FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name) ORDER BY 1) n;
-
+  -- The batch's distinct pairs in lock order; the queue names below are read from them, not from the items.
   SELECT array_agg(k.queue_name ORDER BY k.queue_name, k.partition_name),
          array_agg(k.partition_name ORDER BY k.queue_name, k.partition_name)
   INTO v_queues, v_names
   FROM (SELECT DISTINCT t.queue_name, t.partition_name
         FROM unnest(p_queue, p_partition) AS t (queue_name, partition_name)) k;
+
+  -- Each queue's backlog lock, shared, in name order, before anything is read: a pop registering a
+  -- (queue, group) with the wildcard pops' index holds it exclusively (backlog_prepare), so this write either
+  -- commits before that registration fills the index or sees the registration and writes its own entries.
+  PERFORM pg_advisory_xact_lock_shared(queen.backlog_lock_key(n.name))
+  FROM (SELECT DISTINCT u.name FROM unnest(v_queues) AS u (name) ORDER BY 1) n;
 
   -- Every pair's row read by key (the queue's id per pair, the partition through partitions_lookup_idx), in
   -- lock order, the LATERAL subquery locking as it goes. A pair deleted meanwhile (its queue deleted during
@@ -67,7 +68,7 @@ BEGIN
   -- survive any statistics").
   INSERT INTO queen.queues (id, name, namespace, task)
   SELECT queen.uuid_v7(), n.name, split_part(n.name, '.', 1), split_part(n.name, '.', 2)
-  FROM (SELECT DISTINCT u.name FROM unnest(p_queue) AS u (name)) n
+  FROM (SELECT DISTINCT u.name FROM unnest(v_queues) AS u (name)) n
   WHERE (SELECT true FROM queen.queues q WHERE q.name = n.name) IS NULL
   ORDER BY n.name
   ON CONFLICT (name) DO NOTHING;
