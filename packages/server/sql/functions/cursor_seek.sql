@@ -69,8 +69,7 @@ BEGIN
     v_wake := v_wake OR v_live OR v_target < v_cursor.committed OR (v_created AND v_target < v_partition.tail);
 
     SELECT s.message_ids[v_target - s.first_offset + 1] INTO v_moved_to
-    FROM queen.segments s
-    WHERE s.partition_id = v_partition.id AND s.last_offset >= v_target AND s.first_offset <= v_target;
+    FROM queen.segment_at(v_partition.id, v_target) s;
     v_names := v_names || v_partition.name;
     v_moved := v_moved || v_moved_to;
   END LOOP;
