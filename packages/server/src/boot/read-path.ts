@@ -12,6 +12,11 @@ import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 import { isProcedureError, type WritePath } from './write-path.js';
 
+/** Concurrent ack transactions: as for pushes (write-path.ts), enough to overlap commits, few enough to share them. */
+const ACK_MAX_IN_FLIGHT = 4;
+/** Items per shared ack transaction. */
+const ACK_MAX_ITEMS = 10_000;
+
 /** What the read path needs. */
 export interface ReadPathOptions {
   config: Config;
@@ -45,6 +50,12 @@ export function startReadPath({ config, log, database: { store }, bus, metrics, 
     paused: () => write.maintenance.pop,
   });
   defer('parked pops', () => pop.shutdown());
-  const ack = new AckService({ store, wake: write.wake });
+  const ack = new AckService({
+    store,
+    wake: write.wake,
+    maxInFlight: ACK_MAX_IN_FLIGHT,
+    maxItems: ACK_MAX_ITEMS,
+    isolateOnError: isProcedureError,
+  });
   return { pop, ack };
 }

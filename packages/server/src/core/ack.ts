@@ -1,7 +1,13 @@
 /**
  * Ack (docs/api.md 6.1-6.3): normalises the items; the rules themselves run in `queen.ack_messages`, per
  * (partition, group) under the cursor row lock.
+ *
+ * Concurrent ack requests share transactions (group commit, coalescer.ts), as pushes do: consumers that ack
+ * one message at a time otherwise pay a commit and a function call each. Requests that name the same
+ * (partition, group) never share a call, because the function checks each pair against its state at the
+ * start of the call: each request gets exactly the answer it would get alone.
  */
+import { Coalescer } from './coalescer.js';
 import { isUuid } from '../ids.js';
 import type { AckItem, AckResult, LeaseExtendResult } from '../store/cursors.js';
 import type { Store } from '../store/index.js';
@@ -42,15 +48,28 @@ export type AckStore = Pick<Store, 'cursorAck' | 'leaseExtend'>;
 export class AckService {
   private readonly store: AckStore;
   private readonly wake: (signal: QueueSignal) => void;
+  private readonly coalescer: Coalescer<AckItem, AckResult>;
 
   constructor(options: {
     /** `cursorAck` applies a batch in one transaction (`queen.ack_messages`). */
     store: AckStore;
     /** Wakes the parked pops of a queue whose lease was released. */
     wake: (signal: QueueSignal) => void;
+    /** Ack transactions running at once, at most; requests arriving meanwhile share the next one. */
+    maxInFlight: number;
+    /** Items per shared transaction (a request is never split). */
+    maxItems: number;
+    /** A shared transaction that failed so is retried per request, so that one bad request fails alone. */
+    isolateOnError: (error: unknown) => boolean;
   }) {
     this.store = options.store;
     this.wake = options.wake;
+    this.coalescer = new Coalescer((items) => this.store.cursorAck({ items }), {
+      maxInFlight: options.maxInFlight,
+      maxItems: options.maxItems,
+      isolateOnError: options.isolateOnError,
+      key: (item) => `${item.partitionId ?? ''}\u0000${item.group}`,
+    });
   }
 
   /** Extends a live lease by `seconds` (`POST /api/v1/lease/:leaseId/extend`); the id is a lowercase UUID. */
@@ -58,10 +77,10 @@ export class AckService {
     return this.store.leaseExtend(params);
   }
 
-  /** Acks a batch of items in one transaction. */
+  /** Acks a batch of items in one transaction (which concurrent requests on other partitions may share). */
   async ack(items: AckRequestItem[]): Promise<AckResult[]> {
     if (items.length === 0) return [];
-    const results = await this.store.cursorAck({ items: toAckItems(items) });
+    const results = await this.coalescer.submit(toAckItems(items));
     const released = new Set(results.filter((r) => r.leaseReleased && r.queueName !== null).map((r) => r.queueName!));
     // The scope is unknown here: discovery pops of every scope re-check, which is cheap and never misses.
     for (const queue of released) this.wake({ queue, namespace: null, task: null });

@@ -15,11 +15,17 @@ interface Job<I, R> {
 }
 
 /** Tuning of a coalescer. */
-export interface CoalescerOptions {
+export interface CoalescerOptions<I> {
   maxInFlight: number;
   maxItems: number;
   /** When a merged call fails with such an error, each submission is retried alone (one bad request fails alone). */
   isolateOnError: (error: unknown) => boolean;
+  /**
+   * When given, items of different submissions with the same key never share a call: a submission whose
+   * key is already in the call being assembled waits for the next one (submissions stay in arrival order).
+   * For operations whose rules read "the state at the start of the call", merging would change the answer.
+   */
+  key?: (item: I) => string;
 }
 
 /** Merges concurrent submissions into few calls. */
@@ -30,7 +36,7 @@ export class Coalescer<I, R> {
 
   constructor(
     private readonly run: (items: I[]) => Promise<R[]>,
-    private readonly options: CoalescerOptions,
+    private readonly options: CoalescerOptions<I>,
   ) {}
 
   /** Submits items; resolves with one result per item, in order, once they are committed. */
@@ -54,12 +60,14 @@ export class Coalescer<I, R> {
   private flush(): void {
     while (this.inFlight < this.options.maxInFlight && this.pending.length > 0) {
       const batch: Job<I, R>[] = [];
+      const keys = new Set<string>();
       let count = 0;
       while (this.pending.length > 0) {
         const next = this.pending[0]!;
-        if (batch.length > 0 && count + next.items.length > this.options.maxItems) break;
+        if (batch.length > 0 && (count + next.items.length > this.options.maxItems || this.sharesKey(next, keys))) break;
         batch.push(this.pending.shift()!);
         count += next.items.length;
+        if (this.options.key !== undefined) for (const item of next.items) keys.add(this.options.key(item));
       }
       this.inFlight += 1;
       void this.execute(batch).finally(() => {
@@ -67,6 +75,11 @@ export class Coalescer<I, R> {
         this.schedule();
       });
     }
+  }
+
+  private sharesKey(job: Job<I, R>, keys: ReadonlySet<string>): boolean {
+    const key = this.options.key;
+    return key !== undefined && job.items.some((item) => keys.has(key(item)));
   }
 
   private async execute(batch: Job<I, R>[]): Promise<void> {

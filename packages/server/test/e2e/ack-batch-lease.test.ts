@@ -420,3 +420,41 @@ describe('POST /api/v1/lease/:leaseId/extend', () => {
     assert.deepEqual(stale.json, extendFailure(body.leaseId, 'Lease not found'));
   });
 });
+
+describe('concurrent ack requests (they may share a transaction)', () => {
+  test('each of many concurrent requests on different partitions gets its own results, in its own order', async () => {
+    const queue = uniqueQueue('ack-shared');
+    const partitions = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    const pids = await Promise.all(partitions.map((p) => pushMessages(queue, p, 2, p)));
+    const leases = await Promise.all(partitions.map(async (p) => (await popOk(queue, p, 'batch=2')).leaseId as string));
+    const answers = await Promise.all(partitions.map((p, i) => ackBatch({ acknowledgments: [
+      { transactionId: `${p}-2`, partitionId: pids[i], leaseId: leases[i], status: 'completed' },
+      { transactionId: `${p}-1`, partitionId: pids[i], leaseId: leases[i], status: 'completed' },
+    ] })));
+    answers.forEach((answer, i) => {
+      const p = partitions[i]!;
+      assert.deepEqual(answer.map((r: any) => [r.index, r.transactionId, r.success, r.error, r.partitionName]),
+        [[0, `${p}-2`, true, null, p], [1, `${p}-1`, true, null, p]]);
+    });
+    const again = await pop(queue, null, 'batch=10&wait=false');
+    assert.equal(again.status, 204, 'every message was settled');
+  });
+
+  test('requests on the same partition never share one: a failure in one request does not block the other', async () => {
+    // Alone, in either order: the retry of m-1 first releases the lease (the completion of m-2 then meets
+    // an expired lease), or the completion of m-2 first settles both (the retry of m-1 is then a no-op).
+    // Merged into one call, the completion would be "Not applied: an earlier message ... in this request".
+    for (let round = 0; round < 5; round++) {
+      const queue = uniqueQueue('ack-same-pair');
+      const pid = await pushMessages(queue, 'p1', 2);
+      const { leaseId } = await popOk(queue, 'p1', 'batch=2');
+      const [retried, completed] = await Promise.all([
+        ackBatch({ acknowledgments: [{ transactionId: 'm-1', partitionId: pid, leaseId, status: 'retry' }] }),
+        ackBatch({ acknowledgments: [{ transactionId: 'm-2', partitionId: pid, leaseId, status: 'completed' }] }),
+      ]);
+      assert.equal(retried[0].success, true, JSON.stringify(retried));
+      assert.notEqual(completed[0].error, NOT_APPLIED, `round ${round}: ${JSON.stringify(completed)}`);
+      assert.ok(completed[0].success || completed[0].error === 'Invalid or expired lease', JSON.stringify(completed));
+    }
+  });
+});

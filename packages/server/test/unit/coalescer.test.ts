@@ -69,7 +69,7 @@ function immediateRun(calls: string[][]): (items: string[]) => Promise<string[]>
   };
 }
 
-const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({
+const options = (overrides: Partial<CoalescerOptions<string>> = {}): CoalescerOptions<string> => ({
   maxInFlight: 1,
   maxItems: 1000,
   isolateOnError: () => true,
@@ -145,6 +145,31 @@ describe('coalescing', () => {
     run.answer(1);
     assert.deepEqual(await b.promise, ['b1:ok']);
     assert.deepEqual(await c.promise, ['c1:ok', 'c2:ok']);
+  });
+});
+
+describe('keys', () => {
+  /** Items are `<key>/<name>`: the key is what precedes the slash. */
+  const byKey = (item: string): string => item.split('/')[0]!;
+
+  test('a submission sharing a key with the call being assembled waits for the next call; order is kept', async () => {
+    const calls: string[][] = [];
+    const coalescer = new Coalescer(immediateRun(calls), options({ maxInFlight: 1, key: byKey }));
+    const answers = await Promise.all([
+      coalescer.submit(['p/a1', 'p/a2']), // one submission may repeat a key
+      coalescer.submit(['q/b1']),
+      coalescer.submit(['p/c1']), // p is in the call: waits, and so does everything after it
+      coalescer.submit(['r/d1']),
+    ]);
+    assert.deepEqual(calls, [['p/a1', 'p/a2', 'q/b1'], ['p/c1', 'r/d1']]);
+    assert.deepEqual(answers, [['p/a1:ok', 'p/a2:ok'], ['q/b1:ok'], ['p/c1:ok'], ['r/d1:ok']]);
+  });
+
+  test('without keys the same submissions share one call', async () => {
+    const calls: string[][] = [];
+    const coalescer = new Coalescer(immediateRun(calls), options({ maxInFlight: 1 }));
+    await Promise.all([coalescer.submit(['p/a1']), coalescer.submit(['p/c1'])]);
+    assert.deepEqual(calls, [['p/a1', 'p/c1']]);
   });
 });
 
