@@ -59,7 +59,7 @@ export class AckService {
     maxInFlight: number;
     /** Items per shared transaction (a request is never split). */
     maxItems: number;
-    /** A shared transaction that failed so is retried per request, so that one bad request fails alone. */
+    /** Errors after which a shared transaction is retried per request, so that one bad request fails alone. */
     isolateOnError: (error: unknown) => boolean;
   }) {
     this.store = options.store;
