@@ -64,10 +64,11 @@ export class Coalescer<I, R> {
       let count = 0;
       while (this.pending.length > 0) {
         const next = this.pending[0]!;
-        if (batch.length > 0 && (count + next.items.length > this.options.maxItems || this.sharesKey(next, keys))) break;
+        const nextKeys = this.keysOf(next);
+        if (batch.length > 0 && (count + next.items.length > this.options.maxItems || nextKeys.some((k) => keys.has(k)))) break;
         batch.push(this.pending.shift()!);
         count += next.items.length;
-        if (this.options.key !== undefined) for (const item of next.items) keys.add(this.options.key(item));
+        for (const k of nextKeys) keys.add(k);
       }
       this.inFlight += 1;
       void this.execute(batch).finally(() => {
@@ -77,9 +78,10 @@ export class Coalescer<I, R> {
     }
   }
 
-  private sharesKey(job: Job<I, R>, keys: ReadonlySet<string>): boolean {
+  /** The keys of a submission's items (none without the `key` option), computed once per submission. */
+  private keysOf(job: Job<I, R>): string[] {
     const key = this.options.key;
-    return key !== undefined && job.items.some((item) => keys.has(key(item)));
+    return key === undefined ? [] : job.items.map(key);
   }
 
   private async execute(batch: Job<I, R>[]): Promise<void> {
