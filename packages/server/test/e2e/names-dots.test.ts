@@ -2,7 +2,7 @@
  * Names that are URL path segments (docs/api.md 1.10, docs/decisions.md "Dot names"): `.` and `..` are
  * refused at every door that creates or changes something by name, with a text naming the rule: push,
  * transaction and sink items, configure, the three pop routes (sent without URL normalisation: before any
- * row is written), acks, the streams routes, consumer-group subscription and seek. Dots inside a name stay
+ * row is written), acks, traces, the streams routes, consumer-group subscription and seek. Dots inside a name stay
  * allowed; a queue or group named `..` that already exists stays readable and deletable by a client that
  * sends the path as it is (node:http, curl --path-as-is).
  */
@@ -92,7 +92,7 @@ test('the three pop routes refuse "." and ".." (sent as they are) with 400 befor
   assert.equal(fine.status, 204, 'dots inside names are fine');
 });
 
-test('configure, acks and transaction acks refuse "." and ".." as namespace, task and consumerGroup', async () => {
+test('configure, acks, transaction acks and traces refuse "." and ".." as namespace, task, consumerGroup and trace name', async () => {
   const { api } = setup;
   const queue = uniqueQueue('cfgdots');
   for (const [body, text] of [
@@ -112,6 +112,16 @@ test('configure, acks and transaction acks refuse "." and ".." as namespace, tas
     const res = await api.post(path, body);
     assert.deepEqual([res.status, res.json], [400, { error: `Invalid consumerGroup: ${DOTS}` }], `${path} ${JSON.stringify(body)}`);
   }
+  for (const [body, text] of [
+    [{ ...ack, data: {}, consumerGroup: '..' }, `Invalid consumerGroup: ${DOTS}`],
+    [{ ...ack, data: {}, traceNames: ['ok', '.'] }, `Invalid traceNames: ${DOTS}`],
+    [{ ...ack, data: {}, traceNames: '..' }, `Invalid traceNames: ${DOTS}`],
+  ] as const) {
+    const res = await api.post('/api/v1/traces', body);
+    assert.deepEqual([res.status, res.json], [400, { error: text }], JSON.stringify(body));
+  }
+  const traced = await api.post('/api/v1/traces', { ...ack, data: {}, traceNames: ['a..b'] });
+  assert.equal(traced.json.error, 'Message not found', 'a name with dots inside passes the checks');
   const scoped = await api.post('/api/v1/configure', { queue, namespace: 'a.b', task: '' });
   assert.deepEqual([scoped.status, scoped.json.namespace, scoped.json.task], [200, 'a.b', '']);
   assert.deepEqual(await dotRows(), NONE);
