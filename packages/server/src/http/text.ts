@@ -8,7 +8,8 @@
  * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
  * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Path parameters are checked after
  * decoding (server.ts), except those that only key a look-up (core/messages.ts#messageKey makes them miss);
- * query values when a route reads them (query.ts).
+ * query values when a route reads them (query.ts). A name a route creates or changes something by also
+ * passes the name rule (`checkedName`), with its field's text.
  */
 import { isStorableText, nameError } from '../core/names.js';
 import { badRequest, InvalidInput, type HttpError } from '../errors.js';

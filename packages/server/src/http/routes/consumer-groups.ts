@@ -16,7 +16,7 @@ import { checkedName } from '../text.js';
 
 const DEFAULT_MIN_LAG_SECONDS = 3600;
 
-/** The group of the path, checked against the naming rule. */
+/** The group of the path for reading and deleting: any name a group can have, `.`/`..` from before the rule included. */
 function groupParam(params: Record<string, string>): string {
   const group = params.group ?? '';
   if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
