@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMigrations, startDatabase } from './boot/database.js';
+import { reportRefusedNames } from './boot/refused-names.js';
 import { createAuthenticator, listen } from './boot/listen.js';
 import { startMonitoring, startRemovalJobs } from './boot/monitoring.js';
 import { startReadPath } from './boot/read-path.js';
@@ -68,7 +69,10 @@ export class Broker {
     const server = await sequence.step('listen', (defer) => listen(config, defer));
     const port = (server.address() as AddressInfo).port;
     const database = await sequence.step('database', (defer) => startDatabase({ config, log, warn, signal }, defer));
-    await sequence.step('migrations', () => applyMigrations(database.pool, log, { where: database.where, waitMs: config.startupWaitMs, signal }));
+    await sequence.step('migrations', async () => {
+      await applyMigrations(database.pool, log, { where: database.where, waitMs: config.startupWaitMs, signal });
+      await reportRefusedNames(database.store, log);
+    });
     const monitoring = await sequence.step('monitoring', (defer) => startMonitoring({
       config, log, database, bus, port,
       bufferedMessages: () => write?.buffer.bufferedCount ?? 0,

@@ -7,7 +7,8 @@
 --   Result: one row per item in item order: item (0-based), transaction_id, and the result of docs/api.md 6.4.
 --     A partitionId or leaseId that is not a UUID matches nothing ('Message not found', 'Invalid or expired
 --     lease'), as on the wire (core/ack.ts).
---   Errors: 22023 for a malformed item or an unknown status (nothing is applied).
+--   Errors: 22023 for a malformed item (a consumerGroup the name rule refuses included, api_name) or an
+--     unknown status (nothing is applied).
 --   Locks: those of ack_messages. Notifies: api_wake once per queue whose lease was released.
 CREATE OR REPLACE FUNCTION queen.api_ack_items(p_acks jsonb, p_where text)
 RETURNS TABLE (item integer, transaction_id text, success boolean, error text, queue_name text,
@@ -45,7 +46,8 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = v_where || '.status must be completed, success, failed, dlq or retry';
     END IF;
-    PERFORM queen.api_field(v_item.e, 'consumerGroup', 'string', v_where),
+    PERFORM queen.api_name(nullif(queen.api_field(v_item.e, 'consumerGroup', 'string', v_where) #>> '{}', ''),
+                           v_where || '.consumerGroup', true),
             queen.api_field(v_item.e, 'leaseId', 'string', v_where),
             queen.api_field(v_item.e, 'error', 'string', v_where);
   END LOOP;

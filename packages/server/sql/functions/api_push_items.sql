@@ -51,11 +51,11 @@ BEGIN
   CROSS JOIN LATERAL (SELECT CASE
       WHEN jsonb_typeof(t.e) <> 'object' THEN ' must be an object'
       WHEN jsonb_typeof(t.e -> 'queue') IS DISTINCT FROM 'string' THEN '.queue must be a string'
-      WHEN length(t.e ->> 'queue') NOT BETWEEN 1 AND 255 THEN '.queue must be a name of 1 to 255 characters'
+      WHEN queen.name_problem(t.e ->> 'queue') IS NOT NULL THEN '.queue ' || queen.name_problem(t.e ->> 'queue')
       WHEN coalesce(jsonb_typeof(t.e -> 'partition'), 'null') NOT IN ('string', 'null')
         THEN '.partition must be a string'
-      WHEN length(t.e ->> 'partition') NOT BETWEEN 1 AND 255
-        THEN '.partition must be a name of 1 to 255 characters'
+      WHEN t.e ->> 'partition' IS NOT NULL AND queen.name_problem(t.e ->> 'partition') IS NOT NULL
+        THEN '.partition ' || queen.name_problem(t.e ->> 'partition')
       WHEN coalesce(jsonb_typeof(t.e -> 'transactionId'), 'null') NOT IN ('string', 'null')
         THEN '.transactionId must be a string'
       WHEN length(t.e ->> 'transactionId') > 255 THEN '.transactionId must be at most 255 characters'

@@ -4,7 +4,7 @@
 --     'retry', 'dlq'), p_error_message (stored on a DLQ entry).
 --   Result: the ack's success (false: message not found, lease invalid or expired, outside the leased span,
 --     or the partition is leased and no lease was given).
---   Errors: 22023 for a null id or an unknown status.
+--   Errors: 22023 for a null id, an unknown status or a group the name rule refuses (api_name).
 --   Locks: those of ack_messages. Notifies: queen_wake at commit when the lease was released.
 CREATE OR REPLACE FUNCTION queen.commit_one(
   p_transaction_id text,
@@ -18,6 +18,7 @@ LANGUAGE sql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+  SELECT queen.api_name(nullif(p_consumer_group, ''), 'queen.commit_one: p_consumer_group', true);
   SELECT r.success
   FROM queen.api_ack_items(jsonb_build_object(
     'transactionId', p_transaction_id, 'partitionId', p_partition_id::text, 'leaseId', p_lease_id,

@@ -3,13 +3,15 @@
 -- partition the group never contacted counts from where its cursor would start, docs/api.md 5.7). This is the
 -- totalLag of GET /api/v1/consumer-groups. It reads segment rows (one per push commit) above each cursor.
 --   Parameters: p_queue; p_consumer_group (default '__QUEUE_MODE__').
---   Result: the count; 0 for an unknown queue.
+--   Result: the count; 0 for an unknown queue. Errors: 22023 for a name the rule refuses (api_name).
 --   Locks: none (reads committed rows).
 CREATE OR REPLACE FUNCTION queen.depth(p_queue text, p_consumer_group text DEFAULT '__QUEUE_MODE__') RETURNS bigint
 LANGUAGE sql STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+  SELECT queen.api_name(p_queue, 'queen.depth: p_queue'),
+         queen.api_name(nullif(p_consumer_group, ''), 'queen.depth: p_consumer_group', true);
   SELECT coalesce(sum(d.n), 0)::bigint
   FROM queen.queues q
   JOIN queen.partitions p ON p.queue_id = q.id

@@ -5,7 +5,7 @@
 --     p_dest_partition default 'Default', p_dest_transaction_id null: minted).
 --   Result: the new message's id, or null when nothing happened (the ack failed, e.g. the lease expired,
 --     or the destination refused the message: maxSize, duplicate transactionId).
---   Errors and notifications: transaction's.
+--   Errors: 22023 for a name the rule refuses (api_name); otherwise, and notifications: transaction's.
 --   Locks: transaction's.
 CREATE OR REPLACE FUNCTION queen.forward(
   p_source_transaction_id text,
@@ -21,6 +21,9 @@ LANGUAGE sql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+  SELECT queen.api_name(nullif(p_source_consumer_group, ''), 'queen.forward: p_source_consumer_group', true),
+         queen.api_name(p_dest_queue, 'queen.forward: p_dest_queue'),
+         queen.api_name(p_dest_partition, 'queen.forward: p_dest_partition', true);
   SELECT CASE WHEN (t ->> 'success')::boolean THEN (t -> 'results' -> 1 ->> 'messageId')::uuid END
   FROM queen.transaction(jsonb_build_array(
     jsonb_build_object('type', 'ack', 'transactionId', p_source_transaction_id,

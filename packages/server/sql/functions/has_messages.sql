@@ -4,7 +4,8 @@
 -- claim still holds back (delayedProcessing, windowBuffer, a subscription starting later); never false
 -- while a claim would succeed.
 --   Parameters: p_queue; p_partition (default null: any); p_consumer_group (default '__QUEUE_MODE__').
---   Result: the answer; false for an unknown queue or partition.
+--   Result: the answer; false for an unknown queue or partition. Errors: 22023 for a name the rule refuses
+--     (api_name).
 --   Locks: none.
 CREATE OR REPLACE FUNCTION queen.has_messages(p_queue text, p_partition text DEFAULT NULL,
                                               p_consumer_group text DEFAULT '__QUEUE_MODE__') RETURNS boolean
@@ -12,6 +13,9 @@ LANGUAGE sql STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+  SELECT queen.api_name(p_queue, 'queen.has_messages: p_queue'),
+         queen.api_name(p_partition, 'queen.has_messages: p_partition', true),
+         queen.api_name(nullif(p_consumer_group, ''), 'queen.has_messages: p_consumer_group', true);
   SELECT EXISTS (
     SELECT 1 FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id
     WHERE q.name = p_queue AND (p_partition IS NULL OR p.name = p_partition)

@@ -15,6 +15,7 @@ LANGUAGE sql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+  SELECT queen.api_name(nullif(p_consumer_group, ''), 'queen.nack: p_consumer_group', true);
   SELECT queen.commit_one(p_transaction_id, p_partition_id, p_lease_id, p_consumer_group, 'failed', p_error_message)
 $$;
 SELECT queen.api_grant('queen.nack(text, uuid, text, text, text)', ARRAY['consumer']);

@@ -61,12 +61,12 @@ BEGIN
       coalesce((SELECT array_agg(i ->> 'queue') FROM jsonb_array_elements(v_operations) AS o,
                   jsonb_array_elements(o -> 'items') AS i
                 WHERE o ->> 'type' = 'push' AND jsonb_typeof(i -> 'queue') = 'string'
-                  AND length(i ->> 'queue') BETWEEN 1 AND 255 AND length(coalesce(i ->> 'partition', 'Default')) BETWEEN 1 AND 255
+                  AND queen.name_problem(i ->> 'queue') IS NULL AND queen.name_problem(coalesce(i ->> 'partition', 'Default')) IS NULL
                   AND coalesce(jsonb_typeof(i -> 'partition'), 'string') IN ('string', 'null')), '{}'),
       coalesce((SELECT array_agg(coalesce(i ->> 'partition', 'Default')) FROM jsonb_array_elements(v_operations) AS o,
                   jsonb_array_elements(o -> 'items') AS i
                 WHERE o ->> 'type' = 'push' AND jsonb_typeof(i -> 'queue') = 'string'
-                  AND length(i ->> 'queue') BETWEEN 1 AND 255 AND length(coalesce(i ->> 'partition', 'Default')) BETWEEN 1 AND 255
+                  AND queen.name_problem(i ->> 'queue') IS NULL AND queen.name_problem(coalesce(i ->> 'partition', 'Default')) IS NULL
                   AND coalesce(jsonb_typeof(i -> 'partition'), 'string') IN ('string', 'null')), '{}'),
       coalesce((SELECT array_agg(lower(o ->> 'partitionId')::uuid) FROM jsonb_array_elements(v_operations) AS o
                 WHERE o ->> 'type' = 'ack' AND o ->> 'partitionId' ~ c_uuid), '{}'),

@@ -10,11 +10,14 @@
  * succeeds; a passing condition (`classifyFailure`) retries the batch; any other failure counts against the
  * file, and after three in a row the file moves to the failed set (retried every minute by the buffer).
  * FIFO per partition holds across the failed set: a later file with records of a partition a failed file
- * holds waits.
+ * holds waits. A record the push rules refuse (`itemError`: a `.` or `..` name, written by an older release or
+ * by hand) is not written: it counts as refused like a maxSize refusal, so its file stays on disk, failing,
+ * with the reason in the log, and nothing is lost or created under a name a URL cannot carry.
  */
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Sealing } from '../core/payload-sealing.js';
+import { itemError } from '../core/push.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
@@ -124,12 +127,14 @@ export class Replay {
     } catch (error) {
       return this.fileFailed(file, error);
     }
-    const items: AppendItem[] = read.records.map((r) => ({ ...r, messageId: uuidv7() }));
+    const records: AppendItem[] = read.records.map((r) => ({ ...r, messageId: uuidv7() }));
+    const refusals = records.map((r) => itemError(r)).filter((e): e is string => e !== null);
+    const items = refusals.length === 0 ? records : records.filter((r) => itemError(r) === null);
     let results: AppendResult[];
     const started = Date.now();
     this.log.prefetch(file, read.next, Math.min(this.pace.batch * 2, REPLAY_MAX_BATCH)); // used if this batch commits
     try {
-      results = await this.append(items);
+      results = items.length === 0 ? [] : await this.append(items);
     } catch (error) {
       const kind = this.deps.classify(error);
       this.pace.failed();
@@ -155,8 +160,8 @@ export class Replay {
     });
     for (const signal of signals.values()) this.deps.wake(signal);
     for (const [queue, count] of written) this.deps.replayed?.(queue, count);
-    const refused = results.filter((r) => r.status === 'failed');
-    if (refused.length > 0) return this.fileFailed(file, new Error(`replay refused ${refused.length} item(s): ${refused[0]!.error ?? 'failed'}`));
+    refusals.push(...results.filter((r) => r.status === 'failed').map((r) => r.error ?? 'failed'));
+    if (refusals.length > 0) return this.fileFailed(file, new Error(`replay refused ${refusals.length} item(s): ${refusals[0]!}`));
     file.failures = 0;
     await this.log.replayed(file, read.records.length, read.next);
     if (this.log.pendingCount === 0 && this.log.files.every((f) => !f.failed)) this.deps.log.info('failover buffer drained');

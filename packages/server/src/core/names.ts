@@ -20,16 +20,21 @@ export function isValidName(name: string): boolean {
 
 /**
  * True for `.` and `..`: as a URL path segment, browsers, fetch and curl resolve them (also when sent as
- * `%2E%2E`), so a request about such a name would reach another resource. They are refused where a queue,
- * partition or consumer group is created; names are otherwise free (docs/decisions.md "Dot names").
+ * `%2E%2E`), so a request about such a name would reach another resource (docs/decisions.md "Dot names").
  */
-export function isDotSegment(name: string): boolean {
+function isDotSegment(name: string): boolean {
   return name === '.' || name === '..';
 }
 
-/** The 400 / per-item text of a dot name: `Invalid queue name: "." and ".." are not allowed`. */
-export function dotNameError(what: 'queue name' | 'partition name' | 'consumerGroup'): string {
-  return `Invalid ${what}: "." and ".." are not allowed`;
+/**
+ * The name rule of every door that creates or addresses something by name (docs/api.md 1.10): null when
+ * `name` is valid, else the error text naming `field`: `Invalid <field>` (empty, over 255 characters,
+ * unstorable) or `Invalid <field>: "." and ".." are not allowed`.
+ */
+export function nameError(name: string, field: string): string | null {
+  if (!isValidName(name)) return `Invalid ${field}`;
+  if (isDotSegment(name)) return `Invalid ${field}: "." and ".." are not allowed`;
+  return null;
 }
 
 /** Namespace and task derived from a dotted queue name: `orders.created.v2` -> `orders` / `created`. */

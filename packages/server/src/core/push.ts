@@ -9,7 +9,7 @@ import { isUuid, uuidv7 } from '../ids.js';
 import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { Coalescer } from './coalescer.js';
-import { dotNameError, isDotSegment, isValidName } from './names.js';
+import { nameError } from './names.js';
 import type { Sealing } from './payload-sealing.js';
 import type { QueueSignal } from './wake-bus.js';
 
@@ -48,10 +48,8 @@ export interface PushDiversion {
 
 /** Checks one item on its own; returns the failure text or null. */
 export function itemError(item: PushItem): string | null {
-  if (!isValidName(item.queue)) return 'Invalid queue name';
-  if (!isValidName(item.partition)) return 'Invalid partition name';
-  if (isDotSegment(item.queue)) return dotNameError('queue name');
-  if (isDotSegment(item.partition)) return dotNameError('partition name');
+  const badName = nameError(item.queue, 'queue name') ?? nameError(item.partition, 'partition name');
+  if (badName !== null) return badName;
   if (item.transactionId !== null && item.transactionId.length > 255) return 'TransactionId too long (max 255 characters)';
   if (item.traceId !== null && !isUuid(item.traceId)) return 'Invalid traceId: must be a UUID';
   return null;

@@ -8,10 +8,11 @@
  * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
  * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Path parameters are checked after
  * decoding (server.ts), except those that only key a look-up (core/messages.ts#messageKey makes them miss);
- * query values when a route reads them (query.ts).
+ * query values when a route reads them (query.ts). A name a route creates or changes something by also
+ * passes the name rule (`checkedName`), with its field's text.
  */
-import { isStorableText } from '../core/names.js';
-import { InvalidInput } from '../errors.js';
+import { isStorableText, nameError } from '../core/names.js';
+import { badRequest, InvalidInput, type HttpError } from '../errors.js';
 
 /** Raised for a string PostgreSQL cannot store as sent; `message` is the wire error text of its field. */
 export class InvalidText extends InvalidInput {
@@ -64,4 +65,14 @@ export function assertStorableBody(body: Record<string, unknown>): void {
 /** Throws InvalidText when a decoded path parameter cannot be stored (look-up keys are left to the route). */
 export function assertStorableParam(name: string, value: string): void {
   if (!LOOKUP_PARAMS.has(name) && !isStorableText(value)) throw new InvalidText(name);
+}
+
+/**
+ * A name a route creates or changes something by: the name rule of docs/api.md 1.10 (core/names.ts), else
+ * the 400 `refuse` builds from its text (the pop routes answer in their own shape).
+ */
+export function checkedName(value: string, field: string, refuse: (text: string) => HttpError = badRequest): string {
+  const badName = nameError(value, field);
+  if (badName !== null) throw refuse(badName);
+  return value;
 }

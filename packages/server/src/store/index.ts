@@ -146,6 +146,7 @@ export class Store {
   queueList(params: In<typeof resources.queueList>) { return resources.queueList(this.db, params); }
   partitionList(params: In<typeof resources.partitionList>) { return resources.partitionList(this.db, params); }
   activitySample() { return resources.activitySample(this.db); }
+  refusedNameList(params: In<typeof resources.refusedNameList>) { return resources.refusedNameList(this.db, params); }
   partitionActivityList(params: In<typeof status.partitionActivityList>) { return status.partitionActivityList(this.db, params); }
   queueSummaryList(params: In<typeof status.queueSummaryList>) { return status.queueSummaryList(this.db, params); }
   leaseSummary(params: In<typeof status.leaseSummary>) { return status.leaseSummary(this.db, params); }

@@ -115,3 +115,44 @@ export async function activitySample(db: Db): Promise<ActivitySample> {
   const row = result.rows[0]!;
   return { timestamp: row.timestamp, windowSeconds: WINDOW_SECONDS, ingested: row.ingested, processed: row.processed };
 }
+
+/** A stored name the name rule refuses (`queen.name_problem`), kept from before the rule. */
+export interface RefusedName {
+  kind: 'queue' | 'namespace' | 'task' | 'partition' | 'consumer group' | 'stream query';
+  name: string;
+  /** The queue it belongs to (a partition's, a group's, a namespace's or task's); null for a queue or a stream query. */
+  queue: string | null;
+  /** The partition's id, for a partition; otherwise null. */
+  id: string | null;
+}
+
+/**
+ * Up to `limit` stored names the name rule refuses (docs/api.md 1.10): created before the rule, or written
+ * into the tables by hand. Reads every queue, partition, cursor and subscription row once (start-up only).
+ */
+export async function refusedNameList(db: Db, params: { limit: number }): Promise<RefusedName[]> {
+  const result = await db.query<RefusedName>(
+    `SELECT 'queue' AS kind, q.name, NULL::text AS queue, NULL::text AS id
+     FROM queen.queues q WHERE queen.name_problem(q.name) IS NOT NULL
+     UNION ALL
+     SELECT 'namespace', q.namespace, q.name, NULL FROM queen.queues q
+     WHERE q.namespace <> '' AND queen.name_problem(q.namespace) IS NOT NULL
+     UNION ALL
+     SELECT 'task', q.task, q.name, NULL FROM queen.queues q WHERE q.task <> '' AND queen.name_problem(q.task) IS NOT NULL
+     UNION ALL
+     SELECT 'partition', p.name, q.name, p.id::text
+     FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE queen.name_problem(p.name) IS NOT NULL
+     UNION ALL
+     SELECT 'consumer group', g.consumer_group, q.name, NULL
+     FROM (SELECT p.queue_id, c.consumer_group FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
+           WHERE queen.name_problem(c.consumer_group) IS NOT NULL
+           UNION
+           SELECT s.queue_id, s.consumer_group FROM queen.subscriptions s WHERE queen.name_problem(s.consumer_group) IS NOT NULL) g
+     JOIN queen.queues q ON q.id = g.queue_id
+     UNION ALL
+     SELECT 'stream query', s.name, NULL, NULL FROM queen_streams.queries s WHERE queen.name_problem(s.name) IS NOT NULL
+     LIMIT $1`,
+    [params.limit],
+  );
+  return result.rows;
+}

@@ -81,6 +81,8 @@ describe('POST /api/v1/consumer-groups/:group/queues/:queue/seek', () => {
     assert.deepEqual([empty.status, empty.json], [400, { error: 'Empty request body' }]);
     const group = await api.post(seekPath('g'.repeat(256), uniqueQueue('seek-err')), { toEnd: true });
     assert.deepEqual([group.status, group.json], [400, { error: 'Invalid consumerGroup' }]);
+    const queue = await api.post(seekPath('g', 'q'.repeat(256)), { toEnd: true });
+    assert.deepEqual([queue.status, queue.json], [400, { error: 'Invalid queue name' }]);
   });
 
   test('a missing queue: success:false, Queue not found, X-Queen-Status: 404', async () => {
@@ -248,7 +250,9 @@ describe('POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partitio
       const res = await api.post(partitionSeekPath('g', queue, 'P1'), body);
       assert.deepEqual([res.status, res.json], [400, { error }]);
     }
-    for (const path of [partitionSeekPath('g', queue, 'nope'), partitionSeekPath('g', uniqueQueue('none'), 'P1'), partitionSeekPath('g', queue, 'x'.repeat(256))]) {
+    const long = await api.post(partitionSeekPath('g', queue, 'x'.repeat(256)), {});
+    assert.deepEqual([long.status, long.json], [400, { error: 'Invalid partition name' }], 'a name no partition can have (docs/api.md 1.10)');
+    for (const path of [partitionSeekPath('g', queue, 'nope'), partitionSeekPath('g', uniqueQueue('none'), 'P1')]) {
       const res = await api.post(path, {});
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-queen-status'), '404');

@@ -4,20 +4,24 @@ import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
+import { checkedName } from '../text.js';
 
 /** Ten years: longer extensions are clamped (an interval must stay representable). */
 const MAX_LEASE_SECONDS = 315_360_000;
 
 const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-/** Reads one ack's fields (ids already type-checked by the caller); `group` is the group that applies. */
+/**
+ * Reads one ack's fields (ids already type-checked by the caller); `group` is the group that applies: a
+ * string other than `""` (queue mode) follows the name rule (docs/api.md 1.10).
+ */
 export function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestItem {
   return {
     transactionId: fields.transactionId as string,
     partitionId: fields.partitionId as string,
     // A status of another type is still a status the client meant: C1 reports it rather than defaulting it.
     status: fields.status === undefined || fields.status === null ? null : typeof fields.status === 'string' ? fields.status : JSON.stringify(fields.status),
-    consumerGroup: optionalString(group),
+    consumerGroup: typeof group === 'string' && group !== '' ? checkedName(group, 'consumerGroup') : optionalString(group),
     leaseId: optionalString(fields.leaseId),
     error: optionalString(fields.error),
   };

@@ -1,7 +1,9 @@
 /**
  * Consumer groups (docs/api.md 7.7): listing, lagging pairs, one group's detail, deletion and subscription
- * re-timing. Seek lives in seek.ts. A group name in the path follows the naming rule of docs/api.md 1.10
- * (like `consumerGroup` on pop): an invalid one is a 400 `Invalid consumerGroup` on every route.
+ * re-timing. Seek lives in seek.ts. A group name in the path that no group can have is a 400
+ * `Invalid consumerGroup` on every route; the routes that change a group (subscription, seek) also refuse
+ * `.` and `..` (docs/api.md 1.10), while reading and deleting still reach a group created under such a name
+ * before the rule, so it can be removed (docs/decisions.md "Dot names").
  */
 import { badRequest } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
@@ -10,11 +12,12 @@ import { parseTimestamp } from '../../core/timestamps.js';
 import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import type { Route } from '../route.js';
+import { checkedName } from '../text.js';
 
 const DEFAULT_MIN_LAG_SECONDS = 3600;
 
-/** The group of the path, checked against the naming rule. */
-export function groupParam(params: Record<string, string>): string {
+/** The group of the path for reading and deleting: any name a group can have, `.`/`..` from before the rule included. */
+function groupParam(params: Record<string, string>): string {
   const group = params.group ?? '';
   if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
   return group;
@@ -122,7 +125,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle({ params, body }) {
-        const group = groupParam(params);
+        const group = checkedName(params.group ?? '', 'consumerGroup');
         const value = body.subscriptionTimestamp;
         if (value === undefined || value === null) throw badRequest('Missing subscriptionTimestamp in request body');
         if (typeof value !== 'string') throw badRequest('subscriptionTimestamp must be a string');

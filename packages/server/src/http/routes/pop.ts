@@ -3,10 +3,10 @@
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
 import { popBadRequest } from '../../errors.js';
-import { dotNameError, isDotSegment, isValidName } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
 import type { RouteContext } from '../context.js';
 import { OutOfRange, type Query } from '../query.js';
+import { checkedName } from '../text.js';
 import type { Reply, RequestContext, Route } from '../route.js';
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -40,16 +40,23 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
     `"messages":[${parts.join(',')}],"partitionsClaimed":${partitions}}`;
 }
 
-function checkedName(value: string | null, error: string): string | null {
-  if (value !== null && value.length > 255) throw popBadRequest(error);
-  if (value !== null && isDotSegment(value)) throw popBadRequest(dotNameError('consumerGroup'));
-  return value;
+/**
+ * A name parameter of the pop routes, checked before anything runs (no queue row is written for a 400). An
+ * optional one absent or `""` keeps its meaning (queue mode for a group).
+ */
+function popName(value: string, field: string): string {
+  return checkedName(value, field, popBadRequest);
+}
+
+function optionalName(query: Query, key: string): string | null {
+  const value = query.string(key);
+  return value === null || value === '' ? value : popName(value, key);
 }
 
 /** Reads the shared parameters of the three routes (docs/api.md 5.2). */
 function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
   const settings = core.popDefaults;
-  const group = checkedName(query.string('consumerGroup'), 'Invalid consumerGroup');
+  const group = optionalName(query, 'consumerGroup');
   // A value that cannot mean anything is a 400 naming the parameter and its range (docs/configuration.md,
   // "Request parameters"); values the seed or the wire contract give a meaning keep it: partitions <= 0 is no
   // cap, leaseSeconds <= 0 is the queue's lease, a negative timeout is 0 (one attempt), values above a ceiling
@@ -61,8 +68,8 @@ function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope'
   if (partitions !== null && partitions > MAX_PARTITIONS) throw new OutOfRange('partitions', MAX_PARTITIONS);
   if (leaseSeconds !== null && leaseSeconds > MAX_LEASE_SECONDS) throw new OutOfRange('leaseSeconds', MAX_LEASE_SECONDS);
   return {
-    namespace: query.string('namespace'),
-    task: query.string('task'),
+    namespace: optionalName(query, 'namespace'),
+    task: optionalName(query, 'task'),
     consumerGroup: group,
     batch,
     maxPartitions: Math.max(partitions ?? 1, 0),
@@ -83,12 +90,6 @@ async function serve(core: RouteContext, request: PopRequest, ctx: RequestContex
   return { status: 200, body: popBody(request.queue ?? '', result.group, result.leaseId, result.messages) };
 }
 
-function queueName(raw: string | undefined): string {
-  const name = raw ?? '';
-  if (!isValidName(name)) throw popBadRequest('Invalid queue name');
-  return name;
-}
-
 /** The pop routes. */
 export function popRoutes(core: RouteContext): Route[] {
   return [
@@ -98,9 +99,8 @@ export function popRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       popShape: true,
       handle(ctx) {
-        const queue = queueName(ctx.params.queue);
-        const partition = ctx.params.partition ?? '';
-        if (!isValidName(partition)) throw popBadRequest('Invalid partition name');
+        const queue = popName(ctx.params.queue ?? '', 'queue name');
+        const partition = popName(ctx.params.partition ?? '', 'partition name');
         return serve(core, { ...parseCommon(core, ctx.query), scope: 'partition', queue, partition, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
@@ -110,7 +110,7 @@ export function popRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       popShape: true,
       handle(ctx) {
-        const queue = queueName(ctx.params.queue);
+        const queue = popName(ctx.params.queue ?? '', 'queue name');
         return serve(core, { ...parseCommon(core, ctx.query), scope: 'queue', queue, partition: null, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },

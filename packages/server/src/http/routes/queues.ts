@@ -1,18 +1,21 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
 import { adminNotFound, badRequest } from '../../errors.js';
-import { deriveScope, dotNameError, isDotSegment, isValidName } from '../../core/names.js';
+import { deriveScope } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
+import { checkedName } from '../text.js';
 import type { Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
-/** A configure `namespace`/`task`: non-strings are absent (derived); more than 255 characters is a 400 (docs/api.md 1.10). */
+/**
+ * A configure `namespace`/`task`: non-strings are absent (derived); `""` is kept (the task derived from an
+ * undotted name); otherwise the name rule applies (docs/api.md 1.10).
+ */
 function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
   if (typeof value !== 'string') return null;
-  if (value.length > 255) throw badRequest(`Invalid ${field}`);
-  return value;
+  return value === '' ? value : checkedName(value, field);
 }
 
 /** The queue administration routes of wave 1. */
@@ -25,8 +28,7 @@ export function queueRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle({ body }) {
         if (typeof body.queue !== 'string') throw badRequest('queue is required');
-        if (!isValidName(body.queue)) throw badRequest('Invalid queue name');
-        if (isDotSegment(body.queue)) throw badRequest(dotNameError('queue name'));
+        checkedName(body.queue, 'queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
         const { queue, defaultPartitionId } = await core.catalog.queueConfigure({

@@ -4,11 +4,10 @@
  * `queen.cursor_seek` (sql/functions/cursor_seek.sql); this module reads the body and shapes the answer.
  */
 import { adminNotFound, badRequest } from '../../errors.js';
-import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
-import { groupParam } from './consumer-groups.js';
+import { checkedName } from '../text.js';
 import type { SeekTarget } from '../../core/catalog.js';
 
 const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
@@ -39,11 +38,11 @@ export function seekRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle({ params, body }) {
-        const group = groupParam(params);
-        const queue = params.queue ?? '';
+        const group = checkedName(params.group ?? '', 'consumerGroup');
+        const queue = checkedName(params.queue ?? '', 'queue name');
         const target = seekTarget(body, false);
-        const outcome = isValidName(queue) ? await catalog.cursorSeek({ group, queue, partition: null, target }) : null;
-        if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Queue not found' });
+        const outcome = await catalog.cursorSeek({ group, queue, partition: null, target });
+        if (outcome.kind !== 'updated') throw adminNotFound({ success: false, error: 'Queue not found' });
         return {
           status: 200,
           body: {
@@ -63,13 +62,13 @@ export function seekRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'optional',
       async handle({ params, body }) {
-        const group = groupParam(params);
-        const queue = params.queue ?? '';
-        const partition = params.partition ?? '';
+        const group = checkedName(params.group ?? '', 'consumerGroup');
+        const queue = checkedName(params.queue ?? '', 'queue name');
+        const partition = checkedName(params.partition ?? '', 'partition name');
         const target = seekTarget(body, true);
-        const outcome = isValidName(queue) && isValidName(partition) ? await catalog.cursorSeek({ group, queue, partition, target }) : null;
+        const outcome = await catalog.cursorSeek({ group, queue, partition, target });
         // A missing queue is reported like a missing partition: the route names a partition.
-        if (outcome?.kind !== 'updated') throw adminNotFound({ success: false, error: 'Partition not found' });
+        if (outcome.kind !== 'updated') throw adminNotFound({ success: false, error: 'Partition not found' });
         const moved = outcome.partitions[0]!;
         return {
           status: 200,

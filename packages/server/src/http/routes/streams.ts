@@ -6,7 +6,7 @@
  * nothing. What the spec makes a cycle failure (an unknown state-op type or ack status, an unknown query, a
  * stale lease, a sink item that cannot be written) is a 200 with `success:false`, also with nothing applied.
  * Limits: a state key is at most 1024 bytes (UTF-8), a state value at most 1 MiB of JSON; names at most 255
- * characters. Text PostgreSQL cannot store (NUL, lone surrogates) is refused for the whole body before the
+ * characters, and not `.` or `..` (docs/api.md 1.10). Text PostgreSQL cannot store (NUL, lone surrogates) is refused for the whole body before the
  * route runs (http/text.ts), so it never reaches a state key, a state value or a name.
  */
 import { badRequest } from '../../errors.js';
@@ -16,6 +16,7 @@ import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/s
 import { stateRowWire } from '../../core/streams/queries.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
+import { checkedName } from '../text.js';
 import { parsePushItems, pushResultWire } from './push.js';
 
 /** The longest state key accepted, in UTF-8 bytes (it is part of the primary key). */
@@ -36,11 +37,14 @@ function requiredString(body: Fields, field: string): string {
   return value;
 }
 
-/** A name PostgreSQL can index: at most 255 characters (unstorable text is refused before, http/text.ts). */
-function checkedName(value: string, field: string): string {
+/** A value PostgreSQL can index: at most 255 characters (unstorable text is refused before, http/text.ts). */
+function bounded(value: string, field: string): string {
   if (value.length > MAX_NAME_LENGTH) throw badRequest(`${field} is too long (max ${MAX_NAME_LENGTH} characters)`);
   return value;
 }
+
+/** A query, queue or group name: bounded, then the name rule of docs/api.md 1.10 (`.` and `..` refused). */
+const streamName = (value: string, field: string): string => checkedName(bounded(value, field), field);
 
 function optionalBoolean(body: Fields, field: string, fallback: boolean): boolean {
   const value = body[field];
@@ -125,10 +129,10 @@ export function streamsRoutes(core: RouteContext): Route[] {
         const configHash = requiredString(body, 'config_hash');
         const sink = optionalString(body, 'sink_queue');
         const reply = await core.streams.register({
-          name: checkedName(name, 'name'),
-          sourceQueue: checkedName(sourceQueue, 'source_queue'),
-          configHash: checkedName(configHash, 'config_hash'),
-          sinkQueue: sink === null || sink === '' ? null : checkedName(sink, 'sink_queue'),
+          name: streamName(name, 'name'),
+          sourceQueue: streamName(sourceQueue, 'source_queue'),
+          configHash: bounded(configHash, 'config_hash'),
+          sinkQueue: sink === null || sink === '' ? null : streamName(sink, 'sink_queue'),
           reset: optionalBoolean(body, 'reset', false),
         });
         return { status: 200, body: reply };
@@ -142,8 +146,8 @@ export function streamsRoutes(core: RouteContext): Route[] {
       async handle({ body, subject }) {
         const queryId = uuidField(body, 'query_id');
         const partitionId = uuidField(body, 'partition_id');
-        const consumerGroup = optionalString(body, 'consumer_group');
-        if (consumerGroup !== null && consumerGroup.length > MAX_NAME_LENGTH) throw badRequest(`consumer_group is too long (max ${MAX_NAME_LENGTH} characters)`);
+        const group = optionalString(body, 'consumer_group');
+        const consumerGroup = group === null || group === '' ? group : streamName(group, 'consumer_group');
         const stateOps = parseStateOps(body.state_ops);
         if (!absent(body.push_items) && !Array.isArray(body.push_items)) throw badRequest('push_items must be an array');
         const pushItems = absent(body.push_items) ? [] : parsePushItems(body.push_items, null);

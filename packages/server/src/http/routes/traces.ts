@@ -10,6 +10,7 @@ import { uuidv7 } from '../../ids.js';
 import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
+import { checkedName } from '../text.js';
 
 /** A validated `POST /api/v1/traces` body. */
 export interface TraceInput {
@@ -24,19 +25,20 @@ export interface TraceInput {
 
 /**
  * Reads a trace body. `consumerGroup` defaults to queue mode, `eventType` to `info`; `traceNames` is a name,
- * an array of names or null (duplicates dropped). Texts outside docs/api.md: `Invalid consumerGroup`,
- * `Invalid eventType` (contains NUL) and `Invalid traceNames` (anything but valid names).
+ * an array of names or null (duplicates dropped). The group and the names follow the name rule (docs/api.md
+ * 1.10: a trace name is a path segment of `/traces/by-name/:traceName`): `Invalid consumerGroup` and
+ * `Invalid traceNames` (anything but valid names), or the same with `: "." and ".." are not allowed`.
  */
 export function parseTraceInput(body: Record<string, unknown>): TraceInput {
   const { transactionId, partitionId, data, consumerGroup, eventType, traceNames } = body;
   if (typeof transactionId !== 'string' || typeof partitionId !== 'string') throw badRequest('transactionId and partitionId are required');
   if (data === undefined || data === null) throw badRequest('data is required');
   const group = effectiveGroup(typeof consumerGroup === 'string' ? consumerGroup : null);
-  if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
+  checkedName(group, 'consumerGroup');
   const type = typeof eventType === 'string' && eventType !== '' ? eventType : 'info';
   const list = traceNames === undefined || traceNames === null ? [] : Array.isArray(traceNames) ? traceNames : [traceNames];
-  if (!list.every((name): name is string => typeof name === 'string' && isValidName(name))) throw badRequest('Invalid traceNames');
-  return { transactionId, partitionId, group, eventType: type, data: JSON.stringify(data), names: [...new Set(list)] };
+  const names = list.map((name: unknown) => checkedName(typeof name === 'string' ? name : '', 'traceNames'));
+  return { transactionId, partitionId, group, eventType: type, data: JSON.stringify(data), names: [...new Set(names)] };
 }
 
 /** The trace routes. */
