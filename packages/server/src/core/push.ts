@@ -21,6 +21,8 @@ export interface PushItem {
   payload: string;
   transactionId: string | null;
   traceId: string | null;
+  /** The W3C trace context in its stored form (core/trace-context.ts), checked by the HTTP layer; null when none. */
+  traceContext: string | null;
 }
 
 /** What happened to one item (docs/api.md 4.4, response table). */
@@ -67,6 +69,7 @@ export function toAppendItem(item: PushItem, producerSub: string | null): Append
     traceId: item.traceId?.toLowerCase() ?? null,
     payload: item.payload,
     producerSub,
+    traceContext: item.traceContext,
   };
 }
 

@@ -15,9 +15,9 @@ const setup = useBroker({}, ({ api, db }) => {
 });
 
 const LIST_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'namespace', 'task', 'status', 'queueStatus',
-  'busStatus', 'traceId', 'producerSub', 'queuePriority', 'createdAt', 'leaseExpiresAt'];
+  'busStatus', 'traceId', 'producerSub', 'traceparent', 'tracestate', 'queuePriority', 'createdAt', 'leaseExpiresAt'];
 const DETAIL_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'namespace', 'task', 'status', 'payload',
-  'isEncrypted', 'traceId', 'producerSub', 'createdAt', 'errorMessage', 'retryCount', 'leaseExpiresAt', 'queueConfig', 'mode', 'consumerGroups'];
+  'isEncrypted', 'traceId', 'producerSub', 'traceparent', 'tracestate', 'createdAt', 'errorMessage', 'retryCount', 'leaseExpiresAt', 'queueConfig', 'mode', 'consumerGroups'];
 const NO_MODE = { hasQueueMode: false, busGroupsCount: 0, type: 'none' };
 
 async function list(query: string): Promise<any> {

@@ -5,6 +5,7 @@
 import { popBadRequest } from '../../errors.js';
 import { dotNameError, isDotSegment, isValidName } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
+import { traceContextJson } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
 import { OutOfRange, type Query } from '../query.js';
 import type { Reply, RequestContext, Route } from '../route.js';
@@ -31,7 +32,7 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
       `{"id":"${m.messageId}","transactionId":${JSON.stringify(m.transactionId)},"traceId":${m.traceId === null ? 'null' : `"${m.traceId}"`},` +
         `"data":${m.payload},"producerSub":${m.producerSub === null ? 'null' : JSON.stringify(m.producerSub)},` +
         `"createdAt":"${m.createdAt}","partitionId":"${m.partitionId}","partition":${JSON.stringify(m.partitionName)},` +
-        `"leaseId":${leaseJson},"consumerGroup":${groupJson}}`,
+        `"leaseId":${leaseJson},"consumerGroup":${groupJson}${m.traceContext === null ? '' : traceContextJson(m.traceContext)}}`,
     );
   }
   const first = messages[0]!;
