@@ -70,7 +70,7 @@ export class Broker {
     const database = await sequence.step('database', (defer) => startDatabase({ config, log, warn, signal }, defer));
     await sequence.step('migrations', () => applyMigrations(database.pool, log, { where: database.where, waitMs: config.startupWaitMs, signal }));
     const monitoring = await sequence.step('monitoring', (defer) => startMonitoring({
-      config, log, database, bus, port,
+      config, log, database, bus, port, version: VERSION,
       bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
       bufferState: () => write?.buffer.state ?? 'idle',
       maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),

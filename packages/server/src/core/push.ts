@@ -6,6 +6,7 @@
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
  */
 import { isUuid, uuidv7 } from '../ids.js';
+import type { OperationSpan } from '../tracing.js';
 import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { Coalescer } from './coalescer.js';
@@ -132,8 +133,11 @@ export class PushService {
     this.coalescer = new Coalescer(append, { maxInFlight: options.maxInFlight, maxItems: options.maxItems, isolateOnError: options.isolateOnError });
   }
 
-  /** Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject. */
-  async push(items: PushItem[], producerSub: string | null): Promise<PushOutcome[]> {
+  /**
+   * Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject; with a
+   * span, the wait for the commit is its database child.
+   */
+  async push(items: PushItem[], producerSub: string | null, span: OperationSpan | null = null): Promise<PushOutcome[]> {
     const outcomes = new Array<PushOutcome>(items.length);
     const accepted: AppendItem[] = [];
     const acceptedIndex: number[] = [];
@@ -150,7 +154,7 @@ export class PushService {
     if (accepted.length > 0 && this.diversion?.active(accepted) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
     let results: AppendResult[];
     try {
-      results = await this.coalescer.submit(accepted);
+      results = await (span === null ? this.coalescer.submit(accepted) : span.database('queen.push_messages', () => this.coalescer.submit(accepted)));
     } catch (error) {
       // A lost database: the commit may or may not have happened; buffered items replay idempotently.
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);

@@ -4,6 +4,7 @@ import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
 import { isValidTracestate, parseTraceparent, storedTraceContext } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
+import { onlyValue, partitionAttribute, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 
 /** The 400 of an invalid W3C trace context field (docs/api.md 4.4). */
@@ -92,7 +93,12 @@ export function pushRoutes(core: RouteContext): Route[] {
         if (items.length === 1 && items[0]!.traceContext === null && ctx.traceparent !== null) {
           items[0]!.traceContext = headerTraceContext(ctx.traceparent, ctx.tracestate);
         }
-        const outcomes = await core.push.push(items, ctx.subject);
+        const outcomes = await traced(core.tracing, ctx, () => ({
+          operation: 'publish',
+          queue: onlyValue(items.map((i) => i.queue)),
+          links: items.map((i) => i.traceContext),
+          attributes: { 'messaging.batch.message_count': items.length, ...partitionAttribute(items.map((i) => i.partition)) },
+        }), (span) => core.push.push(items, ctx.subject, span));
         core.metrics.recorder.pushed(outcomes);
         // Items that had to be buffered and could not be written: 500 with the same array (docs/api.md 4.4).
         const bufferFailed = outcomes.some((o) => o.status === 'failed' && o.error === BUFFER_WRITE_FAILED);
