@@ -32,7 +32,7 @@ const ZERO_SPAN = '0'.repeat(16);
 /** One list member: simple or multi-tenant key, '=', a value of 1-256 printable characters without ',' and '='. */
 const TRACESTATE_MEMBER = /^(?:[a-z0-9][_0-9a-z*/-]{0,255}|[a-z0-9][_0-9a-z*/-]{0,240}@[a-z][_0-9a-z*/-]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 /** The spec lets a carrier drop members beyond 512 characters; a message refuses them instead of cutting silently. */
-export const MAX_TRACESTATE_LENGTH = 512;
+const MAX_TRACESTATE_LENGTH = 512;
 const MAX_TRACESTATE_MEMBERS = 32;
 /** The spec's optional white space around list members: spaces and tabs only. */
 const trimOws = (value: string): string => value.replace(/^[ \t]+|[ \t]+$/g, '');

@@ -33,7 +33,7 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
       `{"id":"${m.messageId}","transactionId":${JSON.stringify(m.transactionId)},"traceId":${m.traceId === null ? 'null' : `"${m.traceId}"`},` +
         `"data":${m.payload},"producerSub":${m.producerSub === null ? 'null' : JSON.stringify(m.producerSub)},` +
         `"createdAt":"${m.createdAt}","partitionId":"${m.partitionId}","partition":${JSON.stringify(m.partitionName)},` +
-        `"leaseId":${leaseJson},"consumerGroup":${groupJson}${m.traceContext === null ? '' : traceContextJson(m.traceContext)}}`,
+        `"leaseId":${leaseJson},"consumerGroup":${groupJson}${traceContextJson(m.traceContext)}}`,
     );
   }
   const first = messages[0]!;
