@@ -40,12 +40,12 @@ const attributesOf = (list: Array<{ key: string; value: OtlpValue }> = []): Reco
 /** An OTLP/HTTP receiver: decodes every JSON export request into spans; remembers the request headers. */
 async function otlpReceiver() {
   const spans: ReceivedSpan[] = [];
-  const requests: Array<{ path: string; contentType: string | undefined; token: string | undefined }> = [];
+  const requests: Array<{ path: string; contentType: string | undefined; token: string | undefined; body: Buffer }> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '', contentType: req.headers['content-type'], token: req.headers['x-test-token'] as string | undefined });
+      requests.push({ path: req.url ?? '', contentType: req.headers['content-type'], token: req.headers['x-test-token'] as string | undefined, body: Buffer.concat(chunks) });
       if (req.headers['content-type'] === 'application/json') {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         for (const rs of body.resourceSpans ?? []) {
@@ -173,6 +173,26 @@ describe('tracing across producer, broker and consumer', () => {
     const process = await until('the batch process span', () => receiver.spans.find((s) => s.name === `process ${queue}`));
     assert.deepEqual(process.links.map((l) => l.traceId).sort(), ['1'.repeat(32), '2'.repeat(32)]);
     assert.equal(process.attributes['messaging.batch.message_count'], 2);
+  });
+
+  test('by default the broker exports OTLP protobuf; OTEL_TRACES_SAMPLER=always_off exports no span', async () => {
+    const traceId = '4'.repeat(32);
+    const protobuf = await startBroker(db, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
+    const off = await startBroker(db, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_TRACES_SAMPLER: 'always_off', OTEL_EXPORTER_OTLP_HEADERS: 'x-test-token=sampled-off' });
+    try {
+      for (const target of [protobuf, off]) {
+        const res = await fetch(`${target.url}/api/v1/push`, { method: 'POST', headers: { 'Content-Type': 'application/json', traceparent: `00-${traceId}-4444444444444444-01` }, body: JSON.stringify({ items: [{ queue: uniqueQueue('otel-proto'), payload: 1 }] }) });
+        assert.equal(res.status, 201);
+      }
+      // The trace id travels as its 16 raw bytes in the protobuf body.
+      const found = await until('a protobuf export carrying the trace', () => receiver.requests.find((r) => r.contentType === 'application/x-protobuf' && r.body.includes(Buffer.from(traceId, 'hex'))));
+      assert.equal(found.path, '/v1/traces');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(receiver.requests.some((r) => r.token === 'sampled-off'), false, 'nothing sampled, nothing exported');
+    } finally {
+      await protobuf.stop();
+      await off.stop();
+    }
   });
 
   test('a broker without OTEL_* variables loads no SDK and exports nothing', async () => {
