@@ -8,7 +8,7 @@ import { onlyValue, partitionAttribute, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 
 /** The 400 of an invalid W3C trace context field (docs/api.md 4.4). */
-export const INVALID_TRACEPARENT = 'Invalid traceparent: must be a W3C traceparent (00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>)';
+const INVALID_TRACEPARENT = 'Invalid traceparent: must be a W3C traceparent (00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>)';
 const INVALID_TRACESTATE = 'Invalid tracestate: must be a W3C tracestate (at most 32 key=value members, 512 characters)';
 
 /** An item's trace context in its stored form (core/trace-context.ts), or null; invalid fields are a 400. */
@@ -29,7 +29,7 @@ function itemTraceContext(traceparent: unknown, tracestate: unknown): string | n
  * has none (docs/api.md 4.4). An invalid header is ignored, as W3C Trace Context tells a receiver to do: the
  * header belongs to the HTTP hop, which the caller may not control (a proxy, an agent).
  */
-export function headerTraceContext(traceparent: string | null, tracestate: string | null): string | null {
+function headerTraceContext(traceparent: string | null, tracestate: string | null): string | null {
   if (traceparent === null || parseTraceparent(traceparent) === null) return null;
   return storedTraceContext(traceparent, tracestate !== null && isValidTracestate(tracestate) ? tracestate : null);
 }
