@@ -175,12 +175,13 @@ describe('tracing across producer, broker and consumer', () => {
     assert.equal(process.attributes['messaging.batch.message_count'], 2);
   });
 
-  test('by default the broker exports OTLP protobuf; OTEL_TRACES_SAMPLER=always_off exports no span', async () => {
+  test('by default the broker exports OTLP protobuf; always_off exports no span; an unreachable collector is a warning', async () => {
     const traceId = '4'.repeat(32);
     const protobuf = await startBroker(db, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
     const off = await startBroker(db, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_TRACES_SAMPLER: 'always_off', OTEL_EXPORTER_OTLP_HEADERS: 'x-test-token=sampled-off' });
+    const unreachable = await startBroker(db, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_BSP_SCHEDULE_DELAY: '50' });
     try {
-      for (const target of [protobuf, off]) {
+      for (const target of [protobuf, off, unreachable]) {
         const res = await fetch(`${target.url}/api/v1/push`, { method: 'POST', headers: { 'Content-Type': 'application/json', traceparent: `00-${traceId}-4444444444444444-01` }, body: JSON.stringify({ items: [{ queue: uniqueQueue('otel-proto'), payload: 1 }] }) });
         assert.equal(res.status, 201);
       }
@@ -189,9 +190,11 @@ describe('tracing across producer, broker and consumer', () => {
       assert.equal(found.path, '/v1/traces');
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(receiver.requests.some((r) => r.token === 'sampled-off'), false, 'nothing sampled, nothing exported');
+      await until('the export failure warning', () => (/tracing: span export failed/.test(unreachable.output()) ? true : undefined));
     } finally {
       await protobuf.stop();
       await off.stop();
+      await unreachable.stop();
     }
   });
 

@@ -65,15 +65,27 @@ export async function startMonitoring(options: MonitoringOptions, defer: Defer):
   return { metrics, heartbeat, stats, tracing };
 }
 
+/** Failed span exports are logged at most once a minute (a collector that is down fails every export). */
+const EXPORT_ERROR_LOG_MS = 60_000;
+
 /**
  * The OpenTelemetry SDK, imported only when tracing is configured: without OTEL_* variables the broker loads
- * none of it. A failed export is the exporter's to log (OpenTelemetry's diagnostics), never the request's.
+ * none of it. A failed export costs the spans of that batch, never a request: it is a warning, at most once a
+ * minute, with the count of failures since the last one.
  */
 async function loadTracing(config: Config, version: string, log: Logger): Promise<Tracing | null> {
   if (config.tracing === null) return null;
   const { startTracing } = await import('../metrics/otel-tracing.js');
   log.info({ protocol: config.tracing.protocol, sampler: config.tracing.sampler.kind }, 'tracing: exporting spans over OTLP');
-  return startTracing(config.tracing, { version, serverId: config.serverId });
+  let lastLogged = 0;
+  let failures = 0;
+  return startTracing(config.tracing, { version, serverId: config.serverId }, (error) => {
+    failures += 1;
+    if (Date.now() - lastLogged < EXPORT_ERROR_LOG_MS) return;
+    lastLogged = Date.now();
+    log.warn({ err: error, failures }, 'tracing: span export failed (spans of the failed batches are dropped)');
+    failures = 0;
+  });
 }
 
 /** Starts retention and eviction; a cycle in progress at shutdown ends its current chunk's work. */

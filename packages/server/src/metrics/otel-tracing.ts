@@ -14,6 +14,7 @@
 import {
   ROOT_CONTEXT, SpanKind, SpanStatusCode, createTraceState, trace, type Context, type Link, type Span, type SpanContext, type Tracer,
 } from '@opentelemetry/api';
+import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -106,8 +107,13 @@ function linksOf(contexts: ReadonlyArray<string | null>, seen: Set<string>): Lin
   return links;
 }
 
-/** Starts the SDK: a tracer provider exporting in batches over OTLP/HTTP. */
-export function startTracing(config: TracingConfig, identity: { version: string; serverId: string }): Tracing {
+/**
+ * Starts the SDK: a tracer provider exporting in batches over OTLP/HTTP. A failed export (collector down, a
+ * refused header) reaches `onExportError` through the SDK's global error handler: the broker is its own process,
+ * so it owns that handler.
+ */
+export function startTracing(config: TracingConfig, identity: { version: string; serverId: string }, onExportError: (error: unknown) => void): Tracing {
+  setGlobalErrorHandler(onExportError);
   const resource = resourceFromAttributes({ 'service.name': 'queen', 'service.version': identity.version, 'service.instance.id': identity.serverId })
     .merge(detectResources({ detectors: [envDetector] }));
   const exporter = config.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
