@@ -17,13 +17,16 @@ import {
 import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { TracingConfig, TracingSampler } from '../config.js';
 import { parseTraceparent, traceContextOf } from '../core/trace-context.js';
 import type { OperationSpan, OperationSpec, SpanAttributes, Tracing } from '../tracing.js';
+
+/** How long shutdown waits for the last export. */
+const SHUTDOWN_EXPORT_MS = 5000;
 
 /** messaging.operation.type per operation (semantic conventions 1.27+: a publish is `send`). */
 const OPERATION_TYPE = { publish: 'send', receive: 'receive', settle: 'settle' } as const;
@@ -114,7 +117,10 @@ function linksOf(contexts: ReadonlyArray<string | null>, seen: Set<string>): Lin
  */
 export function startTracing(config: TracingConfig, identity: { version: string; serverId: string }, onExportError: (error: unknown) => void): Tracing {
   setGlobalErrorHandler(onExportError);
-  const resource = resourceFromAttributes({ 'service.name': 'queen', 'service.version': identity.version, 'service.instance.id': identity.serverId })
+  // The SDK's own attributes (telemetry.sdk.*), then the broker's defaults, then what OTEL_SERVICE_NAME and
+  // OTEL_RESOURCE_ATTRIBUTES say (each merge lets the later one win).
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': 'queen', 'service.version': identity.version, 'service.instance.id': identity.serverId }))
     .merge(detectResources({ detectors: [envDetector] }));
   const exporter = config.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
   const provider = new TracerProvider({ resource, sampler: samplerOf(config.sampler), spanProcessors: [new BatchSpanProcessor({ exporter, ...config.batch })] });
@@ -136,6 +142,13 @@ export function startTracing(config: TracingConfig, identity: { version: string;
       }, parent === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent));
       return new RequestSpan(tracer, span, linked);
     },
-    shutdown: () => provider.shutdown(),
+    shutdown: () => {
+      // A collector that hangs must not hold the broker's exit: the last spans are given a few seconds.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`span export at shutdown took over ${SHUTDOWN_EXPORT_MS} ms: the last spans are dropped`)), SHUTDOWN_EXPORT_MS);
+      });
+      return Promise.race([provider.shutdown(), late]).finally(() => clearTimeout(timer));
+    },
   };
 }
