@@ -208,43 +208,58 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<Consume
         state.inHand -= 1; // not handled, not acked: it will be redelivered
         continue;
       }
-      const outcome = await this.call([message], () => (this.handler as ConsumeHandler<T, 'each'>)(message));
-      // Counted in hand until here, so the limit never lets another loop pop in its place while it runs.
-      state.inHand -= 1;
-      state.handled += 1;
-      const input = message as ConsumeInput<T, M>;
-      if (outcome.ok) {
-        state.processed += 1;
-        if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
-        else if (this.autoAck) await this.ackLogged(message, 'completed');
-      } else {
-        state.failed += 1;
-        if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
-        else if (this.autoAck) {
-          const answer = await this.ackLogged(message, 'failed', errorMessage(outcome.error));
-          // Continue only when the broker positively moved it to the DLQ. A released lease means redelivery;
-          // a lost answer may mean nothing was recorded, and the next message's cumulative `completed` ack
-          // would then settle the failed one silently.
-          if (answer.results[0]?.dlq !== true) skipped.add(message.partitionId);
+      await this.traced([message], async (fail) => {
+        const outcome = await this.call([message], () => (this.handler as ConsumeHandler<T, 'each'>)(message));
+        // Counted in hand until here, so the limit never lets another loop pop in its place while it runs.
+        state.inHand -= 1;
+        state.handled += 1;
+        const input = message as ConsumeInput<T, M>;
+        if (outcome.ok) {
+          state.processed += 1;
+          if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
+          else if (this.autoAck) await this.ackLogged(message, 'completed');
+        } else {
+          fail(outcome.error);
+          state.failed += 1;
+          if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
+          else if (this.autoAck) {
+            const answer = await this.ackLogged(message, 'failed', errorMessage(outcome.error));
+            // Continue only when the broker positively moved it to the DLQ. A released lease means redelivery;
+            // a lost answer may mean nothing was recorded, and the next message's cumulative `completed` ack
+            // would then settle the failed one silently.
+            if (answer.results[0]?.dlq !== true) skipped.add(message.partitionId);
+          }
         }
-      }
+      });
     }
   }
 
-  private async handleBatch(messages: Message<T>[], state: LoopState): Promise<void> {
-    const outcome = await this.call(messages, () => (this.handler as ConsumeHandler<T, 'batch'>)(messages));
-    state.inHand -= messages.length;
-    state.handled += messages.length;
-    const input = messages as ConsumeInput<T, M>;
-    if (outcome.ok) {
-      state.processed += messages.length;
-      if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
-      else if (this.autoAck) await this.ackLogged(messages, 'completed');
-    } else {
-      state.failed += messages.length;
-      if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
-      else if (this.autoAck) await this.ackLogged(messages, 'failed', errorMessage(outcome.error));
-    }
+  /**
+   * Runs a handler call with its ack inside a `process` span when the client has `telemetry` (the ack then
+   * carries the span's context to the broker's `settle`); without it, runs it bare.
+   */
+  private traced(messages: Message<T>[], run: (fail: (error: unknown) => void) => Promise<void>): Promise<void> {
+    const telemetry = this.ctx.telemetry;
+    return telemetry === null ? run(() => undefined) : telemetry.process(this.spec.queue ?? '', messages, run);
+  }
+
+  private handleBatch(messages: Message<T>[], state: LoopState): Promise<void> {
+    return this.traced(messages, async (fail) => {
+      const outcome = await this.call(messages, () => (this.handler as ConsumeHandler<T, 'batch'>)(messages));
+      state.inHand -= messages.length;
+      state.handled += messages.length;
+      const input = messages as ConsumeInput<T, M>;
+      if (outcome.ok) {
+        state.processed += messages.length;
+        if (this.successCb) await this.safely(() => this.successCb!(input, outcome.value));
+        else if (this.autoAck) await this.ackLogged(messages, 'completed');
+      } else {
+        fail(outcome.error);
+        state.failed += messages.length;
+        if (this.errorCb) await this.safely(() => this.errorCb!(input, outcome.error));
+        else if (this.autoAck) await this.ackLogged(messages, 'failed', errorMessage(outcome.error));
+      }
+    });
   }
 
   /** Runs the handler, renewing its leases every interval while it runs (one renew in flight at a time). */

@@ -5,6 +5,7 @@
 import type { PushBuffers } from './buffer.js';
 import type { Transport } from './http.js';
 import type { SafeLogger } from './log.js';
+import type { QueenTelemetry } from './telemetry.js';
 import type { AckContext, AckResponse, AckStatus, Message, RenewResult } from './types.js';
 
 /** A running consume that `close()` must stop and wait for. */
@@ -18,6 +19,8 @@ export interface ClientContext {
   readonly transport: Transport;
   readonly logger: SafeLogger;
   readonly buffers: PushBuffers;
+  /** Tracing hooks; null without `telemetry` (no tracing work at all). */
+  readonly telemetry: QueenTelemetry | null;
   /** Throws QueenError CLOSED after `close()`. */
   assertOpen(): void;
   /** Registers a consume so `close()` stops it; returns the unregister function. */

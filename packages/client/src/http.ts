@@ -11,6 +11,7 @@ import { LoadBalancer } from './balancer.js';
 import { QueenError } from './errors.js';
 import type { SafeLogger } from './log.js';
 import { backoffMillis, isRetriable, neverConnected, parseRetryAfter, sleep } from './retry.js';
+import type { TraceCarrier } from './telemetry.js';
 import type { LoadBalancingStrategy } from './types.js';
 
 /** Resolved transport settings. */
@@ -29,6 +30,8 @@ export interface TransportOptions {
   logger: SafeLogger;
   /** HTTP statuses retried besides 5xx and 429 (the streaming SDK's policy also retries 408). */
   retryStatuses?: readonly number[];
+  /** The active trace context as W3C headers, sent with every request (set only with `telemetry`). */
+  traceHeaders?: () => TraceCarrier | null;
 }
 
 /** One request. `path` is relative to the broker root and may carry a query string. */
@@ -153,6 +156,11 @@ export class Transport {
     if (spec.body !== undefined) headers.set('Content-Type', 'application/json');
     if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);
     for (const [name, value] of Object.entries(this.options.headers)) headers.set(name, value);
+    const carrier = this.options.traceHeaders?.();
+    if (carrier) {
+      headers.set('traceparent', carrier.traceparent);
+      if (carrier.tracestate !== undefined) headers.set('tracestate', carrier.tracestate);
+    }
     const init: RequestInit = { method: spec.method, headers, signal: controller.signal };
     if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
     try {

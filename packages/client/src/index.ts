@@ -20,3 +20,4 @@ export type { HttpResponse, RequestSpec } from './http.js';
 export { apiRoutes, routeFor, type ApiOperation } from './api/index.js';
 export type { ApiRequester, ApiRoute, CallOptions, NotFoundBody, RefusedBody } from './api/index.js';
 export type * from './types.js';
+export type { QueenTelemetry, TraceCarrier, TracedMessage } from './telemetry.js';

@@ -1,6 +1,6 @@
 /**
  * Turns a pop body into `Message` objects and attaches `trace()` (docs/client.md) as a non-enumerable method, so
- * a message still serialises to exactly the broker's ten fields.
+ * a message still serialises to exactly the broker's fields.
  */
 import { recordTrace as postTrace } from './api/messages.js';
 import { errorMessage } from './errors.js';

@@ -14,6 +14,7 @@ import { recording } from './api/route.js';
 import type { Transport } from './http.js';
 import { isUuid, uuidv7 } from './ids.js';
 import type { SafeLogger } from './log.js';
+import type { TraceCarrier } from './telemetry.js';
 import type { DuplicateResult, FailedResult, PushInput, PushItem, PushResultItem, SqlClient } from './types.js';
 
 /** Callbacks attached to one push. */
@@ -37,8 +38,18 @@ export function toWireItems<T>(queue: string, partition: string, inputs: readonl
       if (isUuid(traceId)) item.traceId = traceId;
       else logger.warn('traceId dropped: not a UUID', { queue, transactionId: item.transactionId });
     }
+    if (typeof record?.traceparent === 'string') {
+      item.traceparent = record.traceparent;
+      if (typeof record.tracestate === 'string') item.tracestate = record.tracestate;
+    }
     return item;
   });
+}
+
+/** Gives the items without a trace context of their own the producer span's (`telemetry`). */
+export function withTraceContext<T>(items: PushItem<T>[], carrier: TraceCarrier | null): PushItem<T>[] {
+  if (carrier === null) return items;
+  return items.map((item) => (item.traceparent !== undefined ? item : { ...item, ...carrier }));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { ClientContext } from './context.js';
 import { QueenError } from './errors.js';
-import { dispatchResults, pushFailed, sendPush, sendPushSql, toWireItems, type PushCallbacks } from './push-wire.js';
+import { dispatchResults, pushFailed, sendPush, sendPushSql, toWireItems, withTraceContext, type PushCallbacks } from './push-wire.js';
 import type { BufferedPush, BufferOptions, FailedResult, PushInput, PushItem, PushResultItem, SqlClient } from './types.js';
 
 /** Where a push goes. */
@@ -65,6 +65,13 @@ export class PushBuilder<T, R = PushResultItem[]> implements PromiseLike<R> {
       return [] as R;
     }
     const items = toWireItems(queue, this.target.partition, this.inputs, this.ctx.logger);
+    const telemetry = this.ctx.telemetry;
+    if (telemetry === null) return this.send(queue, items);
+    return telemetry.publish(queue, items.length, (carrier) => this.send(queue, withTraceContext(items, carrier)));
+  }
+
+  /** Buffers or sends the wire items and dispatches the results to the callbacks. */
+  private async send(queue: string, items: PushItem<T>[]): Promise<R> {
     const db = this.target.db;
     if (this.target.buffer && !db) {
       await this.ctx.buffers.add(queue, this.target.partition, this.target.buffer, items, this.callbacks as PushCallbacks<unknown>);

@@ -42,6 +42,7 @@ export class Queen {
       transport: this.transport,
       logger: this.logger,
       buffers: this.buffers,
+      telemetry: options.telemetry ?? null,
       assertOpen: () => {
         if (this.closed || this.closing) throw new QueenError('CLOSED', 'Client is closed');
       },

@@ -2,6 +2,7 @@
  * The public types of the SDK (docs/client.md). Wire objects keep the broker's field names exactly (push results
  * are snake_case because the broker's are), so a value can be logged or compared against docs/api.md as is.
  */
+import type { QueenTelemetry } from './telemetry.js';
 
 /** Ack statuses the broker accepts (`success` is an alias of `completed`). */
 export type AckStatus = 'completed' | 'success' | 'failed' | 'dlq' | 'retry';
@@ -36,6 +37,8 @@ export interface QueenOptions {
   handleSignals?: boolean;
   logger?: Logger | null;
   fetch?: typeof fetch;
+  /** Tracing hooks (docs/client.md "Tracing"): `openTelemetry()` of `@queen/client/otel`; absent: no tracing work. */
+  telemetry?: QueenTelemetry | null;
 }
 
 /** Queue options of docs/api.md §2.2, all optional. */
@@ -84,6 +87,9 @@ export interface Message<T = unknown> {
   readonly partition: string;
   readonly leaseId: string;
   readonly consumerGroup: string;
+  /** The W3C trace context the message was pushed with (docs/api.md §4.4); absent when none. */
+  readonly traceparent?: string;
+  readonly tracestate?: string;
   /** Per-message status override for a batch `queen.ack([...])`. */
   _status?: AckStatus;
   /** Per-message error override for a batch `queen.ack([...])`. */
@@ -96,6 +102,9 @@ export interface Message<T = unknown> {
 export interface PushMeta {
   transactionId?: string;
   traceId?: string;
+  /** W3C trace context of this item (with `telemetry`, the producer span's when absent). */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** One pushed item: `{data}`, `{payload}`, or the whole object as the payload. */
@@ -108,6 +117,8 @@ export interface PushItem<T = unknown> {
   payload: T;
   transactionId: string;
   traceId?: string;
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** Push result `queued`. */

@@ -4,6 +4,7 @@
  * `@ts-expect-error` line makes tsc fail if that line ever stops being an error, so this test can fail.
  */
 import type pg from 'pg';
+import { openTelemetry } from '../src/otel/index.js';
 import DefaultQueen, { Queen, QueenError, QUEUE_MODE, CLIENT_DEFAULTS, QUEUE_DEFAULTS, type AckResponse, type Message, type PushResultItem, type RenewResult } from '../src/index.js';
 
 interface Order {
@@ -79,6 +80,12 @@ export async function typed(queen: Queen): Promise<void> {
   void new Queen({ url: 'http://x', timeout: 5 });
   // @ts-expect-error unknown load-balancing strategy
   void new Queen({ url: 'http://x', loadBalancingStrategy: 'random' });
+  // Tracing hooks from the optional subpath; a message's W3C context is optional text.
+  void new Queen({ url: 'http://x', telemetry: openTelemetry() });
+  const parent: string | undefined = popped[0]!.traceparent;
+  void parent;
+  // @ts-expect-error telemetry is the hooks object, not a flag
+  void new Queen({ url: 'http://x', telemetry: true });
   // @ts-expect-error wrong ack status string
   await queen.ack(popped[0]!, 'done');
   // @ts-expect-error unknown subscription mode

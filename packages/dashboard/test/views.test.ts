@@ -231,6 +231,15 @@ test('Messages: the list, the panel with payload and groups, move to DLQ, delete
   const entries = await get((h) => broker.listDlq(h, { queue: ORDERS, partition: 'p2' }));
   assert.equal(entries.messages.find((m: any) => m.transactionId === head)!.errorMessage, 'Moved to DLQ by operator');
 
+  // A message pushed with W3C trace context shows it.
+  const traced = 'dash.traced';
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const pushedTraced = await expectStatus(api, (h) => broker.push(h, { items: [{ queue: traced, payload: 1, transactionId: 'traced-1', traceparent, tracestate: 'congo=t61rcWkgMzE' }] }), 201);
+  await open(ui.page, url(), `/messages?partitionId=${(pushedTraced[0] as { partition_id: string }).partition_id}&transactionId=traced-1`);
+  await waitText(ui.page.getByTestId('panel-traceparent'), traceparent);
+  await waitText(ui.page.getByTestId('panel-tracestate'), 'congo=t61rcWkgMzE');
+  await expectStatus(api, (h) => broker.deleteQueue(h, traced), 200);
+
   // Delete a message.
   const victim = ids.p1tx[4]!;
   await open(ui.page, url(), `/messages?partitionId=${ids.p1}&transactionId=${victim}`);

@@ -74,7 +74,7 @@ export class Broker {
       await reportRefusedNames(database.store, log);
     });
     const monitoring = await sequence.step('monitoring', (defer) => startMonitoring({
-      config, log, database, bus, port,
+      config, log, database, bus, port, version: VERSION,
       bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
       bufferState: () => write?.buffer.state ?? 'idle',
       maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),

@@ -10,10 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { databaseHealth, externalDatabase, type DatabaseHealth, type DatabaseTarget } from './config-database.js';
+import { tracingConfig, type TracingConfig } from './config-tracing.js';
 import { boolean, ConfigError, decimal, integer, optionalTimeout, parseCorsOrigins, text, type Env } from './config-values.js';
 
 export { ConfigError } from './config-values.js';
 export type { DatabaseHealth, DatabaseTarget, DatabaseTls, ExternalDatabase } from './config-database.js';
+export type { TracingConfig, TracingSampler } from './config-tracing.js';
 
 /** Every setting the broker reads, typed and defaulted. */
 export interface Config {
@@ -53,6 +55,8 @@ export interface Config {
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** The maintenance/failover buffer (docs/api.md 9.5): directory, replay pacing, records per file. */
   buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
+  /** OpenTelemetry span export (docs/monitoring.md "Tracing"); null when off: the SDK is then never loaded. */
+  tracing: TracingConfig | null;
   /** Variables that were set but malformed and count as unset (docs/api.md 5.2): logged once at start-up. */
   warnings: string[];
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
@@ -262,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
       eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
     },
+    tracing: tracingConfig(env),
     warnings,
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
     auth: authConfig(env),

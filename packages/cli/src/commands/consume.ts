@@ -29,6 +29,8 @@ export function messageLine(msg: WireMessage, queue: string): Record<string, unk
     ...(msg.consumerGroup ? { consumerGroup: msg.consumerGroup } : {}),
     ...(msg.traceId ? { traceId: msg.traceId } : {}),
     ...(msg.producerSub ? { producerSub: msg.producerSub } : {}),
+    ...(msg.traceparent ? { traceparent: msg.traceparent } : {}),
+    ...(msg.tracestate ? { tracestate: msg.tracestate } : {}),
   };
 }
 

@@ -49,6 +49,9 @@ export interface MessageListRow extends MessageIdentity {
   busStatus: { consumedBy: number; totalGroups: number } | null;
   traceId: string | null;
   producerSub: string | null;
+  /** The W3C trace context the message was pushed with, or null. */
+  traceparent: string | null;
+  tracestate: string | null;
   queuePriority: number;
   createdAt: string;
   leaseExpiresAt: string | null;
@@ -100,6 +103,9 @@ export interface MessageDetail extends MessageIdentity {
   isEncrypted: boolean;
   traceId: string | null;
   producerSub: string | null;
+  /** The W3C trace context the message was pushed with, or null. */
+  traceparent: string | null;
+  tracestate: string | null;
   createdAt: string;
   errorMessage: string | null;
   retryCount: number;

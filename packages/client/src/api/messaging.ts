@@ -52,7 +52,7 @@ export interface PopQuery {
   task?: string;
 }
 
-/** One popped message: exactly the ten keys of docs/api.md §5.12. */
+/** One popped message: the ten keys of docs/api.md §5.12, plus the W3C trace context when it was pushed with one. */
 export interface PoppedMessage<T = unknown> {
   id: string;
   transactionId: string;
@@ -64,6 +64,8 @@ export interface PoppedMessage<T = unknown> {
   partition: string;
   leaseId: string;
   consumerGroup: string;
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** A pop's 200 answer; a 204 (nothing to deliver) resolves with `null`. */

@@ -45,6 +45,9 @@ export interface CyclePushItem {
   partition: string;
   payload: unknown;
   transactionId?: string;
+  /** W3C trace context (docs/api.md §4.4): a pass-through emit carries its source message's. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** The source ack of a cycle. */

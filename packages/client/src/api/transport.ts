@@ -43,5 +43,6 @@ export function createTransport(config: string | string[] | CreateTransportOptio
     fetch: fetchImpl,
     logger: resolveLogger(options.logger),
     ...(retryStatuses === undefined ? {} : { retryStatuses }),
+    ...(options.telemetry ? { traceHeaders: options.telemetry.headers.bind(options.telemetry) } : {}),
   });
 }

@@ -7,6 +7,7 @@
  */
 import { sha256Hex } from './config-hash.js';
 import { statelessResult, type StatelessOp, type Terminal } from './pipeline.js';
+import type { TraceCarrier } from '../telemetry.js';
 import type { EmitContext } from './types.js';
 import type { CyclePushItem } from './wire.js';
 
@@ -19,6 +20,8 @@ export interface Emit {
   windowEnd?: number | undefined;
   /** Set for window emits: names the closed row. */
   identity?: string | undefined;
+  /** A pass-through emit's source message context, carried to its sink item (window emits have none). */
+  trace?: TraceCarrier | undefined;
 }
 
 /** Where the emits come from. */
@@ -66,6 +69,7 @@ export async function deliver(terminal: Terminal | undefined, emits: Emit[], sou
       queue: terminal.queue,
       partition: sinkPartition(terminal, e.value, source.partition),
       payload: e.value !== null && typeof e.value === 'object' ? e.value : { value: e.value },
+      ...e.trace,
     };
     if (e.identity !== undefined) {
       let entry = seen.get(e.identity);

@@ -4,6 +4,7 @@
  * result is a plan: state ops, the emits for the post stage, and the ack. State is read through an injected
  * loader, so this module does no HTTP and the runner does the committing.
  */
+import { carrierOf } from '../telemetry.js';
 import type { Emit } from './emit.js';
 import { evaluateGate } from './gate.js';
 import { statelessResult, type Pipeline } from './pipeline.js';
@@ -70,6 +71,12 @@ export async function preStage(p: Pipeline, sorted: readonly SourceMessage[]): P
   return envelopes;
 }
 
+/** The emit of a value that passed through (no window): it keeps its source message's trace context. */
+function passThrough(e: Envelope): Emit {
+  const trace = carrierOf(e.msg);
+  return trace === undefined ? { key: e.key, value: e.value } : { key: e.key, value: e.value, trace };
+}
+
 function fullAck(sorted: readonly SourceMessage[]): CyclePlan['ack'] {
   const last = sorted[sorted.length - 1];
   return last ? { message: last, count: sorted.length } : null;
@@ -86,7 +93,7 @@ export async function planCycle(p: Pipeline, messages: readonly SourceMessage[],
   if (p.gate) return planGate(p, sorted, envelopes, env);
   if (p.window) return planWindow(p, sorted, envelopes, env);
   const plan = basePlan(sorted);
-  plan.emits = envelopes.map((e) => ({ key: e.key, value: e.value }));
+  plan.emits = envelopes.map(passThrough);
   return plan;
 }
 
@@ -100,7 +107,7 @@ async function planGate(p: Pipeline, sorted: readonly SourceMessage[], envelopes
     return { ...plan, ack: null, gateFailure: { error } };
   }
   plan.stateOps = outcome.stateOps;
-  plan.emits = envelopes.slice(0, outcome.allowed).map((e) => ({ key: e.key, value: e.value }));
+  plan.emits = envelopes.slice(0, outcome.allowed).map(passThrough);
   plan.gateAllows = outcome.allowed;
   if (outcome.deniedUnit !== undefined) {
     // Settle only the messages before the denied one: it and everything after stay leased, in order.

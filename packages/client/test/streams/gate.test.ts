@@ -140,4 +140,13 @@ describe('a gate cycle plan', () => {
     const other = await deliver(sink, [{ key: 'k', value: 1, identity: 'row' }], { ...source, partitionId: 'pid2' });
     assert.notEqual(other[0]!.transactionId, a[0]!.transactionId);
   });
+
+  test('a pass-through sink item carries its source message\'s W3C trace context; a message without one gives none', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = { ...msg(1), traceparent, tracestate: 'k=v' };
+    const mapped = compile('q', [{ kind: 'map', fn: (m) => (m as SourceMessage<number>).data * 10 }, { kind: 'sink', queue: 's' } as never]);
+    const plan = await planCycle(mapped, [msg(0), traced], env);
+    const items = await deliver(mapped.terminal, plan.emits, { partition: 'P', partitionId: 'pid', queryId: 'qid' });
+    assert.deepEqual(items, [{ queue: 's', partition: 'P', payload: { value: 0 } }, { queue: 's', partition: 'P', payload: { value: 10 }, traceparent, tracestate: 'k=v' }]);
+  });
 });

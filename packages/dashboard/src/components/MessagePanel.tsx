@@ -2,6 +2,7 @@
  * The message side panel: status, ids, payload, per-group state, the trace timeline, and the actions that fit
  * the status (requeue from the DLQ, move the head to the DLQ, delete). Peeking never leases the message.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { broker, http, planned } from '../api.js';
 import { fmtTime } from '../format.js';
@@ -39,7 +40,10 @@ export function MessagePanel(props: { partitionId: string; transactionId: string
           <Facts testid="panel-facts" rows={[
             ['Queue / partition', `${m.queue} / ${m.partition}`], ['Transaction ID', <span class="mono" data-testid="panel-tx">{m.transactionId}</span>],
             ['Message ID', <span class="mono">{m.id}</span>], ['Partition ID', <span class="mono">{m.partitionId}</span>], ['Created', fmtTime(m.createdAt)],
-            ['Trace ID', m.traceId ?? '–'], ['Error', m.errorMessage ?? '–'], ['Retry count', String(m.retryCount)], ['Lease expires', fmtTime(m.leaseExpiresAt)],
+            ['Trace ID', m.traceId ?? '–'],
+            ['W3C traceparent', m.traceparent === null ? '–' : <span class="mono" data-testid="panel-traceparent">{m.traceparent}</span>],
+            ...(m.tracestate === null ? [] : [['W3C tracestate', <span class="mono" data-testid="panel-tracestate">{m.tracestate}</span>] as [string, ComponentChildren]]),
+            ['Error', m.errorMessage ?? '–'], ['Retry count', String(m.retryCount)], ['Lease expires', fmtTime(m.leaseExpiresAt)],
             ['Queue config', Object.entries(m.queueConfig).map(([k, v]) => `${k} ${v}`).join(' · ')],
           ]} />
           <h3>Payload <button type="button" class="btn plain small" onClick={() => copy(JSON.stringify(m.payload, null, 2), 'Payload copied')}>Copy</button></h3>

@@ -10,7 +10,8 @@
 --     record); p_keep_empty: an attempt that claims nothing keeps its effects (queue created, cursors
 --     seeded, as on the wire) or, when false, is rolled back to a savepoint, releasing every lock it took
 --     (the waits of consume_one).
---   Result: the 200 body of docs/api.md 5.12 (leaseId '' with autoAck), or, when nothing was claimed, the same
+--   Result: the 200 body of docs/api.md 5.12 (leaseId '' with autoAck; traceparent and tracestate only on
+--     messages that carry them), or, when nothing was claimed, the same
 --     keys with messages [], partitionsClaimed 0, nulls, and emptyReason (docs/api.md 5.13's reasons).
 --   Errors: 0A000 when the queue has encryption enabled or a claimed message is sealed (api_payload).
 --   Locks: those of pop_messages.
@@ -41,7 +42,12 @@ BEGIN
                'id', m.message_id, 'transactionId', m.transaction_id, 'traceId', m.trace_id,
                'data', queen.api_payload(m.payload, m.queue_name), 'producerSub', m.producer_sub,
                'createdAt', m.created_at, 'partitionId', m.partition_id, 'partition', m.partition_name,
-               'leaseId', v_lease, 'consumerGroup', p_group) ORDER BY m.ordinality)
+               'leaseId', v_lease, 'consumerGroup', p_group)
+               || CASE WHEN m.trace_context IS NOT NULL THEN jsonb_strip_nulls(jsonb_build_object(
+                    'traceparent', split_part(m.trace_context, ' ', 1),
+                    'tracestate', nullif(substr(m.trace_context, length(split_part(m.trace_context, ' ', 1)) + 2), '')))
+                  ELSE '{}'::jsonb END
+               ORDER BY m.ordinality)
                FILTER (WHERE m.message_id IS NOT NULL) AS messages,
              (array_agg(m.partition_name ORDER BY m.ordinality))[1] AS partition_name,
              (array_agg(m.partition_id ORDER BY m.ordinality))[1] AS partition_id,

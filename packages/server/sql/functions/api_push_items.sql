@@ -2,7 +2,8 @@
 -- items like POST /api/v1/push (docs/api.md 4.4), appends them through push_messages (the function the broker's
 -- push calls: same deduplication, maxSize, offsets, implicit creation) and owes the wake-up the broker
 -- sends after its own commits (api_wake, delivered at the caller's commit).
---   Parameters: p_items a JSON array of items {queue, partition?, payload?, transactionId?, traceId?} (an
+--   Parameters: p_items a JSON array of items {queue, partition?, payload?, transactionId?, traceId?,
+--     traceparent?, tracestate?} (an
 --     object counts as an array of one; other keys are ignored, as on the wire); p_where the argument's
 --     name for error messages.
 --   Result: one row per item in item order: item (0-based), queue and partition names, the effective and
@@ -15,6 +16,7 @@
 --     session set queen.wake = off: PostgreSQL serialises the commits of notifying transactions, and a
 --     producer that commits at a high rate may prefer consumers to find its messages at their next re-check.
 --     The flag only ever withholds a hint: nothing written depends on it.
+DROP FUNCTION IF EXISTS queen.api_push_items(jsonb, text);
 CREATE OR REPLACE FUNCTION queen.api_push_items(p_items jsonb, p_where text)
 RETURNS TABLE (item integer, queue_name text, partition_name text, transaction_id text,
                client_transaction_id text, trace_id uuid, status text, message_id uuid, partition_id uuid,
@@ -33,6 +35,7 @@ DECLARE
   v_client_txn text[];
   v_trace uuid[];
   v_payload text[];
+  v_context text[];
   v_ids uuid[];
   v_row record;
   v_woken text[] := '{}';
@@ -62,6 +65,7 @@ BEGIN
       WHEN coalesce(jsonb_typeof(t.e -> 'traceId'), 'null') NOT IN ('string', 'null')
         THEN '.traceId must be a string'
       WHEN (t.e ->> 'traceId') !~ c_uuid THEN '.traceId must be a UUID'
+      ELSE queen.trace_context_problem(t.e)
     END AS text) problem
   WHERE problem.text IS NOT NULL
   ORDER BY t.i
@@ -71,21 +75,24 @@ BEGIN
   END IF;
 
   -- The stored form (core/push.ts toAppendItem): ids minted, an absent or empty transactionId minted, the
-  -- traceId lowercased, an absent payload stored as JSON null; producerSub is null (no JWT in SQL).
+  -- traceId lowercased, an absent payload stored as JSON null; producerSub is null (no JWT in SQL); the trace
+  -- context in its stored form (migration 0017: traceparent, then a space and a non-empty tracestate).
   SELECT array_agg(t.e ->> 'queue' ORDER BY t.i),
          array_agg(coalesce(t.e ->> 'partition', 'Default') ORDER BY t.i),
          array_agg(coalesce(nullif(t.e ->> 'transactionId', ''), queen.uuid_v7()::text) ORDER BY t.i),
          array_agg(t.e ->> 'transactionId' ORDER BY t.i),
          array_agg(lower(t.e ->> 'traceId')::uuid ORDER BY t.i),
          array_agg(coalesce(t.e -> 'payload', 'null'::jsonb)::text ORDER BY t.i),
-         array_agg(queen.uuid_v7() ORDER BY t.i)
-  INTO v_queue, v_partition, v_txn, v_client_txn, v_trace, v_payload, v_ids
+         array_agg(queen.uuid_v7() ORDER BY t.i),
+         array_agg(t.e ->> 'traceparent' || coalesce(' ' || nullif(btrim(t.e ->> 'tracestate', E' \t'), ''), '')
+                   ORDER BY t.i)
+  INTO v_queue, v_partition, v_txn, v_client_txn, v_trace, v_payload, v_ids, v_context
   FROM jsonb_array_elements(v_items) WITH ORDINALITY AS t (e, i);
 
   FOR v_row IN
     SELECT r.item, r.status, r.message_id, r.partition_id, r.error, r.queue_namespace, r.queue_task
     FROM queen.push_messages(v_queue, v_partition, v_ids, v_txn, v_trace, v_payload,
-                             array_fill(NULL::text, ARRAY[cardinality(v_queue)])) r
+                             array_fill(NULL::text, ARRAY[cardinality(v_queue)]), v_context) r
     ORDER BY r.item
   LOOP
     IF v_row.status = 'unsealed' THEN

@@ -7,13 +7,16 @@
 --     a named group's seeding intent ('new' | 'timestamp' | null for all); p_first_attempt allows the queue
 --     creation and record write of docs/api.md 5.3 steps 4-5; p_rotate_after is where the round-robin walk over
 --     partition ids starts (exclusive); p_hold_under > 0 asks for the minPopWaitTime probe first.
---   Result: the delivered messages, grouped by partition in claim order, each partition in offset order;
+--   Result: the delivered messages (trace_context: the stored W3C trace context, migration 0017), grouped by
+--     partition in claim order, each partition in offset order;
 --     or, when nothing was claimed, a single row whose empty_reason says why ('hold' with hold_ms when the
 --     probe found 0 < deliverable < p_hold_under on a queue with minPopWaitTime).
 --   Locks: cursor rows FOR UPDATE SKIP LOCKED: a (partition, group) that another pop or an ack is working
 --     on is skipped, never waited for. Partition rows are only read (a reader sees committed tails only),
 --     except FOR SHARE SKIP LOCKED when the wildcard walk removes a caught-up backlog entry (backlog_drop:
 --     a partition found caught up, or consumed to its tail by an autoAck claim).
+DROP FUNCTION IF EXISTS queen.pop_messages(text, text, text, text, text, text, integer, integer, uuid, integer,
+                                           boolean, text, timestamptz, boolean, uuid, integer);
 CREATE OR REPLACE FUNCTION queen.pop_messages(
   p_scope text,
   p_queue text,
@@ -33,7 +36,7 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(
   p_hold_under integer
 ) RETURNS TABLE (queue_name text, partition_id uuid, partition_name text, message_offset bigint,
                  message_id uuid, transaction_id text, trace_id uuid, payload text, producer_sub text,
-                 created_at text, empty_reason text, hold_ms integer)
+                 created_at text, empty_reason text, hold_ms integer, trace_context text)
 LANGUAGE plpgsql
 SET enable_seqscan = off            -- see README.md: hot paths never scan a table
 SET plan_cache_mode = force_generic_plan  -- and never pay for planning on a call
@@ -68,7 +71,8 @@ BEGIN
       IF NOT p_first_attempt THEN
         RETURN QUERY SELECT NULL::text, NULL::uuid, NULL::text, NULL::bigint, NULL::uuid, NULL::text, NULL::uuid,
                             NULL::text, NULL::text, NULL::text,
-                            CASE WHEN p_scope = 'partition' THEN 'no_partition' ELSE 'none' END, NULL::integer;
+                            CASE WHEN p_scope = 'partition' THEN 'no_partition' ELSE 'none' END, NULL::integer,
+                            NULL::text;
         RETURN;
       END IF;
       v_queue := queen.queue_ensure(p_queue);
@@ -115,7 +119,8 @@ BEGIN
     ) ready;
     IF v_deliverable > 0 AND v_deliverable < p_hold_under THEN
       RETURN QUERY SELECT NULL::text, NULL::uuid, NULL::text, NULL::bigint, NULL::uuid, NULL::text, NULL::uuid,
-                          NULL::text, NULL::text, NULL::text, 'hold'::text, v_queue.min_pop_wait_time;
+                          NULL::text, NULL::text, NULL::text, 'hold'::text, v_queue.min_pop_wait_time,
+                          NULL::text;
       RETURN;
     END IF;
   END IF;
@@ -311,10 +316,12 @@ BEGIN
     -- one-message segments took 8 ms instead of 1).
     RETURN QUERY
     SELECT v_candidate.queue_name, v_candidate.id, v_candidate.name, s.first_offset + m.n - 1,
-           m.id, m.txn, m.trace, m.payload, m.sub, queen.format_micros(s.created_at), NULL::text, NULL::integer
+           m.id, m.txn, m.trace, m.payload, m.sub, queen.format_micros(s.created_at), NULL::text, NULL::integer,
+           m.context
     FROM queen.segments s
-    CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.payloads, s.producer_subs)
-      WITH ORDINALITY AS m (id, txn, trace, payload, sub, n)
+    CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.payloads, s.producer_subs,
+                              s.trace_contexts)
+      WITH ORDINALITY AS m (id, txn, trace, payload, sub, context, n)
     WHERE s.partition_id = v_candidate.id AND s.last_offset > v_cursor.committed AND s.last_offset <= v_span_last
       AND s.first_offset + m.n - 1 > v_cursor.committed AND s.first_offset + m.n - 1 <= v_end
     ORDER BY s.last_offset, m.n;
@@ -356,7 +363,7 @@ BEGIN
                         CASE WHEN p_scope = 'partition' AND v_seen = 0 THEN 'no_partition'
                              WHEN p_scope = 'partition' THEN v_reason
                              ELSE 'none' END,
-                        NULL::integer;
+                        NULL::integer, NULL::text;
   END IF;
 END
 $$;

@@ -1,7 +1,9 @@
 -- push_messages: append one coalesced batch of messages (docs/api.md 4.4, docs/architecture.md).
 --   Parameters: every item of one or more push requests, written in one transaction. Item i is the i-th
 --             element of each array (queue, partition, message id, transactionId, traceId, payload text,
---             producerSub); items are already validated by the broker.
+--             producerSub, trace context: the stored form of docs/api.md 4.4's traceparent and tracestate,
+--             see migration 0017; null when the item has none, and the whole array may be null or omitted);
+--             items are already validated by the broker.
 --   Result:   one row per item: (item, status 'queued' | 'duplicate' | 'failed', message_id, partition_id,
 --             error, queue_namespace, queue_task), in no particular order.
 --   Effects:  unknown queues are created with the implicit defaults, unknown partitions are created. Per
@@ -18,6 +20,7 @@
 --             fresh item of a queue with encryption_enabled whose payload is not sealed, when the session has
 --             queen.sealing = on (docs/api.md 9.6); repeats of such an item in the batch answer the same. Nothing
 --             of them is written; the broker re-reads the queue's options and re-submits them sealed.
+DROP FUNCTION IF EXISTS queen.push_messages(text[], text[], uuid[], text[], uuid[], text[], text[]);
 CREATE OR REPLACE FUNCTION queen.push_messages(
   p_queue text[],
   p_partition text[],
@@ -25,7 +28,8 @@ CREATE OR REPLACE FUNCTION queen.push_messages(
   p_transaction_id text[],
   p_trace_id uuid[],
   p_payload text[],
-  p_producer_sub text[]
+  p_producer_sub text[],
+  p_trace_context text[] DEFAULT NULL
 ) RETURNS TABLE (item integer, status text, message_id uuid, partition_id uuid, error text,
                  queue_namespace text, queue_task text)
 LANGUAGE plpgsql
@@ -133,16 +137,19 @@ BEGIN
 
   WITH fresh AS (
     SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
-    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub)
-      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload, producer_sub, i)
+    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub,
+                p_trace_context)
+      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload, producer_sub,
+                            trace_context, i)
     WHERE t.state = 'fresh'
   )
   INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids, transaction_ids,
-                              trace_ids, payloads, producer_subs)
+                              trace_ids, payloads, producer_subs, trace_contexts)
   SELECT fresh.partition_id, g.tail + min(fresh.n), g.tail + max(fresh.n), g.created_at,
          array_agg(fresh.message_id ORDER BY fresh.n), array_agg(fresh.transaction_id ORDER BY fresh.n),
          array_agg(fresh.trace_id ORDER BY fresh.n), array_agg(fresh.payload ORDER BY fresh.n),
-         CASE WHEN bool_or(fresh.producer_sub IS NOT NULL) THEN array_agg(fresh.producer_sub ORDER BY fresh.n) END
+         CASE WHEN bool_or(fresh.producer_sub IS NOT NULL) THEN array_agg(fresh.producer_sub ORDER BY fresh.n) END,
+         CASE WHEN bool_or(fresh.trace_context IS NOT NULL) THEN array_agg(fresh.trace_context ORDER BY fresh.n) END
   FROM fresh
   JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
     ON g.partition_id = fresh.partition_id

@@ -21,10 +21,10 @@ BEGIN
   v_i := (p_offset - v_segment.first_offset + 1)::integer;
   v_n := (v_segment.last_offset - v_segment.first_offset + 1)::integer;
   INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids, transaction_ids,
-                              trace_ids, payloads, producer_subs)
+                              trace_ids, payloads, producer_subs, trace_contexts)
   SELECT p_partition_id, r.first_offset, r.last_offset, v_segment.created_at,
          v_segment.message_ids[r.lo:r.hi], v_segment.transaction_ids[r.lo:r.hi], v_segment.trace_ids[r.lo:r.hi],
-         v_segment.payloads[r.lo:r.hi], v_segment.producer_subs[r.lo:r.hi]
+         v_segment.payloads[r.lo:r.hi], v_segment.producer_subs[r.lo:r.hi], v_segment.trace_contexts[r.lo:r.hi]
   FROM (VALUES (v_segment.first_offset, p_offset - 1, 1, v_i - 1),
                (p_offset + 1, v_segment.last_offset, v_i + 1, v_n)) AS r (first_offset, last_offset, lo, hi)
   WHERE r.first_offset <= r.last_offset;

@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
+import type { Tracing } from '../tracing.js';
 import { Metrics, type MetricsDeps } from '../metrics/index.js';
 import { HeartbeatService } from '../services/heartbeat.js';
 import { EvictionService, RetentionService } from '../services/retention.js';
@@ -21,6 +22,8 @@ export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' 
   bus: WakeBus;
   /** The port the HTTP server listens on (the heartbeat row and samples are stored under it). */
   port: number;
+  /** The broker's version (the spans' service.version). */
+  version: string;
 }
 
 /** The started monitoring. */
@@ -30,6 +33,8 @@ export interface Monitoring {
   heartbeat: HeartbeatService;
   /** Counter flush and metrics cleanup; `runNow()` is `POST /api/v1/stats/refresh`. */
   stats: StatsService;
+  /** Span export over OTLP (docs/monitoring.md "Tracing"), null when not configured. */
+  tracing: Tracing | null;
 }
 
 /**
@@ -55,7 +60,32 @@ export async function startMonitoring(options: MonitoringOptions, defer: Defer):
   defer('heartbeat', () => heartbeat.stop()); // marks the row stopped, after the final flush below
   await stats.start();
   defer('stats', () => stats.stop()); // flushes what is left, stops the sampler
-  return { metrics, heartbeat, stats };
+  const tracing = await loadTracing(config, options.version, log);
+  if (tracing !== null) defer('tracing', () => tracing.shutdown()); // after the last request: exports its spans
+  return { metrics, heartbeat, stats, tracing };
+}
+
+/** Failed span exports are logged at most once a minute (a collector that is down fails every export). */
+const EXPORT_ERROR_LOG_MS = 60_000;
+
+/**
+ * The OpenTelemetry SDK, imported only when tracing is configured: without OTEL_* variables the broker loads
+ * none of it. A failed export costs the spans of that batch, never a request: it is a warning, at most once a
+ * minute, with the count of failures since the last one.
+ */
+async function loadTracing(config: Config, version: string, log: Logger): Promise<Tracing | null> {
+  if (config.tracing === null) return null;
+  const { startTracing } = await import('../metrics/otel-tracing.js');
+  log.info({ protocol: config.tracing.protocol, sampler: config.tracing.sampler.kind }, 'tracing: exporting spans over OTLP');
+  let lastLogged = 0;
+  let failures = 0;
+  return startTracing(config.tracing, { version, serverId: config.serverId }, (error) => {
+    failures += 1;
+    if (Date.now() - lastLogged < EXPORT_ERROR_LOG_MS) return;
+    lastLogged = Date.now();
+    log.warn({ err: error, failures }, 'tracing: span export failed (spans of the failed batches are dropped)');
+    failures = 0;
+  });
 }
 
 /** Starts retention and eviction; a cycle in progress at shutdown ends its current chunk's work. */

@@ -74,7 +74,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
   // Administrative routes hold at most their share of the pool, and stop when their client leaves.
   const admitted = new Store(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
   const { payloads, encryptionView, sealing, channel, wake, maintenance, buffer, push } = write;
-  const { metrics, heartbeat, stats } = monitoring;
+  const { metrics, heartbeat, stats, tracing } = monitoring;
   return {
     identity: { version, serverId: config.serverId, encryptionConfigured: write.cipher !== null },
     log,
@@ -104,6 +104,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
     metrics: { recorder: metrics.recorder, prometheus: metrics.prometheus, summary: () => metrics.summary(), heartbeat, stats },
     maintenance,
     buffer,
+    tracing,
   };
 }
 

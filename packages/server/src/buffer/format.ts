@@ -4,8 +4,9 @@
  * incomplete (a torn tail: the crash came during the write) or whose checksum does not match: neither was
  * ever acknowledged, because a 201 `buffered` is sent only after the fsync that follows the whole write.
  *
- * Body: `u8 version | u8 flags | queue | partition | transactionId | traceId? | payload | producerSub?`,
- * every string as `u32 byte length | UTF-8`; flag bit 0 says a traceId follows, bit 1 a producerSub. A
+ * Body: `u8 version | u8 flags | queue | partition | transactionId | traceId? | payload | producerSub? |
+ * traceContext?`, every string as `u32 byte length | UTF-8`; flag bit 0 says a traceId follows, bit 1 a
+ * producerSub, bit 2 a trace context (added later: older files never set it, so they read unchanged). A
  * binary body avoids escaping the payload's JSON text a second time.
  */
 import path from 'node:path';
@@ -30,6 +31,8 @@ export interface BufferRecord {
   /** The payload as JSON text. */
   payload: string;
   producerSub: string | null;
+  /** The W3C trace context in its stored form (core/trace-context.ts), or null. */
+  traceContext: string | null;
 }
 
 /** The (queue, partition) key of a record: the unit of FIFO order. */
@@ -49,12 +52,13 @@ export function encodeRecord(record: BufferRecord): Buffer {
   if (record.traceId !== null) strings.push(record.traceId);
   strings.push(record.payload);
   if (record.producerSub !== null) strings.push(record.producerSub);
+  if (record.traceContext !== null) strings.push(record.traceContext);
   const encoded = strings.map((s) => Buffer.from(s, 'utf8'));
   const bodyLength = 2 + encoded.reduce((sum, b) => sum + 4 + b.length, 0);
   const frame = Buffer.allocUnsafe(FRAME_OVERHEAD + bodyLength);
   let at = FRAME_OVERHEAD;
   frame.writeUInt8(VERSION, at++);
-  frame.writeUInt8((record.traceId !== null ? 1 : 0) | (record.producerSub !== null ? 2 : 0), at++);
+  frame.writeUInt8((record.traceId !== null ? 1 : 0) | (record.producerSub !== null ? 2 : 0) | (record.traceContext !== null ? 4 : 0), at++);
   for (const b of encoded) {
     frame.writeUInt32LE(b.length, at);
     b.copy(frame, at + 4);
@@ -83,9 +87,11 @@ function decodeBody(body: Buffer): BufferRecord | null {
   const traceId = flags & 1 ? next() : null;
   const payload = next();
   const producerSub = flags & 2 ? next() : null;
+  const traceContext = flags & 4 ? next() : null;
   if (queue === null || partition === null || transactionId === null || payload === null) return null;
-  if ((flags & 1 && traceId === null) || (flags & 2 && producerSub === null) || at !== body.length) return null;
-  return { queue, partition, transactionId, traceId, payload, producerSub };
+  if ((flags & 1 && traceId === null) || (flags & 2 && producerSub === null) || (flags & 4 && traceContext === null)) return null;
+  if (at !== body.length) return null;
+  return { queue, partition, transactionId, traceId, payload, producerSub, traceContext };
 }
 
 /** Why decoding stopped: end of the data, the record limit, an incomplete frame, or a bad frame. */

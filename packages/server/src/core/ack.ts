@@ -7,6 +7,7 @@
  * (partition, group) never share a call, because the function checks each pair against its state at the
  * start of the call: each request gets exactly the answer it would get alone.
  */
+import type { OperationSpan } from '../tracing.js';
 import { Coalescer } from './coalescer.js';
 import { isUuid } from '../ids.js';
 import type { AckItem, AckResult, LeaseExtendResult } from '../store/cursors.js';
@@ -77,10 +78,14 @@ export class AckService {
     return this.store.leaseExtend(params);
   }
 
-  /** Acks a batch of items in one transaction (which concurrent requests on other partitions may share). */
-  async ack(items: AckRequestItem[]): Promise<AckResult[]> {
+  /**
+   * Acks a batch of items in one transaction (which concurrent requests on other partitions may share); with a
+   * span, the wait for that transaction is its database child.
+   */
+  async ack(items: AckRequestItem[], span: OperationSpan | null = null): Promise<AckResult[]> {
     if (items.length === 0) return [];
-    const results = await this.coalescer.submit(toAckItems(items));
+    const submit = (): Promise<AckResult[]> => this.coalescer.submit(toAckItems(items));
+    const results = await (span === null ? submit() : span.database('queen.ack_messages', submit));
     const released = new Set(results.filter((r) => r.leaseReleased && r.queueName !== null).map((r) => r.queueName!));
     // The scope is unknown here: discovery pops of every scope re-check, which is cheap and never misses.
     for (const queue of released) this.wake({ queue, namespace: null, task: null });

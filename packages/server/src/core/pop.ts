@@ -8,6 +8,7 @@
  * own, within its hold. Re-attempts run with bounded concurrency so that wakes cannot take the whole pool.
  */
 import { uuidv7 } from '../ids.js';
+import type { OperationSpan } from '../tracing.js';
 import type { ClaimOutcome, ClaimParams, ClaimedMessage, PopSelection } from '../store/cursors.js';
 import { QUEUE_MODE, effectiveGroup } from './names.js';
 import type { Store } from '../store/index.js';
@@ -131,9 +132,10 @@ export class PopService {
   /**
    * Serves one pop request. `signal` aborts when the client goes away: a batch claimed for a client that
    * left is handed back at once (its leases released) rather than left to expire, and the answer is empty.
+   * With a span, every attempt is a database child of it.
    */
-  async pop(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
-    const result = await this.attempts(request, signal);
+  async pop(request: PopRequest, signal: AbortSignal, span: OperationSpan | null = null): Promise<PopResult> {
+    const result = await this.attempts(request, signal, span);
     if (result.kind === 'messages' && signal.aborted) {
       if (result.leaseId !== '') await this.store.leaseRelease({ leaseId: result.leaseId, origin: '' }).catch(() => undefined);
       return { kind: 'empty', reason: 'none' };
@@ -142,7 +144,7 @@ export class PopService {
   }
 
   /** The attempt loop of one pop request. */
-  private async attempts(request: PopRequest, signal: AbortSignal): Promise<PopResult> {
+  private async attempts(request: PopRequest, signal: AbortSignal, span: OperationSpan | null): Promise<PopResult> {
     if (this.paused()) return { kind: 'empty', reason: 'paused' };
     const group = effectiveGroup(request.consumerGroup);
     const leaseId = uuidv7();
@@ -155,7 +157,7 @@ export class PopService {
     // One attempt; the request is the selection (its long-poll fields ride along unread), the attempt adds the rest.
     const attempt = (firstAttempt: boolean): Promise<ClaimOutcome> => {
       const holding = holdEligible && (holdUntil === null || Date.now() < holdUntil);
-      return this.claim({
+      const params: ClaimParams = {
         ...request,
         group,
         leaseId,
@@ -164,7 +166,8 @@ export class PopService {
         firstAttempt,
         rotateAfter: this.rotation.get(rotationKey) ?? null,
         holdUnder: holding ? request.batch : 0,
-      });
+      };
+      return span === null ? this.claim(params) : span.database('queen.pop_messages', () => this.claim(params));
     };
     const reattempt = (urgent = true, onQueued?: (promote: () => boolean) => void): Promise<ClaimOutcome> =>
       this.reattempts.run(() => attempt(false), urgent, onQueued);

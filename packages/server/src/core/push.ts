@@ -6,6 +6,7 @@
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
  */
 import { isUuid, uuidv7 } from '../ids.js';
+import type { OperationSpan } from '../tracing.js';
 import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import { Coalescer } from './coalescer.js';
@@ -21,6 +22,8 @@ export interface PushItem {
   payload: string;
   transactionId: string | null;
   traceId: string | null;
+  /** The W3C trace context in its stored form (core/trace-context.ts), checked by the HTTP layer; null when none. */
+  traceContext: string | null;
 }
 
 /** What happened to one item (docs/api.md 4.4, response table). */
@@ -65,6 +68,7 @@ export function toAppendItem(item: PushItem, producerSub: string | null): Append
     traceId: item.traceId?.toLowerCase() ?? null,
     payload: item.payload,
     producerSub,
+    traceContext: item.traceContext,
   };
 }
 
@@ -127,8 +131,11 @@ export class PushService {
     this.coalescer = new Coalescer(append, { maxInFlight: options.maxInFlight, maxItems: options.maxItems, isolateOnError: options.isolateOnError });
   }
 
-  /** Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject. */
-  async push(items: PushItem[], producerSub: string | null): Promise<PushOutcome[]> {
+  /**
+   * Pushes the items; one outcome per item, in input order. `producerSub` is the caller's JWT subject; with a
+   * span, the wait for the commit is its database child.
+   */
+  async push(items: PushItem[], producerSub: string | null, span: OperationSpan | null = null): Promise<PushOutcome[]> {
     const outcomes = new Array<PushOutcome>(items.length);
     const accepted: AppendItem[] = [];
     const acceptedIndex: number[] = [];
@@ -145,7 +152,7 @@ export class PushService {
     if (accepted.length > 0 && this.diversion?.active(accepted) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
     let results: AppendResult[];
     try {
-      results = await this.coalescer.submit(accepted);
+      results = await (span === null ? this.coalescer.submit(accepted) : span.database('queen.push_messages', () => this.coalescer.submit(accepted)));
     } catch (error) {
       // A lost database: the commit may or may not have happened; buffered items replay idempotently.
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);

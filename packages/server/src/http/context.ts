@@ -19,6 +19,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { HeartbeatService } from '../services/heartbeat.js';
 import type { MaintenanceService } from '../services/maintenance.js';
 import type { StatsService } from '../services/stats.js';
+import type { Tracing } from '../tracing.js';
 
 /** The core services, as the HTTP layer sees them. */
 export interface RouteContext {
@@ -55,4 +56,6 @@ export interface RouteContext {
   maintenance: MaintenanceService;
   /** This process's failover/maintenance buffer (docs/api.md 9.5). */
   buffer: FailoverBuffer;
+  /** Span export (docs/monitoring.md "Tracing"); null when tracing is off. */
+  tracing: Tracing | null;
 }

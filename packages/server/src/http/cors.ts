@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 
 const ALLOW = {
   'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+  'Access-Control-Allow-Headers': 'Content-Type, Authorization, traceparent, tracestate',
   'Access-Control-Expose-Headers': 'X-Queen-Empty-Reason, X-Queen-Status, Retry-After',
 };
 

@@ -18,6 +18,10 @@ export interface RequestContext {
   subject: string | null;
   /** True when auth is off or the caller's role grants ADMIN (what a READ_ONLY caller may not see is redacted). */
   admin: boolean;
+  /** The request's W3C `traceparent` header as sent (unchecked), or null. */
+  traceparent: string | null;
+  /** The request's W3C `tracestate` header as sent (unchecked), or null. */
+  tracestate: string | null;
 }
 
 /** What a handler answers. `body` is JSON text (written verbatim) or a value to serialise; absent for 204. */

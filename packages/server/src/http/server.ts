@@ -76,6 +76,11 @@ function send(res: ServerResponse, reply: Reply, closeConnection = false): void 
   res.end(text);
 }
 
+/** A header's value as a string; Node joins a repeated traceparent with ", ", which then fails its check. */
+function headerValue(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
 /** Turns an HttpError into a reply. */
 export function errorReply(error: HttpError): Reply {
   return { status: error.status, body: error.body, headers: error.headers };
@@ -164,7 +169,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       // Only a \u escape can put a NUL or an unpaired surrogate into parsed JSON (raw control characters are
       // invalid JSON, and UTF-8 decoding never yields a lone surrogate): without one, the walk finds nothing.
       if (raw !== undefined && raw.includes(UNICODE_ESCAPE)) assertStorableBody(body);
-      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin }));
+      const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin, traceparent: headerValue(req.headers.traceparent), tracestate: headerValue(req.headers.tracestate) }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
       const reply = error instanceof InvalidInput

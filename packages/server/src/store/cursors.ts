@@ -45,6 +45,8 @@ export interface ClaimedMessage {
   producerSub: string | null;
   /** ISO-8601 text, as PostgreSQL rendered it. */
   createdAt: string;
+  /** The W3C trace context in its stored form (core/trace-context.ts), or null. */
+  traceContext: string | null;
 }
 
 /** The outcome of one attempt: messages, or the reason there are none. */
@@ -81,7 +83,8 @@ const CLAIM_ARGUMENTS: ReadonlyArray<readonly [parameter: string, field: keyof C
 
 const CLAIM_SQL = `SELECT queue_name AS queue, partition_id AS "partitionId", partition_name AS "partitionName",
     message_id AS "messageId", transaction_id AS "transactionId", trace_id AS "traceId", payload,
-    producer_sub AS "producerSub", created_at AS "createdAt", empty_reason AS "emptyReason", hold_ms AS "holdMs"
+    producer_sub AS "producerSub", created_at AS "createdAt", empty_reason AS "emptyReason", hold_ms AS "holdMs",
+    trace_context AS "traceContext"
   FROM queen.pop_messages(${CLAIM_ARGUMENTS.map(([parameter, , cast], i) => `${parameter} => $${i + 1}${cast}`).join(', ')})`;
 
 /** Runs one pop attempt. */

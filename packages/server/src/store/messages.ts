@@ -53,6 +53,8 @@ export interface ListedMessage {
   priority: number;
   traceId: string | null;
   producerSub: string | null;
+  /** The W3C trace context in its stored form (core/trace-context.ts), or null. */
+  traceContext: string | null;
   createdAt: string;
   offset: number;
   /** Groups with a DLQ entry for this message. */
@@ -83,7 +85,7 @@ export interface MessageFacts extends Omit<ListedMessage, 'deadLetterGroups' | '
 
 const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text AS "partitionId", p.name AS partition,
     q.name AS queue, q.namespace, q.task, q.priority, m.trace::text AS "traceId", m.sub AS "producerSub",
-    queen.format_millis(s.created_at) AS "createdAt", (s.first_offset + m.n - 1)::float8 AS "offset",
+    m.context AS "traceContext", queen.format_millis(s.created_at) AS "createdAt", (s.first_offset + m.n - 1)::float8 AS "offset",
     s.created_at::text AS at,
     ARRAY(SELECT DISTINCT d.consumer_group FROM queen.dead_letters d
           WHERE d.partition_id = p.id AND d.message_offset = s.first_offset + m.n - 1) AS "deadLetterGroups",
@@ -93,8 +95,8 @@ const LIST_SQL = `SELECT m.id::text AS id, m.txn AS "transactionId", p.id::text 
   FROM queen.queues q
   JOIN queen.partitions p ON p.queue_id = q.id
   JOIN queen.segments s ON s.partition_id = p.id
-  CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.producer_subs)
-    WITH ORDINALITY AS m (id, txn, trace, sub, n)
+  CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.producer_subs, s.trace_contexts)
+    WITH ORDINALITY AS m (id, txn, trace, sub, context, n)
   WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR p.name = $2)
     AND ($3::text IS NULL OR q.namespace = $3) AND ($4::text IS NULL OR q.task = $4)
     AND s.created_at >= coalesce($5::timestamptz, now() - interval '1 hour')
@@ -158,7 +160,8 @@ export async function queueConsumerMode(db: Db, params: { queue: string }): Prom
 
 const DETAIL_SQL = `SELECT m.message_id::text AS id, $2::text AS "transactionId", p.id::text AS "partitionId",
     p.name AS partition, q.name AS queue, q.namespace, q.task, m.message_offset::float8 AS "offset",
-    m.trace_id::text AS "traceId", m.producer_sub AS "producerSub", queen.format_millis(m.created_at) AS "createdAt",
+    m.trace_id::text AS "traceId", m.producer_sub AS "producerSub", m.trace_context AS "traceContext",
+    queen.format_millis(m.created_at) AS "createdAt",
     m.payload,
     json_build_object('leaseTime', q.lease_time, 'retryLimit', q.retry_limit, 'retryDelay', q.retry_delay,
                       'ttl', q.ttl, 'priority', q.priority) AS "queueConfig",

@@ -14,6 +14,8 @@ export interface AppendItem {
   /** The payload as JSON text, or its sealed form (core/payload-cipher.ts); stored verbatim. */
   payload: string;
   producerSub: string | null;
+  /** The W3C trace context in its stored form (core/trace-context.ts), or null. */
+  traceContext: string | null;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface AppendResult {
  * and collect (docs/decisions.md, "The push answer is compact").
  */
 const SQL = `WITH r AS MATERIALIZED (
-    SELECT * FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])
+    SELECT * FROM queen.push_messages($1::text[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
   )
   SELECT item, status, message_id AS "messageId", partition_id AS "partitionId", error,
       queue_namespace AS namespace, queue_task AS task
@@ -64,8 +66,14 @@ function appendQuery(items: AppendItem[]): pg.QueryConfig {
       items.map((i) => i.traceId),
       items.map((i) => i.payload),
       items.map((i) => i.producerSub),
+      traceContexts(items),
     ],
   };
+}
+
+/** The items' trace contexts, or null when none has one: the common case sends no array of nulls. */
+function traceContexts(items: AppendItem[]): Array<string | null> | null {
+  return items.some((i) => i.traceContext !== null) ? items.map((i) => i.traceContext) : null;
 }
 
 const pairKey = (item: AppendItem): string => `${item.queue}\u0000${item.partition}`;

@@ -16,7 +16,7 @@ import {
 const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
-  'access-control-allow-headers': 'Content-Type, Authorization',
+  'access-control-allow-headers': 'Content-Type, Authorization, traceparent, tracestate',
   'access-control-expose-headers': 'X-Queen-Empty-Reason, X-Queen-Status, Retry-After',
 };
 const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(

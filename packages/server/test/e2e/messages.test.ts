@@ -15,9 +15,9 @@ const setup = useBroker({}, ({ api, db }) => {
 });
 
 const LIST_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'namespace', 'task', 'status', 'queueStatus',
-  'busStatus', 'traceId', 'producerSub', 'queuePriority', 'createdAt', 'leaseExpiresAt'];
+  'busStatus', 'traceId', 'producerSub', 'traceparent', 'tracestate', 'queuePriority', 'createdAt', 'leaseExpiresAt'];
 const DETAIL_KEYS = ['id', 'transactionId', 'partitionId', 'queuePath', 'queue', 'partition', 'namespace', 'task', 'status', 'payload',
-  'isEncrypted', 'traceId', 'producerSub', 'createdAt', 'errorMessage', 'retryCount', 'leaseExpiresAt', 'queueConfig', 'mode', 'consumerGroups'];
+  'isEncrypted', 'traceId', 'producerSub', 'traceparent', 'tracestate', 'createdAt', 'errorMessage', 'retryCount', 'leaseExpiresAt', 'queueConfig', 'mode', 'consumerGroups'];
 const NO_MODE = { hasQueueMode: false, busGroupsCount: 0, type: 'none' };
 
 async function list(query: string): Promise<any> {
@@ -56,7 +56,7 @@ describe('GET /api/v1/messages', () => {
     assert.deepEqual(m1, {
       id: pushed.json[0].message_id, transactionId: 'm-1', partitionId: pushed.json[0].partition_id, queuePath: `${queue}/p1`,
       queue, partition: 'p1', namespace: queue, task: '', status: 'pending', queueStatus: null,
-      busStatus: { consumedBy: 0, totalGroups: 0 }, traceId: pushed.json[0].trace_id, producerSub: null, queuePriority: 0,
+      busStatus: { consumedBy: 0, totalGroups: 0 }, traceId: pushed.json[0].trace_id, producerSub: null, traceparent: null, tracestate: null, queuePriority: 0,
       createdAt: m1.createdAt, leaseExpiresAt: null,
     });
     assert.equal(body.messages[0].partitionId, p2);
@@ -179,7 +179,7 @@ describe('GET /api/v1/messages/:partitionId/:transactionId', () => {
     assert.deepEqual(body, {
       id: res.json[0].message_id, transactionId: 'a/b c', partitionId: pid, queuePath: `${queue}/Default`, queue,
       partition: 'Default', namespace: queue, task: '', status: 'pending', payload: { deep: [1, { x: 'y' }] }, isEncrypted: false,
-      traceId: null, producerSub: null, createdAt: body.createdAt, errorMessage: null, retryCount: 0, leaseExpiresAt: null,
+      traceId: null, producerSub: null, traceparent: null, tracestate: null, createdAt: body.createdAt, errorMessage: null, retryCount: 0, leaseExpiresAt: null,
       queueConfig: { leaseTime: 45, retryLimit: 5, retryDelay: 10, ttl: 99, priority: 4 },
       mode: { hasQueueMode: false, busGroupsCount: 0, consumedByGroups: 0, type: 'none' }, consumerGroups: [],
     });

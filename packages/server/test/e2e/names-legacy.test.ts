@@ -92,7 +92,7 @@ test('replay writes a buffer file\'s valid records and keeps those under "." or 
   const own = path.join(dir, directoryName(serverId));
   fs.mkdirSync(own, { recursive: true });
   const record = (queueName: string, transactionId: string): BufferRecord =>
-    ({ queue: queueName, partition: 'Default', transactionId, traceId: null, payload: '{"n":1}', producerSub: null });
+    ({ queue: queueName, partition: 'Default', transactionId, traceId: null, traceContext: null, payload: '{"n":1}', producerSub: null });
   fs.writeFileSync(path.join(own, '000000000000001-000001.qbuf'),
     Buffer.concat([FILE_HEADER, encodeRecord(record(queue, 'kept')), encodeRecord(record('..', 'refused'))]));
   const broker = await startBroker(db, { FILE_BUFFER_DIR: dir, SERVER_ID: serverId, FILE_BUFFER_FLUSH_MS: '20', LOG_FORMAT: 'json' });

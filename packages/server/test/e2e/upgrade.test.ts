@@ -205,9 +205,14 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(res.json.messages.map((m: { transactionId: string; consumerGroup: string }) => [m.transactionId, m.consumerGroup]), [[txn('p1', 4), 'billing']]);
   });
 
-  test('push, pop and ack work on the upgraded database', async () => {
-    const pushed = await api.push([{ queue: QUEUE, partition: 'p1', payload: { after: true }, transactionId: 'after-upgrade' }]);
+  test('push, pop and ack work on the upgraded database; segments written by 1.0 read without trace context (0017)', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const pushed = await api.push([{ queue: QUEUE, partition: 'p1', payload: { after: true }, transactionId: 'after-upgrade', traceparent }]);
     assert.equal(pushed.status, 201, pushed.text);
+    const old = await api.get(`/api/v1/messages/${leased[0]!.partition_id}/${leased[0]!.transaction_id}`);
+    assert.deepEqual([old.status, old.json.traceparent, old.json.tracestate], [200, null, null]);
+    const partitionId = (await db.query<{ id: string }>(`SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = 'p1'`, [QUEUE])).rows[0]!.id;
+    assert.equal((await api.get(`/api/v1/messages/${partitionId}/after-upgrade`)).json.traceparent, traceparent);
     assert.deepEqual(await drainAndAck(api, null), ['after-upgrade']);
     assert.deepEqual(await drainAndAck(api, 'billing'), ['after-upgrade']);
   });

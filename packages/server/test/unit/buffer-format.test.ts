@@ -15,19 +15,21 @@ import {
 } from '../../src/buffer/ownership.js';
 
 const record = (n: number, extra: Partial<BufferRecord> = {}): BufferRecord => ({
-  queue: 'orders', partition: `p${n % 3}`, transactionId: `t-${n}`, traceId: null, payload: JSON.stringify({ n }), producerSub: null, ...extra,
+  queue: 'orders', partition: `p${n % 3}`, transactionId: `t-${n}`, traceId: null, payload: JSON.stringify({ n }), producerSub: null, traceContext: null, ...extra,
 });
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'queen-buffer-unit-'));
 }
 
-test('records round-trip, with and without traceId and producerSub, any text', () => {
+test('records round-trip, with and without traceId, producerSub and trace context, any text', () => {
   const records = [
     record(1),
     record(2, { traceId: '0198f2e0-51c4-7e22-a1b0-3c4d5e6f7081', producerSub: 'alice' }),
     record(3, { queue: 'ünïcødé ✓', partition: 'a/b c', payload: JSON.stringify({ s: 'nul \u0000 and emoji 🐝' }), producerSub: '' }),
     record(4, { payload: 'null' }),
+    record(5, { traceContext: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 congo=t61rcWkgMzE', producerSub: 'bob' }),
+    record(6, { traceContext: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00' }),
   ];
   const data = Buffer.concat(records.map(encodeRecord));
   const decoded = decodeFrames(data, 0, 100);

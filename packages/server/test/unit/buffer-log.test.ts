@@ -15,7 +15,7 @@ import { FILE_HEADER, encodeRecord, type BufferRecord } from '../../src/buffer/f
 import { BufferLog, ShortWriteError, scanFile, type OpenFile } from '../../src/buffer/log.js';
 
 const record = (n: number, payload = String(n), partition = 'p'): BufferRecord => ({
-  queue: 'q', partition, transactionId: `t${n}`, traceId: null, payload: JSON.stringify(payload), producerSub: null,
+  queue: 'q', partition, transactionId: `t${n}`, traceId: null, payload: JSON.stringify(payload), producerSub: null, traceContext: null,
 });
 
 function tempDir(): string {

@@ -75,7 +75,7 @@ test('a clean stop with files left marks the owner record released', async () =>
     },
   );
   await buffer.start();
-  await buffer.write([{ queue: 'q', partition: 'p', messageId: 'm', transactionId: 't', traceId: null, payload: '1', producerSub: null }]);
+  await buffer.write([{ queue: 'q', partition: 'p', messageId: 'm', transactionId: 't', traceId: null, payload: '1', producerSub: null, traceContext: null }]);
   assert.notEqual(readOwner(buffer.directory)!.released, true);
   await buffer.stop();
   assert.equal(readOwner(buffer.directory)!.released, true);

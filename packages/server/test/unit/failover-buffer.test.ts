@@ -21,7 +21,7 @@ interface AppendOptions {
 
 const queued = (): AppendResult => ({ status: 'queued', messageId: 'm', partitionId: 'p', error: null, namespace: 'ns', task: '' });
 const item = (n: number, queue = 'q'): AppendItem => ({
-  queue, partition: `p${n % 2}`, messageId: 'minted-at-push', transactionId: `t${n}`, traceId: null, payload: String(n), producerSub: 'sub',
+  queue, partition: `p${n % 2}`, messageId: 'minted-at-push', transactionId: `t${n}`, traceId: null, payload: String(n), producerSub: 'sub', traceContext: null,
 });
 
 class Down extends Error {}

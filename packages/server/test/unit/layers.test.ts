@@ -5,7 +5,7 @@
  * import that runs up, or on a module that belongs to no layer (a new top-level file must be placed here).
  *
  * Lowest first:
- *   0 foundation   config*, errors, logger, ids, database-address: no imports from any layer above
+ *   0 foundation   config*, errors, logger, ids, database-address, tracing: no imports from any layer above
  *   1 store/       the only code that talks to PostgreSQL;   auth/  JWT, roles (beside the store: no database)
  *   2 core/        push, pop, ack, transactions, streams, catalog: reaches the database through the Store
  *   3 buffer/      the failover buffer;   metrics/  in-memory counters, Prometheus families
@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
-const FOUNDATION = ['config.ts', 'config-database.ts', 'config-values.ts', 'database-address.ts', 'errors.ts', 'logger.ts', 'ids.ts'];
+const FOUNDATION = ['config.ts', 'config-database.ts', 'config-tracing.ts', 'tracing.ts', 'config-values.ts', 'database-address.ts', 'errors.ts', 'logger.ts', 'ids.ts'];
 const ENTRY = ['broker.ts', 'main.ts', 'index.ts', 'ready-line.ts'];
 
 /** Each group and its level; a module imports from its own group or a group of a lower level. */

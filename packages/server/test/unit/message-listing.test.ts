@@ -15,7 +15,7 @@ const PID = '0190a0b0-0000-7000-8000-000000000001';
 function rows(count: number): ListedMessage[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `id-${count - i}`, transactionId: `t-${count - i}`, partitionId: PID, partition: 'p', queue: 'q', namespace: '', task: '',
-    priority: 0, traceId: null, producerSub: null, createdAt: '2026-01-01T00:00:00.000Z', offset: count - i, deadLetterGroups: [],
+    priority: 0, traceId: null, producerSub: null, traceContext: null, createdAt: '2026-01-01T00:00:00.000Z', offset: count - i, deadLetterGroups: [],
     at: '2026-01-01 00:00:00.000001+00', payloadHead: null, payloadBytes: null,
   }));
 }

@@ -102,7 +102,7 @@ const popRequest = (overrides: Partial<PopRequest> = {}): PopRequest => ({
 
 function message(queue: string, createdAt: string): ClaimedMessage {
   return { queue, partitionId: 'p', partitionName: 'Default', messageId: 'm', transactionId: 't',
-    traceId: null, payload: '{}', producerSub: null, createdAt };
+    traceId: null, payload: '{}', producerSub: null, createdAt, traceContext: null };
 }
 
 describe('Recorder', () => {

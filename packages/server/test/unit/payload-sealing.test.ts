@@ -12,7 +12,7 @@ import type { AppendItem, AppendResult } from '../../src/store/segments.js';
 const cipher = new PayloadCipher(randomBytes(32));
 
 function item(queue: string, n: number): AppendItem {
-  return { queue, partition: 'Default', messageId: `m-${n}`, transactionId: `t-${n}`, traceId: null, payload: JSON.stringify({ n }), producerSub: null };
+  return { queue, partition: 'Default', messageId: `m-${n}`, transactionId: `t-${n}`, traceId: null, payload: JSON.stringify({ n }), producerSub: null, traceContext: null };
 }
 
 /** A view over a mutable "database" of flags (with the sticky "ever enabled") that counts its loads. */

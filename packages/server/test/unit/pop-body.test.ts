@@ -27,6 +27,7 @@ function message(partitionId: string, partitionName: string, overrides: Partial<
     payload: '{"n":1}',
     producerSub: null,
     createdAt: CREATED,
+    traceContext: null,
     ...overrides,
   };
 }

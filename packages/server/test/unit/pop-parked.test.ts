@@ -50,7 +50,7 @@ class FakeQueue {
     if (payload === undefined) return { kind: 'empty', reason: 'none' };
     const message: ClaimedMessage = {
       queue: 'q', partitionId: 'p1', partitionName: 'Default', messageId: params.leaseId, transactionId: payload,
-      traceId: null, payload, producerSub: null, createdAt: new Date().toISOString(),
+      traceId: null, payload, producerSub: null, createdAt: new Date().toISOString(), traceContext: null,
     };
     return { kind: 'messages', messages: [message] };
   }

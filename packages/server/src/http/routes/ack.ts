@@ -2,7 +2,10 @@
 import { badRequest } from '../../errors.js';
 import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
+import { QUEUE_MODE } from '../../core/names.js';
 import type { RouteContext } from '../context.js';
+import type { RequestContext } from '../route.js';
+import { onlyValue, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
 
@@ -27,6 +30,26 @@ export function ackItem(fields: Record<string, unknown>, group: unknown): AckReq
   };
 }
 
+function groupAttribute(items: AckRequestItem[]): Record<string, string> {
+  const group = onlyValue(items.map((i) => (i.consumerGroup === null || i.consumerGroup === '' ? QUEUE_MODE : i.consumerGroup)));
+  return group === null ? {} : { 'messaging.consumer.group.name': group };
+}
+
+/** Applies the acks inside a `settle` span when tracing is on; its queue is known once they are applied. */
+function settle(core: RouteContext, ctx: RequestContext, items: AckRequestItem[]): Promise<AckResult[]> {
+  return traced(core.tracing, ctx, () => ({
+    operation: 'settle',
+    queue: null,
+    links: [],
+    attributes: { 'messaging.batch.message_count': items.length, ...groupAttribute(items) },
+  }), async (span) => {
+    const results = await core.ack.ack(items, span);
+    const queue = onlyValue(results.flatMap((r) => (r.queueName === null ? [] : [r.queueName])));
+    if (span !== null && queue !== null) span.set({ 'messaging.destination.name': queue });
+    return results;
+  });
+}
+
 function ackWire(result: AckResult, index: number, transactionId: string): Record<string, unknown> {
   return { index, transactionId, success: result.success, error: result.error, queueName: result.queueName,
     partitionName: result.partitionName, leaseReleased: result.leaseReleased, dlq: result.dlq };
@@ -40,11 +63,12 @@ export function ackRoutes(core: RouteContext): Route[] {
       path: '/api/v1/ack',
       access: 'READ_WRITE',
       body: 'required',
-      async handle({ body }) {
+      async handle(ctx) {
+        const { body } = ctx;
         if (typeof body.transactionId !== 'string') throw badRequest('transactionId is required');
         if (typeof body.partitionId !== 'string') throw badRequest('partitionId is required to ensure message uniqueness');
         const item = ackItem(body, body.consumerGroup);
-        const [result] = await core.ack.ack([item]);
+        const [result] = await settle(core, ctx, [item]);
         core.metrics.recorder.acked([item], [result!]);
         return { status: 200, body: [ackWire(result!, 0, item.transactionId)] };
       },
@@ -54,7 +78,8 @@ export function ackRoutes(core: RouteContext): Route[] {
       path: '/api/v1/ack/batch',
       access: 'READ_WRITE',
       body: 'required',
-      async handle({ body }) {
+      async handle(ctx) {
+        const { body } = ctx;
         const list = body.acknowledgments;
         if (!Array.isArray(list)) throw badRequest('acknowledgments array is required');
         const topGroup = typeof body.consumerGroup === 'string' && body.consumerGroup !== '' ? body.consumerGroup : null;
@@ -64,7 +89,7 @@ export function ackRoutes(core: RouteContext): Route[] {
           if (typeof fields.partitionId !== 'string') throw badRequest('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
           return ackItem(fields, topGroup ?? fields.consumerGroup);
         });
-        const results = await core.ack.ack(items);
+        const results = await settle(core, ctx, items);
         core.metrics.recorder.acked(items, results);
         return { status: 200, body: results.map((r, i) => ackWire(r, i, items[i]!.transactionId)) };
       },

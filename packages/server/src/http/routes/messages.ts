@@ -7,6 +7,7 @@ import { consumptionMode } from '../../core/message-status.js';
 import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
 import { isSealed, SEALED_PREFIX } from '../../core/payload-cipher.js';
+import { traceContextFields } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
 import { pageOf } from '../pagination.js';
@@ -72,7 +73,7 @@ function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['p
     id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
     queue: m.queue, partition: m.partition, namespace: m.namespace, task: m.task, status: m.status,
     queueStatus: m.queueStatus, busStatus: m.busStatus, traceId: m.traceId, producerSub: m.producerSub,
-    queuePriority: m.priority, createdAt: m.createdAt, leaseExpiresAt: m.leaseExpiresAt, ...previewWire(m, chars, payloads),
+    ...traceContextFields(m.traceContext), queuePriority: m.priority, createdAt: m.createdAt, leaseExpiresAt: m.leaseExpiresAt, ...previewWire(m, chars, payloads),
   };
 }
 
@@ -126,7 +127,8 @@ export function messageRoutes(core: RouteContext): Route[] {
             id: facts.id, transactionId: facts.transactionId, partitionId: facts.partitionId,
             queuePath: `${facts.queue}/${facts.partition}`, queue: facts.queue, partition: facts.partition,
             namespace: facts.namespace, task: facts.task, status: detail.status, payload: core.payloads.value(facts.payload),
-            isEncrypted: isSealed(facts.payload), traceId: facts.traceId, producerSub: facts.producerSub, createdAt: facts.createdAt,
+            isEncrypted: isSealed(facts.payload), traceId: facts.traceId, producerSub: facts.producerSub,
+            ...traceContextFields(facts.traceContext), createdAt: facts.createdAt,
             errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
             queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,
           },

@@ -3,8 +3,11 @@
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
 import { popBadRequest } from '../../errors.js';
+import { QUEUE_MODE } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
+import { traceContextJson } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
+import { partitionAttribute, traced } from '../tracing.js';
 import { OutOfRange, type Query } from '../query.js';
 import { checkedName } from '../text.js';
 import type { Reply, RequestContext, Route } from '../route.js';
@@ -31,7 +34,7 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
       `{"id":"${m.messageId}","transactionId":${JSON.stringify(m.transactionId)},"traceId":${m.traceId === null ? 'null' : `"${m.traceId}"`},` +
         `"data":${m.payload},"producerSub":${m.producerSub === null ? 'null' : JSON.stringify(m.producerSub)},` +
         `"createdAt":"${m.createdAt}","partitionId":"${m.partitionId}","partition":${JSON.stringify(m.partitionName)},` +
-        `"leaseId":${leaseJson},"consumerGroup":${groupJson}}`,
+        `"leaseId":${leaseJson},"consumerGroup":${groupJson}${traceContextJson(m.traceContext)}}`,
     );
   }
   const first = messages[0]!;
@@ -83,7 +86,20 @@ function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope'
 }
 
 async function serve(core: RouteContext, request: PopRequest, ctx: RequestContext): Promise<Reply> {
-  const result: PopResult = await core.pop.pop(request, ctx.signal);
+  const result: PopResult = await traced(core.tracing, ctx, () => ({
+    operation: 'receive',
+    queue: request.queue,
+    links: [],
+    attributes: { 'messaging.consumer.group.name': request.consumerGroup ?? QUEUE_MODE, 'queen.pop.batch': request.batch },
+  }), async (span) => {
+    const popped = await core.pop.pop(request, ctx.signal, span);
+    if (span !== null) {
+      const messages = popped.kind === 'messages' ? popped.messages : [];
+      span.set({ 'messaging.batch.message_count': messages.length, ...partitionAttribute(messages.map((m) => m.partitionName)) });
+      span.link(messages.map((m) => m.traceContext));
+    }
+    return popped;
+  });
   core.metrics.recorder.popped(request, result);
   // A client that left meanwhile gets an empty answer: core handed its batch back.
   if (result.kind === 'empty') return { status: 204, headers: { 'X-Queen-Empty-Reason': result.reason } };

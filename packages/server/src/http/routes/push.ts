@@ -2,12 +2,41 @@
 import { badRequest } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
+import { isValidTracestate, parseTraceparent, storedTraceContext } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
+import { onlyValue, partitionAttribute, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 
+/** The 400 of an invalid W3C trace context field (docs/api.md 4.4). */
+const INVALID_TRACEPARENT = 'Invalid traceparent: must be a W3C traceparent (00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>)';
+const INVALID_TRACESTATE = 'Invalid tracestate: must be a W3C tracestate (at most 32 key=value members, 512 characters)';
+
+/** An item's trace context in its stored form (core/trace-context.ts), or null; invalid fields are a 400. */
+function itemTraceContext(traceparent: unknown, tracestate: unknown): string | null {
+  if (traceparent !== undefined && typeof traceparent !== 'string') throw badRequest('Traceparent must be a string');
+  if (tracestate !== undefined && typeof tracestate !== 'string') throw badRequest('Tracestate must be a string');
+  if (traceparent === undefined) {
+    if (tracestate !== undefined) throw badRequest('Tracestate needs a traceparent');
+    return null;
+  }
+  if (parseTraceparent(traceparent) === null) throw badRequest(INVALID_TRACEPARENT);
+  if (tracestate !== undefined && !isValidTracestate(tracestate)) throw badRequest(INVALID_TRACESTATE);
+  return storedTraceContext(traceparent, tracestate ?? null);
+}
+
 /**
- * Type-checks the items of a push body (also used by transactions); a failure writes nothing. An absent or
- * null payload is stored as `absentPayload` (push: null; transactions: {}).
+ * The request's own `traceparent`/`tracestate` headers as a stored context, for a single-item push whose item
+ * has none (docs/api.md 4.4). An invalid header is ignored, as W3C Trace Context tells a receiver to do: the
+ * header belongs to the HTTP hop, which the caller may not control (a proxy, an agent).
+ */
+function headerTraceContext(traceparent: string | null, tracestate: string | null): string | null {
+  if (traceparent === null || parseTraceparent(traceparent) === null) return null;
+  return storedTraceContext(traceparent, tracestate !== null && isValidTracestate(tracestate) ? tracestate : null);
+}
+
+/**
+ * Type-checks the items of a push body (also used by transactions and streams cycles); a failure writes
+ * nothing. An absent or null payload is stored as `absentPayload` (push: null; transactions: {}).
  */
 export function parsePushItems(raw: unknown, absentPayload: unknown = null): PushItem[] {
   if (!Array.isArray(raw)) throw badRequest('items array is required');
@@ -29,6 +58,7 @@ export function parsePushItems(raw: unknown, absentPayload: unknown = null): Pus
       payload: JSON.stringify(fields.payload === undefined || fields.payload === null ? absentPayload : fields.payload),
       transactionId: transactionId === undefined || transactionId === '' ? null : transactionId,
       traceId: traceId ?? null,
+      traceContext: itemTraceContext(optional('traceparent'), optional('tracestate')),
     };
   });
 }
@@ -60,7 +90,15 @@ export function pushRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle(ctx) {
         const items = parsePushItems(ctx.body.items);
-        const outcomes = await core.push.push(items, ctx.subject);
+        if (items.length === 1 && items[0]!.traceContext === null && ctx.traceparent !== null) {
+          items[0]!.traceContext = headerTraceContext(ctx.traceparent, ctx.tracestate);
+        }
+        const outcomes = await traced(core.tracing, ctx, () => ({
+          operation: 'publish',
+          queue: onlyValue(items.map((i) => i.queue)),
+          links: items.map((i) => i.traceContext),
+          attributes: { 'messaging.batch.message_count': items.length, ...partitionAttribute(items.map((i) => i.partition)) },
+        }), (span) => core.push.push(items, ctx.subject, span));
         core.metrics.recorder.pushed(outcomes);
         // Items that had to be buffered and could not be written: 500 with the same array (docs/api.md 4.4).
         const bufferFailed = outcomes.some((o) => o.status === 'failed' && o.error === BUFFER_WRITE_FAILED);
