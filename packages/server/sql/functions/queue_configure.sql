@@ -38,7 +38,7 @@ BEGIN
   RETURNING * INTO v_queue;
 
   INSERT INTO queen.partitions (id, queue_id, name)
-  VALUES (queen.uuid_v7(), v_queue.id, 'Default')
+  VALUES (queen.partition_uuid(v_queue.name, 'Default'), v_queue.id, 'Default')
   ON CONFLICT (queue_id, name) DO NOTHING;
   SELECT p.id INTO STRICT v_partition_id
   FROM queen.partitions p WHERE p.queue_id = v_queue.id AND p.name = 'Default';
