@@ -82,7 +82,7 @@ BEGIN
     IF NOT FOUND THEN
       INSERT INTO queen.partitions (id, queue_id, name)
       VALUES (queen.partition_uuid(v_key.queue_name, v_key.partition_name), v_queue_id, v_key.partition_name)
-      ON CONFLICT (queue_id, name) DO NOTHING;
+      ON CONFLICT DO NOTHING;  -- the name's key or the computed id's (Citus keeps only the latter)
       SELECT * INTO STRICT v_partition FROM queen.partitions p
       WHERE p.queue_id::text || p.name = v_queue_id::text || v_key.partition_name FOR UPDATE;
     END IF;

@@ -13,6 +13,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_queue queen.queues;
   v_partition_id uuid;
+  v_now constant timestamptz := now();  -- a variable: Citus refuses a function call in DO UPDATE SET
 BEGIN
   INSERT INTO queen.queues AS q (
     id, name, namespace, task, lease_time, retry_limit, retry_delay, max_size, ttl, priority,
@@ -39,12 +40,12 @@ BEGIN
     retention_enabled = EXCLUDED.retention_enabled, encryption_enabled = EXCLUDED.encryption_enabled,
     encryption_used = q.encryption_used OR EXCLUDED.encryption_enabled,
     max_wait_time_seconds = EXCLUDED.max_wait_time_seconds, dead_letter_queue = EXCLUDED.dead_letter_queue,
-    dlq_after_max_retries = EXCLUDED.dlq_after_max_retries, updated_at = now()
+    dlq_after_max_retries = EXCLUDED.dlq_after_max_retries, updated_at = v_now
   RETURNING * INTO v_queue;
 
   INSERT INTO queen.partitions (id, queue_id, name)
   VALUES (queen.partition_uuid(v_queue.name, 'Default'), v_queue.id, 'Default')
-  ON CONFLICT (queue_id, name) DO NOTHING;
+  ON CONFLICT DO NOTHING;  -- the name's key or the computed id's (Citus keeps only the latter)
   SELECT p.id INTO STRICT v_partition_id
   FROM queen.partitions p WHERE p.queue_id = v_queue.id AND p.name = 'Default';
 

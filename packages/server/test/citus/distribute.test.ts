@@ -3,8 +3,9 @@
  * a database migrated by this release, with data written through the SQL functions (a queue of 100 partitions,
  * and a partition whose id is a random one as releases before computed ids gave), converted by
  * sql/citus/distribute.sql. Partition-keyed tables end up in one co-location group, queue-keyed ones replicated,
- * the legacy partition re-keyed to its computed id with its rows, the queue's partitions on both workers, and a
- * look-up by the id computed from the names routed to one shard.
+ * the legacy partition re-keyed to its computed id with its rows, the queue's partitions on both workers, a
+ * look-up by the id computed from the names routed to one shard; then the two administrative functions that
+ * already run on the converted cluster (through the coordinator): queue_configure and queue_delete.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src/store/migrations.js';
 import { useCitusCluster } from '../support/citus.js';
-import { pop, push } from '../support/hot-path.js';
+import { partitionUuid, pop, push } from '../support/hot-path.js';
 
 const DISTRIBUTE_SQL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sql/citus/distribute.sql');
 const cluster = useCitusCluster(2);
@@ -22,7 +23,10 @@ const PARTITIONS = Array.from({ length: 100 }, (_, i) => `p${i}`);
 const DISTRIBUTED = ['queen.partitions', 'queen.segments', 'queen.message_keys', 'queen.cursors', 'queen.dead_letters', 'queen.traces',
   'queen.backlog', 'queen.retention_history', 'queen_streams.state'];
 const REFERENCE = ['queen.queues', 'queen.subscriptions', 'queen.backlog_groups', 'queen_streams.queries'];
-
+/** Every option of /configure (docs/api.md 2.2), as the broker passes them. */
+const OPTIONS = { leaseTime: 60, retryLimit: 3, retryDelay: 0, maxSize: 0, ttl: 3600, priority: 0, delayedProcessing: 0, windowBuffer: 0,
+  minPopWaitTime: 0, retentionSeconds: 0, completedRetentionSeconds: 0, retentionEnabled: false, maxWaitTimeSeconds: 0,
+  deadLetterQueue: false, dlqAfterMaxRetries: false };
 describe('distribute.sql on a coordinator and two workers', () => {
   let legacyId = '';
 
@@ -96,5 +100,29 @@ describe('distribute.sql on a coordinator and two workers', () => {
     const found = await cluster.pool.query<{ txn: string }>(
       `SELECT transaction_ids[1] AS txn FROM queen.segments WHERE partition_id = queen.partition_uuid('orders', 'p7')`);
     assert.deepEqual(found.rows, [{ txn: 'p7-m1' }]);
+  });
+
+  test('on the converted cluster, queue_configure creates and reconfigures a queue; queue_delete removes one from every worker', async () => {
+    const configure = (encryptionEnabled: boolean) => cluster.pool.query<{ id: string; used: boolean }>(
+      `SELECT c.default_partition_id::text AS id, (c.queue).encryption_used AS used FROM queen.queue_configure('invoices', 'invoices', '', $1::jsonb) c`,
+      [JSON.stringify({ ...OPTIONS, encryptionEnabled })]);
+    const created = await configure(true);
+    const id = (await cluster.pool.query<{ id: string }>(`SELECT queen.partition_uuid('invoices', 'Default')::text AS id`)).rows[0]!.id;
+    assert.deepEqual(created.rows, [{ id, used: true }]);
+    assert.deepEqual((await configure(false)).rows, [{ id, used: true }], 'encryption_used never goes back');
+    const stored = await cluster.pool.query<{ name: string }>('SELECT name FROM queen.partitions WHERE id = $1', [id]);
+    assert.deepEqual(stored.rows, [{ name: 'Default' }]);
+
+    const deleted = await cluster.pool.query<{ existed: boolean }>(`SELECT queen.queue_delete($1) AS existed`, [QUEUE]);
+    assert.deepEqual(deleted.rows, [{ existed: true }]);
+    const left = await cluster.pool.query<{ partitions: string; segments: string; keys: string; cursors: string }>(
+      `SELECT (SELECT count(*) FROM queen.partitions WHERE id = ANY ($1::uuid[]))::text AS partitions,
+              (SELECT count(*) FROM queen.segments WHERE partition_id = ANY ($1::uuid[]))::text AS segments,
+              (SELECT count(*) FROM queen.message_keys WHERE partition_id = ANY ($1::uuid[]))::text AS keys,
+              (SELECT count(*) FROM queen.cursors WHERE partition_id = ANY ($1::uuid[]))::text AS cursors`,
+      [[...PARTITIONS, 'legacy'].map((name) => partitionUuid(QUEUE, name))]);
+    assert.deepEqual(left.rows, [{ partitions: '0', segments: '0', keys: '0', cursors: '0' }]);
+    const queues = await cluster.pool.query<{ name: string }>('SELECT name FROM queen.queues ORDER BY name');
+    assert.deepEqual(queues.rows, [{ name: 'invoices' }]);
   });
 });

@@ -4,21 +4,11 @@
  * /configure get that id, and a queue deleted and re-created gets the same ids back with nothing of before.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { uniqueQueue } from '../support/harness.js';
-import { QM, pop, push, useSqlSessions } from '../support/hot-path.js';
+import { QM, partitionUuid as expectedId, pop, push, useSqlSessions } from '../support/hot-path.js';
 
 const sql = useSqlSessions();
-
-/** The definition, written independently of the SQL: UUIDv8 of SHA-256(queue, 0x00, partition). */
-function expectedId(queue: string, partition: string): string {
-  const h = createHash('sha256').update(Buffer.concat([Buffer.from(queue, 'utf8'), Buffer.from([0]), Buffer.from(partition, 'utf8')])).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 async function computed(queue: string, partition: string): Promise<string> {
   const result = await sql.pool.query<{ id: string }>('SELECT queen.partition_uuid($1, $2)::text AS id', [queue, partition]);
