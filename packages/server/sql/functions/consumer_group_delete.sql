@@ -27,12 +27,14 @@ BEGIN
       USING queen.partitions p, queen.queues q
       WHERE c.consumer_group = p_group AND p.id = c.partition_id AND q.id = p.queue_id
         AND (p_queue IS NULL OR q.name = p_queue)
-      RETURNING q.name, q.namespace, q.task
+      RETURNING q.name, q.namespace, q.task, c.partition_id
     )
-    SELECT d.name, d.namespace, d.task, count(*)::integer AS cursors
+    SELECT d.name, d.namespace, d.task, count(*)::integer AS cursors, array_agg(d.partition_id) AS partition_ids
     FROM deleted d GROUP BY d.name, d.namespace, d.task
   LOOP
     v_deleted := v_deleted + v_queue.cursors;
+    -- Each pair is seeded anew on its next contact: its backlog entry comes back.
+    PERFORM queen.backlog_restore(v_queue.partition_ids, array_fill(p_group, ARRAY[v_queue.cursors]));
     PERFORM pg_notify('queen_wake', json_build_object(
       'origin', '', 'queue', v_queue.name, 'namespace', v_queue.namespace, 'task', v_queue.task)::text);
   END LOOP;

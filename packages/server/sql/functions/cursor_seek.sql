@@ -67,6 +67,9 @@ BEGIN
         claims_since_advance = 0
     WHERE c.partition_id = v_partition.id AND c.consumer_group = p_group;
     v_wake := v_wake OR v_live OR v_target < v_cursor.committed OR (v_created AND v_target < v_partition.tail);
+    IF v_target < v_cursor.committed THEN  -- messages below the old cursor are deliverable again
+      PERFORM queen.backlog_restore(ARRAY[v_partition.id], ARRAY[p_group]);
+    END IF;
 
     SELECT s.message_ids[v_target - s.first_offset + 1] INTO v_moved_to
     FROM queen.segment_at(v_partition.id, v_target) s;

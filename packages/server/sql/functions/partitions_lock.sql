@@ -1,5 +1,5 @@
 -- partitions_lock: lock the rows of the named partitions FOR UPDATE, creating missing queues (implicit
--- defaults, namespace/task derived from the name) and partitions first.
+-- defaults, namespace/task derived from the name) and partitions first (their ids computed: partition_uuid).
 --   Parameters: pair i is (p_queue[i], p_partition[i]); pairs may repeat.
 --   Result: one row per distinct pair, in lock order, with the partition's id, tail and last_push_at.
 --   Locks: each queue's backlog lock (backlog_lock_key) shared, in name order; queue rows are created in
@@ -81,8 +81,8 @@ BEGIN
     WHERE p.queue_id::text || p.name = v_queue_id::text || v_key.partition_name FOR UPDATE;
     IF NOT FOUND THEN
       INSERT INTO queen.partitions (id, queue_id, name)
-      VALUES (queen.uuid_v7(), v_queue_id, v_key.partition_name)
-      ON CONFLICT (queue_id, name) DO NOTHING;
+      VALUES (queen.partition_uuid(v_key.queue_name, v_key.partition_name), v_queue_id, v_key.partition_name)
+      ON CONFLICT DO NOTHING;  -- the name's key or the computed id's (Citus keeps only the latter)
       SELECT * INTO STRICT v_partition FROM queen.partitions p
       WHERE p.queue_id::text || p.name = v_queue_id::text || v_key.partition_name FOR UPDATE;
     END IF;

@@ -1,5 +1,6 @@
--- queue_delete: the queue with its partitions, segments, keys, cursors, DLQ entries, subscription records and
--- trace events (docs/api.md 4.3).
+-- queue_delete: the queue with its partitions, segments, keys, cursors, DLQ entries, subscription records,
+-- trace events, backlog entries and stream operator state (docs/api.md 4.3), each table explicitly (no
+-- triggers: docs/scale-out.md, section 2).
 --   Parameters: p_name the queue.
 --   Result: whether the queue existed.
 --   Locks: the queue row (FOR UPDATE) first, so retention, seek and pushes on it finish or wait.
@@ -19,7 +20,10 @@ BEGIN
   DELETE FROM queen.cursors WHERE partition_id = ANY (v_partition_ids);
   DELETE FROM queen.dead_letters WHERE partition_id = ANY (v_partition_ids);
   DELETE FROM queen.traces WHERE partition_id = ANY (v_partition_ids);
-  DELETE FROM queen.queues WHERE id = v_queue_id;  -- cascades to partitions and subscriptions
+  DELETE FROM queen.backlog WHERE queue_id = v_queue_id;
+  DELETE FROM queen_streams.state WHERE partition_id = ANY (v_partition_ids);
+  DELETE FROM queen.partitions WHERE queue_id = v_queue_id;
+  DELETE FROM queen.queues WHERE id = v_queue_id;  -- cascades to subscriptions and backlog registrations
   RETURN true;
 END
 $$;

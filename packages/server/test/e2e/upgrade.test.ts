@@ -217,6 +217,24 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(await drainAndAck(api, 'billing'), ['after-upgrade']);
   });
 
+  test('no triggers are left, as on a fresh database (0020); 1.0 partitions keep their ids, a new one gets its computed id', async () => {
+    const triggers = (on: TestDatabase) => on.query(
+      `SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE NOT t.tgisinternal AND n.nspname IN ('queen', 'queen_streams')`).then((r) => r.rows);
+    assert.deepEqual(await triggers(db), []);
+    assert.deepEqual(await triggers(fresh), []);
+    const ids = await db.query<{ name: string; computed: boolean }>(
+      `SELECT p.name, p.id = queen.partition_uuid(q.name, p.name) AS computed
+       FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.name`, [QUEUE]);
+    assert.deepEqual(ids.rows, PARTITIONS.map((name) => ({ name, computed: false })));
+    const pushed = await api.push([{ queue: QUEUE, partition: 'p-new', payload: {}, transactionId: 'new-partition' }]);
+    assert.equal(pushed.status, 201, pushed.text);
+    const computed = await db.query<{ id: string }>('SELECT queen.partition_uuid($1, $2)::text AS id', [QUEUE, 'p-new']);
+    assert.equal(pushed.json[0].partition_id, computed.rows[0]!.id);
+    assert.deepEqual(await drainAndAck(api, null), ['new-partition']);
+    assert.deepEqual(await drainAndAck(api, 'billing'), ['new-partition']);
+  });
+
   test('the SQL API exists with its grants and round-trips a message in SQL through a 1.0 queue and group', async () => {
     assert.deepEqual(sqlApiBefore, [], 'release 1.0 had none of them');
     const catalog = await db.query<{ signature: string; definer: boolean; comment: string | null; producer: boolean; consumer: boolean; admin: boolean; public: boolean }>(

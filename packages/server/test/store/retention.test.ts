@@ -348,7 +348,7 @@ describe('partition cleanup', () => {
   const exists = async (partitionId: string): Promise<boolean> =>
     (await pool.query('SELECT 1 FROM queen.partitions WHERE id = $1', [partitionId])).rowCount === 1;
 
-  test('deletes only idle empty partitions without a live lease, with their cursors; a push re-creates one under a new id', async () => {
+  test('deletes only idle empty partitions without a live lease, with their cursors; a push re-creates one under the same id', async () => {
     const queue = uniqueQueue('clean');
     const idle = await push(queue, 'idle', 1, 2);
     await consume(queue, 'idle', idle, 'g', 2);
@@ -367,18 +367,27 @@ describe('partition cleanup', () => {
     await backdate(leased, 31);
     await pool.query(`UPDATE queen.cursors SET lease_expires_at = now() + interval '1 minute' WHERE partition_id = $1`, [leased]);
 
+    // A wildcard group registered with the backlog index, whose entry for the idle partition a seek back left.
+    await pool.query(`INSERT INTO queen.backlog_groups (queue_id, consumer_group, repaired_at)
+                      SELECT p.queue_id, 'w', now() FROM queen.partitions p WHERE p.id = $1`, [idle]);
+    await pool.query(`INSERT INTO queen.backlog (queue_id, consumer_group, partition_id)
+                      SELECT p.queue_id, 'w', p.id FROM queen.partitions p WHERE p.id = ANY ($1::uuid[])`, [[idle, full]]);
+
     const cycle = uuidv7();
     const deleted = await pool.query<{ n: number }>(`SELECT queen.partitions_cleanup($1, now() - interval '30 days', 100) AS n`, [cycle]);
     assert.equal(deleted.rows[0]!.n, 1);
     assert.equal(await exists(idle), false);
     assert.equal(await cursor(idle, 'g'), undefined, 'its per-group state goes with it');
+    const entries = await pool.query<{ partition_id: string }>(
+      `SELECT b.partition_id::text FROM queen.backlog b JOIN queen.queues q ON q.id = b.queue_id WHERE q.name = $1`, [queue]);
+    assert.deepEqual(entries.rows, [{ partition_id: full }], 'its backlog entries go with it, the others stay');
     assert.equal(await exists(busy), true, 'activity within the idle period');
     assert.equal(await exists(full), true, 'retained messages');
     assert.equal(await exists(leased), true, 'a live lease');
     assert.deepEqual(await history(cycle), [{ partition_name: 'idle', kind: 'partition_cleanup', deleted: 1 }]);
 
     const again = await push(queue, 'idle', 3, 3);
-    assert.notEqual(again, idle);
+    assert.equal(again, idle, 'the same computed id (partition_uuid), on a partition that starts empty');
     assert.deepEqual((await pop(queue, 'idle', 'g')).txns, ['m-3']);
   });
 });

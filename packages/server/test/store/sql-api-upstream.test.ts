@@ -34,7 +34,9 @@ END $$;
 DO $$
 DECLARE v_msg record; v_count int := 0;
 BEGIN
-  FOR v_msg IN SELECT * FROM queen.consume_one('up_orders') LOOP
+  -- The queue has two partitions: which one a wildcard call serves first is the walk's business (round-robin by
+  -- id), so this call names the one holding up-1.
+  FOR v_msg IN SELECT * FROM queen.consume_one('up_orders', '__QUEUE_MODE__', 1, 'Default') LOOP
     v_count := v_count + 1;
     IF v_msg.partition_id IS NULL OR v_msg.id IS NULL OR v_msg.lease_id IS NULL OR v_msg.payload IS NULL
        OR v_msg.created_at IS NULL OR v_msg.transaction_id <> 'up-1' THEN RAISE EXCEPTION 'consume_one fields'; END IF;

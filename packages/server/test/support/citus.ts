@@ -1,0 +1,81 @@
+/**
+ * A local Citus cluster of the test file's own: a coordinator and workers (PostgreSQL 15 with Citus 13, started
+ * by ../shared/citus/cluster.sh in a temporary folder on free consecutive ports), stopped and removed after the
+ * file. Citus is a test dependency, not part of the product (docs/scale-out.md). Without it installed the
+ * `before` hook fails, saying what to install: a Citus test never skips.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
+import pg from 'pg';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** The cluster script of the shared Citus build (see its README). */
+const CLUSTER_SH = path.resolve(REPO_ROOT, '../shared/citus/cluster.sh');
+const CITUS_SO = '/usr/lib/postgresql/15/lib/citus.so';
+
+/** The live values of a `useCitusCluster()` set-up. */
+export interface CitusCluster {
+  /** The coordinator's URL (database postgres, trust authentication). */
+  readonly url: string;
+  /** The workers' ports, in the order they were added. */
+  readonly workerPorts: number[];
+  /** A pool on the coordinator. */
+  readonly pool: pg.Pool;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A base port whose next `count` ports are free too (cluster.sh numbers the nodes consecutively). */
+async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const all = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (all.every(Boolean)) return base;
+  }
+  throw new Error('no run of free ports found for the Citus cluster');
+}
+
+/** Starts a coordinator with `workers` workers before the file's tests and stops it after them. */
+export function useCitusCluster(workers = 2): CitusCluster {
+  let folder = '';
+  let url = '';
+  let base = 0;
+  let pool: pg.Pool | undefined;
+  before(async () => {
+    if (!fs.existsSync(CITUS_SO) || !fs.existsSync(CLUSTER_SH)) {
+      throw new Error(`Citus for PostgreSQL 15 is not installed (${CITUS_SO}, ${CLUSTER_SH}): ` +
+        'apt-get install postgresql-15 libcurl4 liblz4-1 libzstd1 libpq5 && ../shared/citus/install.sh (.ci/run does both)');
+    }
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-'));
+    base = await freePortRun(workers + 1);
+    url = execFileSync(CLUSTER_SH, ['start', folder, String(base), String(workers)], { encoding: 'utf8', timeout: 180_000 }).trim();
+    pool = new pg.Pool({ connectionString: url, max: 4 });
+  }, { timeout: 200_000 });
+  after(async () => {
+    await pool?.end();
+    if (folder !== '') {
+      execFileSync(CLUSTER_SH, ['stop', folder], { timeout: 120_000 });
+      fs.rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+    }
+  }, { timeout: 130_000 });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined || url === '') throw new Error('the Citus cluster is used before its before() hook ran');
+    return value;
+  };
+  return {
+    get url() { return ready(url); },
+    get workerPorts() { return ready(Array.from({ length: workers }, (_, i) => base + 1 + i)); },
+    get pool() { return ready(pool); },
+  };
+}
