@@ -56,6 +56,9 @@ export interface BufferStats {
   failedFiles: { count: number; totalBytes: number; totalMB: number; failoverCount: number; qos0Count: number };
 }
 
+/** Why the buffer takes no push now (docs/api.md 4.1a). */
+export type BufferRefusal = 'buffer full' | 'buffer write failed';
+
 /** What the buffer is doing, for /health and the metrics. */
 export type BufferState = 'idle' | 'buffering' | 'replaying' | 'failed';
 
@@ -133,6 +136,14 @@ export class FailoverBuffer {
   /** False after a write to the buffer failed, until one succeeds. */
   get healthy(): boolean {
     return this.log.writeHealthy;
+  }
+
+  /**
+   * Why a push that must be buffered now would not be accepted (the readiness of `GET /ready`), or null
+   * when the buffer takes writes.
+   */
+  get refusal(): BufferRefusal | null {
+    return this.log.writeHealthy ? null : 'buffer write failed';
   }
 
   /**
