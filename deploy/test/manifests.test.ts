@@ -166,7 +166,7 @@ describe('compose.yaml', () => {
     for (const broker of brokers) {
       assert.equal(broker.build, '.');
       assert.match(broker.environment.DATABASE_URL, /@postgres:5432\//);
-      assert.equal(broker.depends_on.postgres.condition, 'service_healthy');
+      assert.equal(broker.depends_on.postgres.condition, 'service_started', 'a broker serves (buffering) before PostgreSQL answers');
       assert.ok(broker.profiles === undefined);
     }
     assert.notEqual(brokers[0].volumes[0], brokers[1].volumes[0]);

@@ -33,7 +33,7 @@ export interface Config {
   databaseHealth: DatabaseHealth;
   poolSize: number;
   poolAcquireTimeoutMs: number;
-  /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS). */
+  /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS; Infinity: no limit). */
   startupWaitMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
@@ -231,7 +231,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseHealth: databaseHealth(env),
     poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
-    startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', 60_000, 0, 86_400_000),
+    // No limit with an external PostgreSQL: the broker buffers pushes while it waits (docs/api.md 9.8 rule 3).
+    startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', database.kind === 'embedded' ? 60_000 : Number.POSITIVE_INFINITY, 0, 86_400_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
     pop: {

@@ -13,14 +13,12 @@ import { StatsService } from '../services/stats.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 
-/** What monitoring needs. */
+/** What monitoring is made of. */
 export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' | 'bufferState' | 'maintenance'> {
   config: Config;
   log: Logger;
   database: Database;
   bus: WakeBus;
-  /** The port the HTTP server listens on (the heartbeat row and samples are stored under it). */
-  port: number;
 }
 
 /** The started monitoring. */
@@ -32,12 +30,9 @@ export interface Monitoring {
   stats: StatsService;
 }
 
-/**
- * Starts sampling, the heartbeat (written once before this resolves: /health knows the cluster from here
- * on) and the stats flush. Their stop runs after the last request: the final flush holds every counter.
- */
-export async function startMonitoring(options: MonitoringOptions, defer: Defer): Promise<Monitoring> {
-  const { config, log, database: { pool, store }, bus, port } = options;
+/** Makes the metrics (in memory: served before the database answers) and the services that write them. */
+export function buildMonitoring(options: MonitoringOptions): Monitoring {
+  const { config, log, database: { pool, store }, bus } = options;
   const metrics = new Metrics({
     config, store, bus, log,
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -50,12 +45,19 @@ export async function startMonitoring(options: MonitoringOptions, defer: Defer):
     store, identity: metrics.identity, bus, onDatabaseError: (error) => metrics.recorder.failure(error),
   });
   const stats = new StatsService(config.stats, scoped, { store, identity: metrics.identity, recorder: metrics.recorder, sampler: metrics.sampler });
+  return { metrics, heartbeat, stats };
+}
+
+/**
+ * Starts sampling, the heartbeat (written once before this resolves: /health knows the cluster from here
+ * on) and the stats flush. Their stop runs after the last request: the final flush holds every counter.
+ */
+export async function startMonitoring({ metrics, heartbeat, stats }: Monitoring, port: number, defer: Defer): Promise<void> {
   metrics.start(port);
   await heartbeat.start();
   defer('heartbeat', () => heartbeat.stop()); // marks the row stopped, after the final flush below
   await stats.start();
   defer('stats', () => stats.stop()); // flushes what is left, stops the sampler
-  return { metrics, heartbeat, stats };
 }
 
 /** Starts retention and eviction; a cycle in progress at shutdown ends its current chunk's work. */

@@ -200,6 +200,12 @@ export class BufferLog {
     this.files.sort((a, b) => compareBufferFiles(a.path, b.path));
   }
 
+  /** Drops files moved elsewhere (`paths`) from the replay list; they are not deleted. */
+  forget(paths: readonly string[]): void {
+    const gone = new Set(paths);
+    for (let i = this.files.length - 1; i >= 0; i--) if (gone.has(this.files[i]!.path)) this.files.splice(i, 1);
+  }
+
   /** Appends records; resolves once they are fsync'd, rejects when they could not be written. */
   append(records: BufferRecord[]): Promise<void> {
     const frames = records.map(encodeRecord); // encoding errors throw before anything is reserved
