@@ -93,6 +93,7 @@ export class Broker {
       config, log, database, bus,
       bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
       bufferState: () => write?.buffer.state ?? 'idle',
+      bufferBytes: () => ({ bytes: write?.buffer.bytes ?? 0, maxBytes: write?.buffer.maxBytes ?? 0 }),
       maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),
     });
     const { metrics } = monitoring;

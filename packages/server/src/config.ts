@@ -52,7 +52,11 @@ export interface Config {
   /** Retention, eviction and partition cleanup (docs/api.md 9.3): intervals (ms), batch sizes (messages), idle days. */
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** The maintenance/failover buffer (docs/api.md 9.5): directory, replay pacing, records per file. */
-  buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
+  buffer: {
+    dir: string; flushMs: number; maxBatch: number; eventsPerFile: number;
+    /** Bytes the buffer's files may take (FILE_BUFFER_MAX_BYTES); null: 90 % of the volume's free space at start-up. */
+    maxBytes: number | null;
+  };
   /** Variables that were set but malformed and count as unset (docs/api.md 5.2): logged once at start-up. */
   warnings: string[];
   /** Upstream tuning variables that were set: accepted, ignored, logged once. */
@@ -262,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushMs: integer(env, 'FILE_BUFFER_FLUSH_MS', 100, 1, 3_600_000),
       maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
       eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
+      maxBytes: integer(env, 'FILE_BUFFER_MAX_BYTES', 0, 0, Number.MAX_SAFE_INTEGER) || null,
     },
     warnings,
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),

@@ -14,7 +14,7 @@ import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 
 /** What monitoring is made of. */
-export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' | 'bufferState' | 'maintenance'> {
+export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' | 'bufferState' | 'bufferBytes' | 'maintenance'> {
   config: Config;
   log: Logger;
   database: Database;
@@ -38,6 +38,7 @@ export function buildMonitoring(options: MonitoringOptions): Monitoring {
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     bufferedMessages: options.bufferedMessages,
     bufferState: options.bufferState,
+    bufferBytes: options.bufferBytes,
     maintenance: options.maintenance,
   });
   const scoped = log.child({ component: 'metrics' });

@@ -37,6 +37,8 @@ export interface FailoverSettings {
   flushMs: number;
   maxBatch: number;
   eventsPerFile: number;
+  /** Bytes the files may take (FILE_BUFFER_MAX_BYTES); null: `FREE_SPACE_SHARE` of the volume's free space at start-up. */
+  maxBytes?: number | null;
   serverId: string;
   /** Limits and hooks of the files (tests). */
   log?: BufferLogOptions;
@@ -62,6 +64,8 @@ export type BufferRefusal = 'buffer full' | 'buffer write failed';
 export type BufferState = 'idle' | 'buffering' | 'replaying' | 'failed';
 
 const FAILED_RETRY_MS = 60_000;
+/** The share of the volume's free space (at start-up) the buffer may take when FILE_BUFFER_MAX_BYTES is not set. */
+const FREE_SPACE_SHARE = 0.9;
 
 /** The failover/maintenance buffer of this process and its replay. */
 export class FailoverBuffer {
@@ -150,7 +154,18 @@ export class FailoverBuffer {
    * when the buffer takes writes.
    */
   get refusal(): BufferRefusal | null {
+    if (this.log.full) return 'buffer full';
     return this.log.writeHealthy ? null : 'buffer write failed';
+  }
+
+  /** Bytes the buffer's files take (and the appends in progress will add). */
+  get bytes(): number {
+    return this.log.bytes;
+  }
+
+  /** The limit of `bytes` (FILE_BUFFER_MAX_BYTES, or derived from the free space at start-up). */
+  get maxBytes(): number {
+    return this.log.maxBytes;
   }
 
   /**
@@ -210,6 +225,7 @@ export class FailoverBuffer {
     this.clusterId = owner?.clusterId ?? UNKNOWN_CLUSTER;
     this.leftovers = { files: await this.takeOwnDirectory(), owner };
     this.startTimers();
+    this.limitSize();
   }
 
   /**
@@ -225,6 +241,7 @@ export class FailoverBuffer {
       this.clusterId = clusterId;
       await this.takeOwnDirectory();
       this.startTimers();
+      this.limitSize();
     }
     await this.adopt();
     this.retryTimer = setInterval(() => void this.retryFailed(), FAILED_RETRY_MS);
@@ -243,6 +260,13 @@ export class FailoverBuffer {
     const files = listBufferFiles(this.own);
     await this.load(files, 'left by a previous run');
     return files;
+  }
+
+  /** Sets the size limit: FILE_BUFFER_MAX_BYTES, else what the files take now plus a share of the free space. */
+  private limitSize(): void {
+    const configured = this.settings.maxBytes ?? null;
+    this.log.maxBytes = configured ?? this.log.bytes + Math.floor(FREE_SPACE_SHARE * freeBytes(this.settings.dir));
+    this.deps.log.info({ maxBytes: this.log.maxBytes, derived: configured === null }, 'failover buffer size limit');
   }
 
   private startTimers(): void {
@@ -329,5 +353,17 @@ export class FailoverBuffer {
     if (!this.adoptedDirectories) return;
     this.adoptedDirectories = false;
     pruneAdopted(this.own);
+  }
+}
+
+/** The bytes an unprivileged process may still write on the volume of `dir` (or of its nearest existing parent). */
+function freeBytes(dir: string): number {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      const stats = fs.statfsSync(at);
+      return stats.bavail * stats.bsize;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) throw error;
+    }
   }
 }

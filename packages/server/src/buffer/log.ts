@@ -10,6 +10,10 @@
  * the next append starts a clean file; the appends whose records were all fsync'd before the failure
  * still resolve (they will replay), the others reject.
  *
+ * The files together take at most `maxBytes` (FILE_BUFFER_MAX_BYTES): an append that would pass it is refused
+ * whole (`BufferFullError`) before anything is reserved, and the log counts as full until a file is deleted by
+ * replay or an append fits again.
+ *
  * Files are replayed in name order (`<15-digit ms>-<6-digit sequence>.qbuf`; the time never goes back
  * within a process). Each file tracks its durable records and bytes (only fsync'd data is ever read) and
  * how far replay has got, and the (queue, partition) keys it holds (a file in the failed set blocks those
@@ -19,6 +23,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { BufferFullError } from '../core/push.js';
 import {
   BUFFER_FILE_SUFFIX, FILE_HEADER, FRAME_OVERHEAD, compareBufferFiles, decodeFrames, encodeRecord, hasFileHeader, partitionKey, type BufferRecord,
 } from './format.js';
@@ -121,6 +126,8 @@ export interface BufferLogParams {
   dir: string;
   /** Records per file before the next file is started. */
   eventsPerFile: number;
+  /** Bytes all files may take together (Infinity: no limit). */
+  maxBytes?: number;
   /** Creates the directory (with its owner record) before the first file is made in it. */
   prepare: () => void;
   /** Called after records became durable (the replay may have work). */
@@ -165,6 +172,12 @@ export class BufferLog {
   private sequence = 0;
   /** False after a failed write, until a write succeeds again. */
   writeHealthy = true;
+  /** True after an append was refused for lack of room, until a file is deleted or an append fits. */
+  full = false;
+  /** Bytes of the appends queued or being written. */
+  private reservedBytes = 0;
+  /** The limit of `bytes`. */
+  maxBytes: number;
 
   private readonly maxFileBytes: number;
   private readonly open: OpenFile;
@@ -180,6 +193,7 @@ export class BufferLog {
     this.prepare = params.prepare;
     this.onDurable = params.onDurable;
     this.maxFileBytes = params.options?.maxFileBytes ?? MAX_FILE_BYTES;
+    this.maxBytes = params.maxBytes ?? Number.POSITIVE_INFINITY;
     this.open = params.options?.open ?? ((file, flags) => fsp.open(file, flags));
   }
 
@@ -188,6 +202,13 @@ export class BufferLog {
     let count = this.reserved;
     for (const f of this.files) if (!f.failed) count += f.records - f.replayed;
     return count;
+  }
+
+  /** Bytes the files take (durable data, headers included) and the appends in progress will add. */
+  get bytes(): number {
+    let total = this.reservedBytes;
+    for (const f of this.files) total += f.bytes;
+    return total;
   }
 
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
@@ -209,8 +230,15 @@ export class BufferLog {
   /** Appends records; resolves once they are fsync'd, rejects when they could not be written. */
   append(records: BufferRecord[]): Promise<void> {
     const frames = records.map(encodeRecord); // encoding errors throw before anything is reserved
+    const size = frames.reduce((sum, frame) => sum + frame.length, 0) + FILE_HEADER.length;
+    if (this.bytes + size > this.maxBytes) {
+      this.full = true;
+      return Promise.reject(new BufferFullError(`the failover buffer is full (${this.bytes} of ${this.maxBytes} bytes)`));
+    }
+    this.full = false;
     const keys = records.map(partitionKey);
     this.reserved += frames.length;
+    this.reservedBytes += size;
     return new Promise((resolve, reject) => {
       this.queue.push({ frames, keys, resolve, reject });
       if (!this.writing) {
@@ -225,6 +253,8 @@ export class BufferLog {
       const jobs = this.queue;
       this.queue = [];
       const frames = jobs.flatMap((j) => j.frames);
+      // Reserved with a file header each (a rotation may need one): released as the files take the bytes.
+      let unwritten = frames.reduce((sum, frame) => sum + frame.length, 0) + jobs.length * FILE_HEADER.length;
       const keys = jobs.flatMap((j) => j.keys);
       let written = 0;
       try {
@@ -251,14 +281,18 @@ export class BufferLog {
           await target.handle.datasync();
           target.file.records += count;
           target.file.bytes += size;
+          this.reservedBytes -= size;
+          unwritten -= size;
           this.reserved -= count;
           written += count;
           if (target.file.records >= this.eventsPerFile || target.file.bytes >= this.maxFileBytes) await this.seal();
         }
+        this.reservedBytes -= unwritten;
         this.writeHealthy = true;
         for (const job of jobs) job.resolve();
         this.onDurable();
       } catch (error) {
+        this.reservedBytes -= unwritten;
         this.writeHealthy = false;
         this.reserved -= frames.length - written;
         await this.abandonCurrent();
@@ -383,6 +417,7 @@ export class BufferLog {
     const index = this.files.indexOf(file);
     if (index === -1) return true;
     this.files.splice(index, 1);
+    this.full = false; // room again
     if (file.corruptTail) await fsp.rename(file.path, `${file.path}.corrupt`).catch(() => undefined);
     else await fsp.unlink(file.path).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error; });
     return true;

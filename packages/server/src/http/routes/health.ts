@@ -36,7 +36,7 @@ export function bufferDetail(state: BufferState, messages: number): string {
 }
 
 /** What `/ready` reads: the lifecycle and the buffer (no database). */
-export type ReadinessSources = { health: Pick<RouteContext['health'], 'draining'>; buffer: Pick<RouteContext['buffer'], 'refusal' | 'active' | 'state' | 'bufferedCount'> };
+export type ReadinessSources = { health: Pick<RouteContext['health'], 'draining'>; buffer: Pick<RouteContext['buffer'], 'refusal' | 'active' | 'state' | 'bufferedCount' | 'bytes' | 'maxBytes'> };
 
 /** Why the broker takes no writes now, or null when it does. */
 export function notReadyReason(core: ReadinessSources): 'draining' | BufferRefusal | null {
@@ -60,7 +60,7 @@ export function readinessRoute(core: ReadinessSources): Route {
           ready: reason === null,
           reason,
           writes: core.buffer.active() ? 'buffer' : 'database',
-          buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered) },
+          buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered), bytes: core.buffer.bytes, max_bytes: core.buffer.maxBytes },
         },
       };
     },
