@@ -26,6 +26,7 @@ import { DatabaseHealth } from './database-health.js';
 import { partitionKey, type BufferRecord } from './format.js';
 import { BufferLog, scanFiles, type BufferLogOptions } from './log.js';
 import { Replay, type ReplayDeps } from './replay.js';
+import { ReplayOrder } from './replay-order.js';
 import {
   OWNER_TOUCH_MS, acquireDirectory, claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, pruneAdopted, readOwner,
   recordOwner, releaseDirectory, removeIfEmpty, setAside, takeDirectory, touchOwner, UNKNOWN_CLUSTER, type Owner,
@@ -46,7 +47,7 @@ export interface FailoverSettings {
 
 /** What the buffer needs from the broker: replay's needs, and the probe (`ping`) of the database's health. */
 export interface FailoverDeps extends Omit<ReplayDeps, 'onEmpty' | 'store'> {
-  store: Pick<Store, 'segmentAppendReplay' | 'ping'>;
+  store: Pick<Store, 'segmentAppendReplay' | 'ping' | 'bufferHoldsPublish' | 'bufferHoldsEarlier'>;
 }
 
 /** `bufferStats` of `GET /api/v1/system/maintenance` (docs/api.md 7.9). */
@@ -73,6 +74,8 @@ export class FailoverBuffer {
   private readonly log: BufferLog;
   private readonly health: DatabaseHealth;
   private readonly replay: Replay;
+  /** The order of a partition's records across brokers' buffers (replay-order.ts). */
+  private readonly order: ReplayOrder;
   private dirReady = false;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -102,10 +105,12 @@ export class FailoverBuffer {
       log: deps.log,
       onUp: () => {
         deps.log.warn({ pending: this.log.pendingCount }, 'database reachable again: replaying the failover buffer');
+        this.order.afterOutage();
         this.kick();
       },
     });
-    this.replay = new Replay(this.log, this.health, settings, { ...deps, onEmpty: () => this.pruneAdopted() });
+    this.order = new ReplayOrder({ store: deps.store, serverId: settings.serverId, log: deps.log });
+    this.replay = new Replay(this.log, this.health, settings, { ...deps, onEmpty: () => this.pruneAdopted() }, this.order);
   }
 
   /** This process's buffer directory. */
@@ -237,6 +242,7 @@ export class FailoverBuffer {
     if (this.held) {
       if (this.clusterId !== clusterId) this.rehome(clusterId);
       this.held = false;
+      this.order.afterOutage();
     } else {
       this.clusterId = clusterId;
       await this.takeOwnDirectory();
@@ -356,14 +362,18 @@ export class FailoverBuffer {
   }
 }
 
-/** The bytes an unprivileged process may still write on the volume of `dir` (or of its nearest existing parent). */
+/**
+ * The bytes an unprivileged process may still write on the volume of `dir` (or of its nearest existing parent);
+ * Infinity when the file system cannot tell (a write that fails then fails as any write does).
+ */
 function freeBytes(dir: string): number {
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     try {
       const stats = fs.statfsSync(at);
       return stats.bavail * stats.bsize;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || path.dirname(at) === at) return Number.POSITIVE_INFINITY;
     }
   }
 }

@@ -48,6 +48,8 @@ export interface BufferFile {
   corruptTail: boolean;
   /** The `partitionKey`s of its records. */
   partitions: Set<string>;
+  /** When this process wrote the first record of each key (ms); absent for files found on disk. */
+  firstAt: Map<string, number>;
 }
 
 interface Job {
@@ -214,7 +216,7 @@ export class BufferLog {
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
   add(files: FoundFile[]): void {
     for (const f of files) {
-      this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0 });
+      this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0, firstAt: new Map() });
       const millis = Number(path.basename(f.path).slice(0, 15));
       if (Number.isSafeInteger(millis)) this.lastMillis = Math.max(this.lastMillis, millis);
     }
@@ -275,7 +277,11 @@ export class BufferLog {
             continue;
           }
           const slice = frames.slice(written, written + count);
-          for (const key of keys.slice(written, written + count)) target.file.partitions.add(key);
+          for (const key of keys.slice(written, written + count)) {
+            if (target.file.partitions.has(key)) continue;
+            target.file.partitions.add(key);
+            target.file.firstAt.set(key, Date.now());
+          }
           const { bytesWritten } = await target.handle.writev(slice, target.file.bytes);
           if (bytesWritten !== size) throw new ShortWriteError(`short write to ${target.file.path}: ${bytesWritten} of ${size} bytes`);
           await target.handle.datasync();
@@ -335,7 +341,7 @@ export class BufferLog {
       throw error;
     }
     const file: BufferFile = { path: filePath, records: 0, bytes: FILE_HEADER.length, replayed: 0, replayOffset: FILE_HEADER.length,
-      sealed: false, failed: false, failures: 0, corruptTail: false, partitions: new Set() };
+      sealed: false, failed: false, failures: 0, corruptTail: false, partitions: new Set(), firstAt: new Map() };
     this.files.push(file);
     this.current = { file, handle };
     return this.current;
