@@ -14,8 +14,8 @@
  * error (counted, then the same batch is retried so nothing is missing from the verdict).
  * Consumers: --consumers long-polling queue-mode pops (batch 100, lease 30 s) with acks; 503 + Retry-After is
  * waited out as the SDK does. Verdict (checker.ts): 0 producer errors, 0 client connections the balancer could
- * not serve, 0 lost, 0 reordered per (partition, producer), consumers delivering again within 5 s of
- * PostgreSQL's return. Output: one JSON line on stdout and a summary on stderr; exit code 1 when a check fails.
+ * not serve, 0 lost, 0 reordered per (partition, producer), consumers receiving buffered messages within 5 s
+ * of PostgreSQL's return. Output: one JSON line on stdout and a summary on stderr; exit code 1 when a check fails.
  *
  *   npm run bench -- chaos-service [--rate 400] [--outage 60] [--warmup 10] [--after 20] [--producers 8] [--consumers 4]
  */
@@ -52,6 +52,13 @@ interface Run {
   firstDeliveryAfterBack: number;
   lastDeliveryAt: number;
   acked: number;
+  /** Transaction ids answered `buffered`, and the distinct ones delivered. */
+  buffered: Set<string>;
+  delivered: Set<string>;
+  /** Pushed when PostgreSQL returned; monotonic ms of the first buffered message delivered after, and of all of them. */
+  pushedAtBack: number;
+  firstBufferedAfterBack: number;
+  caughtUpAt: number;
 }
 
 async function produce(run: Run, client: ChaosClient, producer: number, everyMs: number): Promise<void> {
@@ -64,7 +71,10 @@ async function produce(run: Run, client: ChaosClient, producer: number, everyMs:
       try {
         const answer = await client.push(items);
         const statuses = pushStatuses(answer.body, items.length);
-        if (answer.statusCode === 201 && statuses.every((s) => s === 'queued' || s === 'buffered' || s === 'duplicate')) break;
+        if (answer.statusCode === 201 && statuses.every((s) => s === 'queued' || s === 'buffered' || s === 'duplicate')) {
+          statuses.forEach((s, i) => s === 'buffered' && run.buffered.add(items[i]!.transactionId));
+          break;
+        }
         run.producerErrors.add(`HTTP ${answer.statusCode} ${errorText(answer)}`);
       } catch (error) {
         run.producerErrors.add(transportErrorLabel(error));
@@ -101,6 +111,11 @@ async function consume(run: Run, stop: () => boolean): Promise<void> {
     if (messages.length === 0) continue;
     if (run.pgBackAt > 0 && run.firstDeliveryAfterBack === 0 && requestedAt >= run.pgBackAt) run.firstDeliveryAfterBack = receivedAt;
     run.lastDeliveryAt = receivedAt;
+    for (const m of messages) run.delivered.add(m.transactionId);
+    if (run.pgBackAt > 0) {
+      if (run.firstBufferedAfterBack === 0 && messages.some((m) => run.buffered.has(m.transactionId))) run.firstBufferedAfterBack = receivedAt;
+      if (run.caughtUpAt === 0 && run.delivered.size >= run.pushedAtBack) run.caughtUpAt = receivedAt;
+    }
     const pop = { id: ++popId * 1000 + Math.floor(Math.random() * 1000), requestedAt, receivedAt };
     const handles = messages.map((m) => run.checker.recordDelivery({ group: GROUP, partition: m.partition, transactionId: m.transactionId, acked: false, pop }));
     const acks = messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed' as const }));
@@ -155,7 +170,8 @@ export async function serviceMain(argv: readonly string[], repoRoot: string): Pr
     client = new ChaosClient(url, consumers + 4);
     for (let k = 0; k < producers; k++) producerClients.push(new ChaosClient(url, 1));
     const run: Run = { client, queue: `chaos-service-${Date.now()}`, checker: new Checker(), producerErrors: new Counter(), consumerAnswers: new Counter(),
-      running: true, pgBackAt: 0, firstDeliveryAfterBack: 0, lastDeliveryAt: 0, acked: 0 };
+      running: true, pgBackAt: 0, firstDeliveryAfterBack: 0, lastDeliveryAt: 0, acked: 0,
+      buffered: new Set(), delivered: new Set(), pushedAtBack: 0, firstBufferedAfterBack: 0, caughtUpAt: 0 };
     await client.configure(run.queue, { leaseTime: 30 });
     log(`chaos-service: ${rate} msgs/s from ${producers} producers, ${consumers} consumers, through ${url}; logs in ${folder}`);
     const producing = Promise.all(producerClients.map((c, k) => produce(run, c, k, everyMs)));
@@ -164,7 +180,10 @@ export async function serviceMain(argv: readonly string[], repoRoot: string): Pr
 
     await sleep(warmupS * 1000);
     const stoppedAt = now();
-    const outage = database.restart(outageS * 1000).then(() => (run.pgBackAt = now()));
+    const outage = database.restart(outageS * 1000).then(() => {
+      run.pushedAtBack = run.checker.pushedCount;
+      run.pgBackAt = now();
+    });
     log('chaos-service: PostgreSQL stopped');
     await sleep((outageS * 1000) / 2 - PRE_STOP_MS);
     const [rolled] = slots;
@@ -189,13 +208,15 @@ export async function serviceMain(argv: readonly string[], repoRoot: string): Pr
     await consuming;
 
     const verdict = run.checker.verdict();
-    const resumeS = run.firstDeliveryAfterBack === 0 ? Number.NaN : (run.firstDeliveryAfterBack - run.pgBackAt) / 1000;
+    const afterBack = (at: number): number => (at === 0 ? Number.NaN : Math.round(at - run.pgBackAt) / 1000);
+    const resumeS = afterBack(run.firstDeliveryAfterBack);
     const result = {
       scenario: 'chaos-service', rate, outageS, producers, consumers, pushed: verdict.pushed, delivered: verdict.delivered,
       lost: verdict.lost, reordered: verdict.reordered, duplicates: verdict.duplicates, skipped: verdict.skipped,
       producerErrors: run.producerErrors.total, producerErrorKinds: run.producerErrors.toJSON(),
       balancer: { connections: balancer.counts.connections, noBackend: balancer.counts.noBackend, backendFailed: balancer.counts.backendFailed },
-      readiness: readyDuringOutage, brokerRestartS: restartS, consumerResumeS: resumeS, consumerAnswers: run.consumerAnswers.toJSON(),
+      readiness: readyDuringOutage, brokerRestartS: restartS, consumerResumeS: resumeS, bufferedPushes: run.buffered.size,
+      firstBufferedDeliveredS: afterBack(run.firstBufferedAfterBack), caughtUpS: afterBack(run.caughtUpAt), consumerAnswers: run.consumerAnswers.toJSON(),
       examples: verdict.examples,
     };
     const checks = {
@@ -203,12 +224,13 @@ export async function serviceMain(argv: readonly string[], repoRoot: string): Pr
       noRefusedConnection: result.balancer.noBackend === 0 && result.balancer.backendFailed === 0,
       nothingLost: verdict.lost === 0 && verdict.skipped === 0,
       orderPerPartition: verdict.reordered === 0,
-      consumersResumed: resumeS <= RESUME_TARGET_S,
+      consumersResumed: result.firstBufferedDeliveredS <= RESUME_TARGET_S,
     };
     process.stdout.write(`${JSON.stringify({ ...result, checks })}\n`);
     log(`chaos-service: ${verdict.pushed} pushed, ${verdict.delivered} delivered, ${verdict.lost} lost, ${verdict.reordered} reordered, `
       + `${verdict.duplicates} duplicates; ${result.producerErrors} producer errors; balancer ${JSON.stringify(result.balancer)}; `
-      + `consumers resumed ${resumeS.toFixed(1)} s after PostgreSQL returned; broker ${rolled!.name} back in ${restartS.toFixed(1)} s`);
+      + `${run.buffered.size} pushes answered buffered; consumers resumed ${resumeS.toFixed(1)} s after PostgreSQL returned (first buffered message `
+      + `${result.firstBufferedDeliveredS} s, all messages pushed until then ${result.caughtUpS} s); broker ${rolled!.name} back in ${restartS.toFixed(1)} s`);
     for (const [check, ok] of Object.entries(checks)) log(`  ${ok ? 'ok  ' : 'FAIL'} ${check}`);
     return Object.values(checks).every(Boolean) ? 0 : 1;
   } finally {

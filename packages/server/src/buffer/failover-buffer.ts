@@ -24,7 +24,8 @@ import type { Store } from '../store/index.js';
 import type { AppendItem } from '../store/segments.js';
 import { DatabaseHealth } from './database-health.js';
 import { partitionKey, type BufferRecord } from './format.js';
-import { BufferLog, scanFiles, type BufferLogOptions } from './log.js';
+import { BufferLog, type BufferLogOptions } from './log.js';
+import { scanFiles } from './scan.js';
 import { Replay, type ReplayDeps } from './replay.js';
 import { ReplayOrder } from './replay-order.js';
 import {

@@ -18,14 +18,15 @@
  * within a process). Each file tracks its durable records and bytes (only fsync'd data is ever read) and
  * how far replay has got, and the (queue, partition) keys it holds (a file in the failed set blocks those
  * partitions). A fully replayed file is deleted; the file being written is closed first. Leftover files
- * are scanned in chunks: a file may be larger than one Buffer can hold.
+ * are scanned by scan.ts.
  */
 import type { FileHandle } from 'node:fs/promises';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { BufferFullError } from '../core/push.js';
+import type { FoundFile } from './scan.js';
 import {
-  BUFFER_FILE_SUFFIX, FILE_HEADER, FRAME_OVERHEAD, compareBufferFiles, decodeFrames, encodeRecord, hasFileHeader, partitionKey, type BufferRecord,
+  BUFFER_FILE_SUFFIX, FILE_HEADER, compareBufferFiles, decodeFrames, encodeRecord, partitionKey, type BufferRecord,
 } from './format.js';
 
 /** One buffer file and the replay's progress through it. */
@@ -59,55 +60,10 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-const READ_CHUNK = 1 << 20;
+/** Bytes read at once from a buffer file. */
+export const READ_CHUNK = 1 << 20;
 /** The default size limit of one buffer file. */
 export const MAX_FILE_BYTES = 1 << 30;
-
-/** What a scan found in a leftover file. */
-export interface ScannedFile {
-  records: number;
-  /** End of the valid data. */
-  bytes: number;
-  corruptTail: boolean;
-  size: number;
-  partitions: Set<string>;
-}
-
-/** Scans a leftover file in chunks of `chunk` bytes: its valid records and where they end (a torn or corrupt tail is left out). */
-export async function scanFile(file: string, chunk = READ_CHUNK): Promise<ScannedFile> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const header = Buffer.alloc(FILE_HEADER.length);
-    const { bytesRead } = await handle.read(header, 0, header.length, 0);
-    const partitions = new Set<string>();
-    if (!hasFileHeader(header.subarray(0, bytesRead))) return { records: 0, bytes: 0, corruptTail: size > FILE_HEADER.length, size, partitions };
-    let records = 0;
-    let at = FILE_HEADER.length;
-    let needed = 0;
-    while (at < size) {
-      const length = Math.min(size - at, Math.max(chunk, needed));
-      const data = Buffer.allocUnsafe(length);
-      const read = (await handle.read(data, 0, length, at)).bytesRead;
-      const decoded = decodeFrames(data.subarray(0, read), 0, Number.MAX_SAFE_INTEGER);
-      records += decoded.records.length;
-      for (const record of decoded.records) partitions.add(partitionKey(record));
-      const reachedEnd = at + read >= size;
-      at += decoded.end;
-      if (decoded.stop === 'corrupt') return { records, bytes: at, corruptTail: true, size, partitions };
-      if (decoded.stop === 'torn') {
-        if (reachedEnd) break; // a torn tail: never acknowledged
-        // a frame runs past this chunk: the next read starts at it and takes all of it
-        needed = decoded.needed ?? FRAME_OVERHEAD;
-      } else {
-        needed = 0;
-      }
-    }
-    return { records, bytes: at, corruptTail: false, size, partitions };
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Opens a file (node's `fs.promises.open`; a test may wrap the handle to inject failures). */
 export type OpenFile = (file: string, flags: string) => Promise<FileHandle>;
@@ -140,24 +96,6 @@ export interface BufferLogParams {
 
 /** Records read for replay and the offset after them. */
 type ReadBatch = { records: BufferRecord[]; next: number };
-
-/** A file found on disk, ready for `BufferLog.add`. */
-export type FoundFile = { path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> };
-
-/** Scans leftover files: empty ones (they never acknowledged anything) are deleted, a corrupt tail is reported. */
-export async function scanFiles(files: string[], onCorruptTail: (file: string, validBytes: number, size: number) => void): Promise<FoundFile[]> {
-  const found: FoundFile[] = [];
-  for (const file of files) {
-    const scanned = await scanFile(file);
-    if (scanned.records === 0 && !scanned.corruptTail) {
-      await fsp.rm(file, { force: true });
-      continue;
-    }
-    if (scanned.corruptTail) onCorruptTail(file, scanned.bytes, scanned.size);
-    found.push({ path: file, ...scanned });
-  }
-  return found;
-}
 
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
