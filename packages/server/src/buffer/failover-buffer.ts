@@ -48,7 +48,7 @@ export interface FailoverSettings {
 
 /** What the buffer needs from the broker: replay's needs, and the probe (`ping`) of the database's health. */
 export interface FailoverDeps extends Omit<ReplayDeps, 'onEmpty' | 'store'> {
-  store: Pick<Store, 'segmentAppendReplay' | 'ping' | 'bufferHoldsPublish' | 'bufferHoldsEarlier'>;
+  store: Pick<Store, 'segmentAppendReplay' | 'ping' | 'bufferHoldsPublish' | 'bufferHoldsEarlier' | 'serverAliveList'>;
 }
 
 /** `bufferStats` of `GET /api/v1/system/maintenance` (docs/api.md 7.9). */
@@ -273,7 +273,7 @@ export class FailoverBuffer {
   private limitSize(): void {
     const configured = this.settings.maxBytes ?? null;
     this.log.maxBytes = configured ?? this.log.bytes + Math.floor(FREE_SPACE_SHARE * freeBytes(this.settings.dir));
-    this.deps.log.info({ maxBytes: this.log.maxBytes, derived: configured === null }, 'failover buffer size limit');
+    this.deps.log.debug({ maxBytes: this.log.maxBytes, derived: configured === null }, 'failover buffer size limit');
   }
 
   private startTimers(): void {

@@ -12,7 +12,8 @@
  * file has it; if so it waits (re-checking every RECHECK_MS) until that broker has replayed them.
  *
  * After an outage every broker waits GRACE_MS before its first batch, so that the others, which notice the
- * database's return within a second or two, have published what they hold. Holds are refreshed every
+ * database's return within a second or two, have published what they hold; a broker that finds no other
+ * broker process of the last day in the heartbeats (a single broker) does not wait. Holds are refreshed every
  * REFRESH_MS while any is held; rows not refreshed for FRESH_S (a broker gone with its disk, or stopped with
  * files left for its successor) are ignored. A file held back for MAX_WAIT_MS replays anyway (two brokers
  * each holding the other's older records of different partitions would otherwise wait for each other):
@@ -29,10 +30,12 @@ const REFRESH_MS = 5000;
 const FRESH_S = 30;
 const RECHECK_MS = 200;
 const MAX_WAIT_MS = 10_000;
+/** How far back a heartbeat counts as another broker that may hold records (an outage stops every heartbeat). */
+const OTHERS_WITHIN_S = 86_400;
 
 /** What the ordering needs. */
 export interface ReplayOrderDeps {
-  store: Pick<Store, 'bufferHoldsPublish' | 'bufferHoldsEarlier'>;
+  store: Pick<Store, 'bufferHoldsPublish' | 'bufferHoldsEarlier' | 'serverAliveList'>;
   serverId: string;
   log: Logger;
 }
@@ -66,6 +69,8 @@ export class ReplayOrder {
   private published: string | null = null;
   private publishedAt = 0;
   private graceUntil = 0;
+  /** Whether the heartbeats were asked for other brokers since the last outage. */
+  private othersAsked = true;
   private waiting: { file: BufferFile; since: number } | null = null;
   /** A file that waited MAX_WAIT_MS: it replays to its end without asking again. */
   private released: BufferFile | null = null;
@@ -75,11 +80,17 @@ export class ReplayOrder {
   /** The database answers again after an outage: the first batch waits for the other brokers' holds. */
   afterOutage(): void {
     this.graceUntil = Date.now() + GRACE_MS;
+    this.othersAsked = false;
   }
 
   /** Before a batch of `file`: 0 to replay it now, else the ms to wait. Publishes `files`' holds when they changed. */
   async wait(files: readonly BufferFile[], file: BufferFile): Promise<number> {
     await this.publish(files);
+    if (!this.othersAsked) {
+      const servers = await this.deps.store.serverAliveList({ aliveSeconds: OTHERS_WITHIN_S });
+      this.othersAsked = true;
+      if (servers.every((s) => s.serverId === this.deps.serverId)) this.graceUntil = 0;
+    }
     const now = Date.now();
     if (now < this.graceUntil) return this.graceUntil - now;
     if (this.released === file) return 0;

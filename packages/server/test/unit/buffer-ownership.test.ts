@@ -70,7 +70,7 @@ test('a clean stop with files left marks the owner record released', async () =>
   const buffer = new FailoverBuffer(
     { dir, flushMs: 1, maxBatch: 10, eventsPerFile: 10, serverId: 'host:1' },
     {
-      store: { segmentAppendReplay: async () => [], ping: async () => undefined, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
+      store: { segmentAppendReplay: async () => [], ping: async () => undefined, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false, serverAliveList: async () => [] }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
       pushMaintenance: () => true, log: pino({ level: 'silent' }),
     },
   );

@@ -46,7 +46,7 @@ function setup(
     { dir, flushMs: 1, maxBatch: 3, eventsPerFile: 4, serverId: 'unit' },
     {
       // Replays reach the store through segmentAppendReplay only: the script sees them with the replay flag.
-      store: { segmentAppendReplay: ({ items }) => script(items, { replay: true }), ping: probe, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false },
+      store: { segmentAppendReplay: ({ items }) => script(items, { replay: true }), ping: probe, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false, serverAliveList: async () => [] },
       sealing: NO_SEALING,
       wake: (signal) => woken.push(signal.queue),
       classify,
