@@ -176,7 +176,13 @@ export function setAside(own: string, files: string[], owner: Owner | null): str
   const aside = `${own}.other-database-${randomUUID()}`;
   fs.mkdirSync(aside);
   if (owner !== null) writeOwnerFile(aside, owner);
-  for (const file of files) fs.renameSync(file, path.join(aside, path.basename(file)));
+  for (const file of files) {
+    try {
+      fs.renameSync(file, path.join(aside, path.basename(file)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // an empty leftover the scan deleted
+    }
+  }
   fsyncDirectory(aside);
   fsyncDirectory(path.dirname(own));
   return aside;
