@@ -66,8 +66,9 @@ USER queen:queen
 VOLUME /var/lib/queen
 EXPOSE 6632
 STOPSIGNAL SIGTERM
-# /health is 503 while PostgreSQL is unreachable (the broker keeps buffering pushes meanwhile): "unhealthy" tells
-# an operator, it is no reason to restart the container.
+# /ready: the broker takes writes (committed, or buffered while PostgreSQL is unreachable). Not /health, which is
+# 503 during an outage: an orchestrator that replaces unhealthy containers (Swarm, autoheal) would then kill a
+# broker that is buffering pushes. /health stays what an operator reads.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||6632)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||6632)+'/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "packages/server/dist/main.js"]

@@ -42,6 +42,7 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     ...(families.length > 0 ? [`families: ${families.join(' ')} (each stands for every scenario named <family>-...)`] : []),
     '       or: node bench/dist/main.js chaos [--messages N] [--kill-every S] [--no-pg-restart] ... (chaos --help)',
     '       or: node bench/dist/main.js failover [--faults kill,switchover,stall] ... (failover --help; needs pg_auto_failover)',
+    '       or: node bench/dist/main.js chaos-service [--outage 60] [--rate 400] ... (PostgreSQL outage behind a Service-like balancer, one broker rolled)',
     '',
     'options:',
     '  --url URL             benchmark a running broker (default: start packages/server/dist/main.js)',

@@ -167,6 +167,8 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'chaos') return (await import('./chaos/run.js')).chaosMain(process.argv.slice(3), REPO_ROOT);
   // `chaos-outage`: the failover buffer catching up under load (bench/src/chaos/outage.ts).
   if (process.argv[2] === 'chaos-outage') return (await import('./chaos/outage.js')).outageMain(process.argv.slice(3), REPO_ROOT);
+  // `chaos-service`: a PostgreSQL outage behind a Service-like balancer following /ready, one broker rolled (bench/src/chaos/service.ts).
+  if (process.argv[2] === 'chaos-service') return (await import('./chaos/service.js')).serviceMain(process.argv.slice(3), REPO_ROOT);
   // `failover` runs a pg_auto_failover cluster of its own (bench/src/failover/run.ts).
   if (process.argv[2] === 'failover') return (await import('./failover/run.js')).failoverMain(process.argv.slice(3), REPO_ROOT);
   const names = [...SCENARIOS.keys()];

@@ -174,13 +174,13 @@ after(async () => {
 });
 
 describe('the image', () => {
-  test('its configuration: non-root, HEALTHCHECK on /health, port 6632, a volume at /var/lib/queen, SIGTERM, no database configured', () => {
+  test('its configuration: non-root, HEALTHCHECK on /ready, port 6632, a volume at /var/lib/queen, SIGTERM, no database configured', () => {
     assert.equal(config.User, 'queen:queen');
     assert.deepEqual(config.Entrypoint, ['node', 'packages/server/dist/main.js']);
     assert.ok('6632/tcp' in config.ExposedPorts);
     assert.ok('/var/lib/queen' in config.Volumes);
     assert.equal(config.StopSignal, 'SIGTERM');
-    assert.match(config.Healthcheck.Test.join(' '), /\/health/);
+    assert.match(config.Healthcheck.Test.join(' '), /\/ready'/);
     const env = new Map(config.Env.map((e) => e.split(/=(.*)/s).slice(0, 2) as [string, string]));
     assert.equal(env.get('QUEEN_DATA_DIR'), '/var/lib/queen');
     assert.equal(env.get('NODE_ENV'), 'production');

@@ -98,11 +98,12 @@ describe('Kubernetes manifests', () => {
     for (const key of Object.keys(config.data)) assert.ok(!/PASSWORD|SECRET|KEY|DATABASE_URL/.test(key), `${key} belongs in the Secret`);
   });
 
-  test('probes: ready on /health, alive on /metrics (a database outage does not restart a buffering broker)', () => {
+  test('probes: started and ready on /ready, alive on /metrics (a database outage neither removes nor restarts a buffering broker)', () => {
     const container = one('StatefulSet', 'queen').spec.template.spec.containers[0];
-    assert.equal(container.readinessProbe.httpGet.path, '/health');
+    assert.equal(container.readinessProbe.httpGet.path, '/ready');
+    assert.equal(container.readinessProbe.failureThreshold, 2, 'out of the Service after two failed probes');
     assert.equal(container.livenessProbe.httpGet.path, '/metrics');
-    assert.equal(container.startupProbe.httpGet.path, '/metrics');
+    assert.equal(container.startupProbe.httpGet.path, '/ready');
     for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) assert.equal(probe.httpGet.port, container.ports[0].name);
     assert.equal(container.ports[0].containerPort, 6632);
   });
@@ -165,7 +166,7 @@ describe('compose.yaml', () => {
     for (const broker of brokers) {
       assert.equal(broker.build, '.');
       assert.match(broker.environment.DATABASE_URL, /@postgres:5432\//);
-      assert.equal(broker.depends_on.postgres.condition, 'service_healthy');
+      assert.equal(broker.depends_on.postgres.condition, 'service_started', 'a broker serves (buffering) before PostgreSQL answers');
       assert.ok(broker.profiles === undefined);
     }
     assert.notEqual(brokers[0].volumes[0], brokers[1].volumes[0]);

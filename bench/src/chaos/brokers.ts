@@ -4,7 +4,7 @@
  *
  * Design: the child's stdout and stderr are appended straight to <folder>/broker-<name>.stdout.log and
  * .stderr.log (file descriptors, not pipes, so the logs survive a stalled harness), with a marker line per
- * start and per kill. Readiness is GET /health == 200 (polled up to 120 s). An exit the harness did not cause
+ * start and per kill. Readiness is GET /health == 200 (or `readyPath`, e.g. /ready; polled up to 120 s). An exit the harness did not cause
  * (no kill, no stop) is recorded with its code, signal and the tail of its stderr, reported to the owner and,
  * while the run goes on, the slot is restarted after a second; a start that fails (e.g. the broker exits
  * because PostgreSQL is unreachable) is retried every 2 s for up to two minutes.
@@ -39,6 +39,8 @@ export interface SlotOptions {
   databaseEnv: Record<string, string>;
   /** SERVER_ID (default chaos-<name>). */
   serverId?: string;
+  /** The path a start waits for a 200 on (default /health; /ready for a broker that starts during an outage). */
+  readyPath?: string;
   log: (line: string) => void;
   onUnexpectedExit: (exit: UnexpectedExit) => void;
 }
@@ -206,15 +208,29 @@ export class BrokerSlot {
     await this.startWithRetries();
   }
 
+  /** SIGTERMs the broker (a rolling restart: it drains), waits for its exit and `downMs`, starts it again. */
+  async terminateAndRestart(downMs: number): Promise<void> {
+    const child = this.child;
+    if (child === undefined || this.state !== 'running') throw new Error(`broker ${this.name} is not running`);
+    this.expectingExit = true;
+    this.state = 'down';
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    fs.appendFileSync(this.stderrLog, `=== harness ${new Date().toISOString()}: SIGTERM to broker ${this.name} (pid ${child.pid ?? '?'}) ===\n`);
+    child.kill('SIGTERM');
+    await exited;
+    await sleep(downMs);
+    await this.startWithRetries();
+  }
+
   /** Resolves when no restart of this slot is in progress. */
   async settled(): Promise<void> {
     await this.restarting;
   }
 
-  /** True when /health answers 200. */
+  /** True when /health (or `readyPath`) answers 200. */
   async healthy(): Promise<boolean> {
     try {
-      const response = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`${this.url}${this.options.readyPath ?? '/health'}`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
       return response.status === 200;
     } catch {

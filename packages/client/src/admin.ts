@@ -19,6 +19,7 @@ export class Admin {
   constructor(private readonly transport: Transport) {}
 
   /** Operation `health`. */ health = () => api.health(this.transport);
+  /** Operation `ready`. */ ready = () => api.ready(this.transport);
   /** Operation `metrics`. */ metrics = () => api.metrics(this.transport);
   /** Operation `prometheusMetrics` (text). */ prometheusMetrics = () => api.prometheusMetrics(this.transport);
 

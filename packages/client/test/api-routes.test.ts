@@ -1,7 +1,7 @@
 /**
  * The API layer's route table: every function of `src/api/` sends exactly the method and path of one entry of
  * `apiRoutes` (the entry named like the function), every entry is reached by a function, names in paths are
- * percent-encoded, and the table has the 61 operations of docs/api.md §3 (OPTIONS aside) with OpenAPI templates.
+ * percent-encoded, and the table has the 62 operations of docs/api.md §3 (OPTIONS aside) with OpenAPI templates.
  * The requester here records what would be sent instead of sending it: what is under test is the path built.
  */
 import assert from 'node:assert/strict';
@@ -56,6 +56,7 @@ const CALLS: Record<string, (http: Http) => Promise<unknown>> = {
   seekQueue: (h) => api.seekQueue(h, 'g', 'q', { toEnd: true }),
   seekPartition: (h) => api.seekPartition(h, 'g', 'q', 'p'),
   health: (h) => api.health(h),
+  ready: (h) => api.ready(h),
   openApiDocument: (h) => api.openApiDocument(h),
   metrics: (h) => api.metrics(h),
   prometheusMetrics: (h) => api.prometheusMetrics(h),
@@ -119,12 +120,12 @@ describe('API layer route table', () => {
     assert.equal(api.routeFor('PUT', '/api/v1/push'), undefined);
   });
 
-  test('the table: 61 operations, unique names and (method, path) pairs, OpenAPI templates', () => {
-    assert.equal(api.apiRoutes.length, 61);
-    assert.equal(new Set(api.apiRoutes.map((r) => r.operation)).size, 61);
-    assert.equal(new Set(api.apiRoutes.map((r) => `${r.method} ${r.path}`)).size, 61);
+  test('the table: 62 operations, unique names and (method, path) pairs, OpenAPI templates', () => {
+    assert.equal(api.apiRoutes.length, 62);
+    assert.equal(new Set(api.apiRoutes.map((r) => r.operation)).size, 62);
+    assert.equal(new Set(api.apiRoutes.map((r) => `${r.method} ${r.path}`)).size, 62);
     for (const r of api.apiRoutes) {
-      assert.match(r.path, /^\/(api\/v1|streams\/v1|health|metrics|openapi\.json)/, r.operation);
+      assert.match(r.path, /^\/(api\/v1|streams\/v1|health|ready|metrics|openapi\.json)/, r.operation);
       assert.doesNotMatch(r.path, /:/, `${r.operation}: templates use {name}, not :name`);
     }
     assert.deepEqual(api.apiRoutes.find((r) => r.operation === 'getQueue'), { operation: 'getQueue', method: 'GET', path: '/api/v1/resources/queues/{queue}', access: 'READ_ONLY' });

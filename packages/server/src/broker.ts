@@ -3,7 +3,10 @@
  * the same stops in reverse (docs/api.md 9.8):
  *
  *   listen      bind the HTTP port (answers 503 until `serve`): a taken port stops start-up before anything else
- *   database    the embedded PostgreSQL when none is configured, the pool, the first contact (retried)
+ *   database    the embedded PostgreSQL when none is configured (and its first contact), the pool
+ *   first contact  an external PostgreSQL's `SELECT 1`; when an attempt fails, the broker serves at once
+ *               without the database (pushes buffered, the rest 503 + Retry-After, docs/api.md 9.8 rule 3),
+ *               then waits for it (retried, DB_STARTUP_WAIT_MS)
  *   migrations  the schema (under an advisory lock)
  *   monitoring  heartbeat and stats flush (stopped after the last request: the final flush holds every counter)
  *   write path  sealing, wake connection, maintenance flags, failover buffer, push
@@ -22,11 +25,11 @@ import { fileURLToPath } from 'node:url';
 import { applyMigrations, startDatabase } from './boot/database.js';
 import { reportRefusedNames } from './boot/refused-names.js';
 import { createAuthenticator, listen } from './boot/listen.js';
-import { startMonitoring, startRemovalJobs } from './boot/monitoring.js';
-import { startReadPath } from './boot/read-path.js';
-import { StartupSequence } from './boot/sequence.js';
-import { serve } from './boot/serve.js';
-import { startWritePath, type WritePath } from './boot/write-path.js';
+import { buildMonitoring, startMonitoring, startRemovalJobs, startTracing } from './boot/monitoring.js';
+import { buildReadPath } from './boot/read-path.js';
+import { StartupSequence, type Defer } from './boot/sequence.js';
+import { serve, type Served } from './boot/serve.js';
+import { buildWritePath, startWritePath, type WritePath } from './boot/write-path.js';
 import type { Config } from './config.js';
 import { WakeBus } from './core/wake-bus.js';
 import { createLogger, type Logger } from './logger.js';
@@ -34,6 +37,23 @@ import { guardDriverExceptions } from './store/driver-guard.js';
 
 /** The broker's version (packages/server/package.json). */
 export const VERSION = (JSON.parse(fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as { version: string }).version;
+
+/** How long the first contact with an external PostgreSQL may take before the broker serves without it. */
+const FIRST_CONTACT_MS = 1000;
+
+/**
+ * Serves before the database answered (docs/api.md 9.8 rule 3): the buffer takes over this server id's
+ * directory and buffers every push; the routes that need the database answer 503 until `online.now`.
+ */
+async function serveWithoutDatabase(options: Parameters<typeof serve>[0], port: number, defer: Defer): Promise<{ served: Served; online: { now: boolean } }> {
+  const { write: { buffer }, log, database } = options;
+  await buffer.hold();
+  defer('failover buffer', () => buffer.stop());
+  const online = { now: false };
+  const served = serve({ ...options, online: () => online.now }, defer);
+  log.warn({ port, directory: buffer.directory }, `PostgreSQL at ${database.where} is not reachable: serving without it; pushes are buffered until it answers and the schema is migrated`);
+  return { served, online };
+}
 
 /** A running broker. */
 export class Broker {
@@ -69,21 +89,39 @@ export class Broker {
     const server = await sequence.step('listen', (defer) => listen(config, defer));
     const port = (server.address() as AddressInfo).port;
     const database = await sequence.step('database', (defer) => startDatabase({ config, log, warn, signal }, defer));
+    const tracing = await sequence.step('tracing', (defer) => startTracing(config, VERSION, log, defer));
+    // The services are made without the database; each starts its database work in its step below.
+    const monitoring = buildMonitoring({
+      config, log, database, bus, tracing,
+      bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
+      bufferState: () => write?.buffer.state ?? 'idle',
+      bufferBytes: () => ({ bytes: write?.buffer.bytes ?? 0, maxBytes: write?.buffer.maxBytes ?? 0 }),
+      maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),
+    });
+    const { metrics } = monitoring;
+    const writePath = buildWritePath({ config, log, database, bus, metrics, warn });
+    write = writePath;
+    const read = buildReadPath({ config, log, database, bus, metrics, write: writePath });
+    const serving = { config, log, version: VERSION, server, auth, database, monitoring, write: writePath, read, lifecycle };
+
+    let early: { served: Served; online: { now: boolean } } | null = null;
+    if (!(await sequence.step('first contact', () => database.contact(FIRST_CONTACT_MS)))) {
+      early = await sequence.step('serve without the database', (defer) => serveWithoutDatabase(serving, port, defer));
+      await sequence.step('first contact', () => database.contact(Number.POSITIVE_INFINITY));
+    }
     await sequence.step('migrations', async () => {
       await applyMigrations(database.pool, log, { where: database.where, waitMs: config.startupWaitMs, signal });
       await reportRefusedNames(database.store, log);
     });
-    const monitoring = await sequence.step('monitoring', (defer) => startMonitoring({
-      config, log, database, bus, port, version: VERSION,
-      bufferedMessages: () => write?.buffer.bufferedCount ?? 0,
-      bufferState: () => write?.buffer.state ?? 'idle',
-      maintenance: () => ({ push: write?.maintenance.push ?? false, pop: write?.maintenance.pop ?? false }),
-    }, defer));
-    const { metrics } = monitoring;
-    write = await sequence.step('write path', (defer) => startWritePath({ config, log, database, bus, metrics, warn }, defer));
-    const writePath = write;
-    const read = await sequence.step('read path', (defer) => startReadPath({ config, log, database, bus, metrics, write: writePath }, defer));
-    await sequence.step('serve', (defer) => serve({ config, log, version: VERSION, server, auth, database, monitoring, write: writePath, read, lifecycle }, defer));
+    await sequence.step('monitoring', (defer) => startMonitoring(monitoring, port, defer));
+    await sequence.step('write path', (defer) => startWritePath(writePath, database.store, defer));
+    await sequence.step('read path', (defer) => defer('parked pops', () => read.pop.shutdown()));
+    await sequence.step('serve', (defer) => {
+      if (early === null) return void serve(serving, defer);
+      defer('requests', early.served.drain); // drained first at shutdown, as the routes served from the start
+      early.online.now = true;
+      log.info({ port }, 'PostgreSQL reached and the schema migrated: serving every route');
+    });
     await sequence.step('background services', (defer) => startRemovalJobs({ config, log, database, metrics }, defer));
     log.debug({ port, host: config.host, database: config.database.kind }, 'Queen broker listening'); // main.ts prints the ready line
     return new Broker(config, log, server, sequence);

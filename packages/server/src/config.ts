@@ -35,7 +35,7 @@ export interface Config {
   databaseHealth: DatabaseHealth;
   poolSize: number;
   poolAcquireTimeoutMs: number;
-  /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS). */
+  /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS; Infinity: no limit). */
   startupWaitMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
@@ -54,7 +54,11 @@ export interface Config {
   /** Retention, eviction and partition cleanup (docs/api.md 9.3): intervals (ms), batch sizes (messages), idle days. */
   retention: { intervalMs: number; batchSize: number; partitionCleanupDays: number; evictionIntervalMs: number; evictionBatchSize: number };
   /** The maintenance/failover buffer (docs/api.md 9.5): directory, replay pacing, records per file. */
-  buffer: { dir: string; flushMs: number; maxBatch: number; eventsPerFile: number };
+  buffer: {
+    dir: string; flushMs: number; maxBatch: number; eventsPerFile: number;
+    /** Bytes the buffer's files may take (FILE_BUFFER_MAX_BYTES); null: 90 % of the volume's free space at start-up. */
+    maxBytes: number | null;
+  };
   /** OpenTelemetry span export (docs/monitoring.md "Tracing"); null when off: the SDK is then never loaded. */
   tracing: TracingConfig | null;
   /** Variables that were set but malformed and count as unset (docs/api.md 5.2): logged once at start-up. */
@@ -235,7 +239,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseHealth: databaseHealth(env),
     poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
-    startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', 60_000, 0, 86_400_000),
+    // No limit with an external PostgreSQL: the broker buffers pushes while it waits (docs/api.md 9.8 rule 3).
+    startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', database.kind === 'embedded' ? 60_000 : Number.POSITIVE_INFINITY, 0, 86_400_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),
     pop: {
@@ -265,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushMs: integer(env, 'FILE_BUFFER_FLUSH_MS', 100, 1, 3_600_000),
       maxBatch: integer(env, 'FILE_BUFFER_MAX_BATCH', 100, 1, 100_000),
       eventsPerFile: integer(env, 'FILE_BUFFER_EVENTS_PER_FILE', 10_000, 1, 100_000_000),
+      maxBytes: integer(env, 'FILE_BUFFER_MAX_BYTES', 0, 0, Number.MAX_SAFE_INTEGER) || null,
     },
     tracing: tracingConfig(env),
     warnings,

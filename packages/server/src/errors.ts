@@ -41,6 +41,12 @@ export const RETRY_AFTER_SECONDS = 1;
 /** The 503 text while PostgreSQL is unreachable (docs/decisions.md: outage answers). */
 export const DATABASE_UNREACHABLE = 'Service Unavailable: the database is unreachable';
 
+/** The 503 text of a push that had to be buffered while the buffer is full (FILE_BUFFER_MAX_BYTES). */
+export const BUFFER_FULL = 'Service Unavailable: the failover buffer is full';
+
+/** 503 with `Retry-After`: the push's items had to be buffered and the buffer has no room (none was kept). */
+export const bufferFull = (): HttpError => new HttpError(503, { error: BUFFER_FULL }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+
 /** 503 with `Retry-After`: PostgreSQL is unreachable or went away; pushes are still buffered. */
 export const databaseUnreachable = (): HttpError =>
   new HttpError(503, { error: DATABASE_UNREACHABLE }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });

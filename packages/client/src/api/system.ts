@@ -1,5 +1,5 @@
 /**
- * The broker itself: health, metrics (docs/api.md §4.1, §7.11), maintenance modes and shared state (§7.9) and the
+ * The broker itself: health, readiness, metrics (docs/api.md §4.1, §7.11), maintenance modes and shared state (§7.9) and the
  * stats refresh (§7.8). `/health` keeps upstream's snake_case keys.
  */
 import { route, send, type ApiRequester, type CallOptions } from './route.js';
@@ -7,6 +7,7 @@ import { route, send, type ApiRequester, type CallOptions } from './route.js';
 /** Routes of this family. */
 export const systemRoutes = {
   health: route('health', 'GET', '/health', 'PUBLIC'),
+  ready: route('ready', 'GET', '/ready', 'PUBLIC'),
   openApiDocument: route('openApiDocument', 'GET', '/openapi.json', 'PUBLIC'),
   metrics: route('metrics', 'GET', '/metrics', 'PUBLIC'),
   prometheusMetrics: route('prometheusMetrics', 'GET', '/metrics/prometheus', 'PUBLIC'),
@@ -42,6 +43,17 @@ export interface HealthResponse {
 
 /** Whether the broker and its database are up. */
 export const health = (http: ApiRequester, options?: CallOptions): Promise<HealthResponse> => send(http, systemRoutes.health, {}, {}, options);
+
+/** The `/ready` body (docs/api.md §4.1a; the same on 200 and 503). */
+export interface ReadinessResponse {
+  ready: boolean;
+  reason: null | 'draining' | 'buffer full' | 'buffer write failed' | 'starting';
+  writes?: 'database' | 'buffer';
+  buffer?: { state: string; buffered_messages: number; detail: string; bytes?: number; max_bytes?: number };
+}
+
+/** Whether this broker takes writes now (committed or buffered): what a load balancer follows. */
+export const ready = (http: ApiRequester, options?: CallOptions): Promise<ReadinessResponse> => send(http, systemRoutes.ready, {}, {}, options);
 
 /** The OpenAPI 3.1 description of the HTTP API the broker serves (the document is its own schema). */
 export const openApiDocument = (http: ApiRequester, options?: CallOptions): Promise<Record<string, unknown>> => send(http, systemRoutes.openApiDocument, {}, {}, options);

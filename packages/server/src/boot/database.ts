@@ -3,6 +3,10 @@
  * the migrations. The first contact is retried while PostgreSQL cannot be reached: a database that is still
  * starting (a container started alongside), or a connect slower than DB_POOL_ACQUIRE_TIMEOUT_MS on a busy
  * host, should delay the broker, not stop it. Other errors (a failed migration) stop it at once.
+ *
+ * With an external PostgreSQL the first contact runs in the background (`contact`): a broker that cannot
+ * reach it at once serves meanwhile, buffering pushes (docs/api.md 9.8 rule 3), for as long as
+ * DB_STARTUP_WAIT_MS allows (no limit by default). The embedded server is waited for here, as before.
  */
 import type pg from 'pg';
 import type { Config } from '../config.js';
@@ -27,6 +31,12 @@ export interface Database {
   server: () => string | null;
   /** The configured server(s), `host:port[, host:port]`, for messages. */
   where: string;
+  /**
+   * The first contact (`SELECT 1`, retried while PostgreSQL is unreachable): true once it answered; false when
+   * an attempt failed or `withinMs` passed first (it goes on; Infinity waits for the answer); rejects with the
+   * start-up failure (given up, TLS, credentials).
+   */
+  contact(withinMs: number): Promise<boolean>;
 }
 
 /** What the database step needs besides the configuration. */
@@ -81,9 +91,11 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
   });
   defer('pool', close);
   const where = describeHosts(connection.hosts);
-  await whileStarting(async () => {
+  let failedOnce: () => void = () => undefined;
+  const firstFailure = new Promise<false>((resolve) => (failedOnce = () => resolve(false)));
+  const firstContact = whileStarting(async () => {
     await pool.query('SELECT 1');
-  }, { log, signal, where, waitMs: config.startupWaitMs }).catch((error: unknown) => {
+  }, { log, signal, where, waitMs: config.startupWaitMs, onRetry: () => failedOnce() }).catch((error: unknown) => {
     if (error instanceof StartupError) throw error; // interrupted: its message says so
     if (isTlsFailure(error)) {
       throw new StartupError(`TLS to PostgreSQL at ${describeHosts(connection.hosts)} failed: ${oneLine(error)}. Trust the server's certificate with PG_SSL_CA_FILE (or sslrootcert in DATABASE_URL), or turn verification off with PG_SSL_REJECT_UNAUTHORIZED=false`);
@@ -91,7 +103,15 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
     if (!isDatabaseDown(error)) throw error;
     throw new StartupError(`PostgreSQL at ${where} is not reachable after ${Math.round(config.startupWaitMs / 100) / 10} s (${unreachableReason(error)}). ${hint(config)}`);
   });
-  return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where };
+  firstContact.catch(() => undefined); // awaited by `contact`; a failure in between is not unhandled
+  if (config.database.kind === 'embedded') await firstContact;
+  const contact = (withinMs: number): Promise<boolean> => {
+    if (!Number.isFinite(withinMs)) return firstContact.then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const passed = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
+    return Promise.race([firstContact.then(() => true), firstFailure, passed]).finally(() => clearTimeout(timer));
+  };
+  return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where, contact };
 }
 
 /** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
@@ -118,13 +138,15 @@ interface WaitContext {
   where: string;
   /** How long to keep retrying (DB_STARTUP_WAIT_MS). */
   waitMs: number;
+  /** Called after each attempt that failed and will be retried. */
+  onRetry?: () => void;
 }
 
 /**
  * Runs a database step of start-up, retrying while PostgreSQL cannot be reached: one warning line per failed
  * attempt (where, why, when the next one is), no stack. A signal ends the wait at once, mid-attempt included.
  */
-async function whileStarting<T>(step: () => Promise<T>, { log, signal, where, waitMs }: WaitContext): Promise<T> {
+async function whileStarting<T>(step: () => Promise<T>, { log, signal, where, waitMs, onRetry }: WaitContext): Promise<T> {
   const giveUpAt = Date.now() + waitMs;
   let lastReason: string | null = null;
   const interrupted = (): StartupError =>
@@ -138,6 +160,7 @@ async function whileStarting<T>(step: () => Promise<T>, { log, signal, where, wa
       lastReason = unreachableReason(error);
       // The line says it all; no fields, so the pretty format does not repeat it (the JSON record is the same line).
       log.warn(`PostgreSQL at ${where} not reachable (${lastReason}); attempt ${attempt} failed, next in ${delayMs / 1000} s`);
+      onRetry?.();
       await untilAborted(new Promise((resolve) => setTimeout(resolve, delayMs)), signal).catch(() => {
         throw interrupted();
       });

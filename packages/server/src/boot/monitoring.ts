@@ -14,16 +14,14 @@ import { StatsService } from '../services/stats.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 
-/** What monitoring needs. */
-export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' | 'bufferState' | 'maintenance'> {
+/** What monitoring is made of. */
+export interface MonitoringOptions extends Pick<MetricsDeps, 'bufferedMessages' | 'bufferState' | 'bufferBytes' | 'maintenance'> {
   config: Config;
   log: Logger;
   database: Database;
   bus: WakeBus;
-  /** The port the HTTP server listens on (the heartbeat row and samples are stored under it). */
-  port: number;
-  /** The broker's version (the spans' service.version). */
-  version: string;
+  /** Span export over OTLP, started before anything is served (startTracing). */
+  tracing: Tracing | null;
 }
 
 /** The started monitoring. */
@@ -37,17 +35,15 @@ export interface Monitoring {
   tracing: Tracing | null;
 }
 
-/**
- * Starts sampling, the heartbeat (written once before this resolves: /health knows the cluster from here
- * on) and the stats flush. Their stop runs after the last request: the final flush holds every counter.
- */
-export async function startMonitoring(options: MonitoringOptions, defer: Defer): Promise<Monitoring> {
-  const { config, log, database: { pool, store }, bus, port } = options;
+/** Makes the metrics (in memory: served before the database answers) and the services that write them. */
+export function buildMonitoring(options: MonitoringOptions): Monitoring {
+  const { config, log, database: { pool, store }, bus } = options;
   const metrics = new Metrics({
     config, store, bus, log,
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     bufferedMessages: options.bufferedMessages,
     bufferState: options.bufferState,
+    bufferBytes: options.bufferBytes,
     maintenance: options.maintenance,
   });
   const scoped = log.child({ component: 'metrics' });
@@ -55,37 +51,19 @@ export async function startMonitoring(options: MonitoringOptions, defer: Defer):
     store, identity: metrics.identity, bus, onDatabaseError: (error) => metrics.recorder.failure(error),
   });
   const stats = new StatsService(config.stats, scoped, { store, identity: metrics.identity, recorder: metrics.recorder, sampler: metrics.sampler });
+  return { metrics, heartbeat, stats, tracing: options.tracing };
+}
+
+/**
+ * Starts sampling, the heartbeat (written once before this resolves: /health knows the cluster from here
+ * on) and the stats flush. Their stop runs after the last request: the final flush holds every counter.
+ */
+export async function startMonitoring({ metrics, heartbeat, stats }: Pick<Monitoring, 'metrics' | 'heartbeat' | 'stats'>, port: number, defer: Defer): Promise<void> {
   metrics.start(port);
   await heartbeat.start();
   defer('heartbeat', () => heartbeat.stop()); // marks the row stopped, after the final flush below
   await stats.start();
   defer('stats', () => stats.stop()); // flushes what is left, stops the sampler
-  const tracing = await loadTracing(config, options.version, log);
-  if (tracing !== null) defer('tracing', () => tracing.shutdown()); // after the last request: exports its spans
-  return { metrics, heartbeat, stats, tracing };
-}
-
-/** Failed span exports are logged at most once a minute (a collector that is down fails every export). */
-const EXPORT_ERROR_LOG_MS = 60_000;
-
-/**
- * The OpenTelemetry SDK, imported only when tracing is configured: without OTEL_* variables the broker loads
- * none of it. A failed export costs the spans of that batch, never a request: it is a warning, at most once a
- * minute, with the count of failures since the last one.
- */
-async function loadTracing(config: Config, version: string, log: Logger): Promise<Tracing | null> {
-  if (config.tracing === null) return null;
-  const { startTracing } = await import('../metrics/otel-tracing.js');
-  log.info({ protocol: config.tracing.protocol, sampler: config.tracing.sampler.kind }, 'tracing: exporting spans over OTLP');
-  let lastLogged = 0;
-  let failures = 0;
-  return startTracing(config.tracing, { version, serverId: config.serverId }, (error) => {
-    failures += 1;
-    if (Date.now() - lastLogged < EXPORT_ERROR_LOG_MS) return;
-    lastLogged = Date.now();
-    log.warn({ err: error, failures }, 'tracing: span export failed (spans of the failed batches are dropped)');
-    failures = 0;
-  });
 }
 
 /** Starts retention and eviction; a cycle in progress at shutdown ends its current chunk's work. */
@@ -99,4 +77,30 @@ export async function startRemovalJobs(options: { config: Config; log: Logger; d
     await job.start();
     defer(job.constructor.name, () => job.stop());
   }
+}
+
+/** Failed span exports are logged at most once a minute (a collector that is down fails every export). */
+const EXPORT_ERROR_LOG_MS = 60_000;
+
+/**
+ * The OpenTelemetry SDK, imported only when tracing is configured: without OTEL_* variables the broker loads
+ * none of it. A failed export costs the spans of that batch, never a request: it is a warning, at most once a
+ * minute, with the count of failures since the last one. Its stop is registered before any route is served, so
+ * it runs after the last request: the spans of every request are exported.
+ */
+export async function startTracing(config: Config, version: string, log: Logger, defer: Defer): Promise<Tracing | null> {
+  if (config.tracing === null) return null;
+  const { startTracing: startExport } = await import('../metrics/otel-tracing.js');
+  log.info({ protocol: config.tracing.protocol, sampler: config.tracing.sampler.kind }, 'tracing: exporting spans over OTLP');
+  let lastLogged = 0;
+  let failures = 0;
+  const tracing = startExport(config.tracing, { version, serverId: config.serverId }, (error) => {
+    failures += 1;
+    if (Date.now() - lastLogged < EXPORT_ERROR_LOG_MS) return;
+    lastLogged = Date.now();
+    log.warn({ err: error, failures }, 'tracing: span export failed (spans of the failed batches are dropped)');
+    failures = 0;
+  });
+  defer('tracing', () => tracing.shutdown());
+  return tracing;
 }

@@ -9,7 +9,6 @@ import type { WakeBus } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
 import type { Database } from './database.js';
-import type { Defer } from './sequence.js';
 import { isProcedureError, type WritePath } from './write-path.js';
 
 /** Concurrent ack transactions: as for pushes (write-path.ts), enough to overlap commits, few enough to share them. */
@@ -33,8 +32,8 @@ export interface ReadPath {
   ack: AckService;
 }
 
-/** Starts the read path. */
-export function startReadPath({ config, log, database: { store }, bus, metrics, write }: ReadPathOptions, defer: Defer): ReadPath {
+/** Makes the read path (pop, ack); nothing in it reaches the database before a request does. */
+export function buildReadPath({ config, log, database: { store }, bus, metrics, write }: ReadPathOptions): ReadPath {
   const pop = new PopService({
     store,
     sealed: write.encryptionView,
@@ -49,7 +48,6 @@ export function startReadPath({ config, log, database: { store }, bus, metrics, 
     isProcedureError,
     paused: () => write.maintenance.pop,
   });
-  defer('parked pops', () => pop.shutdown());
   const ack = new AckService({
     store,
     wake: write.wake,

@@ -2,6 +2,10 @@
  * The `serve` step of start-up: the routes' context (the core services over the store: routes see no pool
  * and no store/ module) and the HTTP server on the bound port. Its stop drains: no new connections, parked
  * pops answered, in-flight requests finished (SHUTDOWN_GRACE_MS at most).
+ *
+ * A broker that cannot reach PostgreSQL at start-up serves before the database steps, with `online` false
+ * until they are done: meanwhile only the routes of SERVED_WITHOUT_DATABASE answer (pushes are buffered), the
+ * others 503 with Retry-After, and /health says `disconnected` (docs/api.md 9.8 rule 3).
  */
 import type http from 'node:http';
 import type { Authenticator } from '../auth/index.js';
@@ -42,11 +46,18 @@ export interface ServeOptions {
   read: ReadPath;
   /** Set when shutdown begins (the stop below sets it). */
   lifecycle: { draining: boolean };
+  /** False while the database steps are not done (a start without the database); absent: they are. */
+  online?: () => boolean;
+}
+
+/** The routes being served: `drain` is the stop (registered by `serve`, again by a later step that must drain first). */
+export interface Served {
+  drain(): Promise<void>;
 }
 
 /** Builds the route context and serves the routes on the bound port. */
-export function serve(options: ServeOptions, defer: Defer): void {
-  const { config, log, server, auth, monitoring: { metrics }, read, lifecycle } = options;
+export function serve(options: ServeOptions, defer: Defer): Served {
+  const { config, log, server, auth, monitoring: { metrics }, read, lifecycle, online } = options;
   const toReply = (error: unknown, route: Route): Reply => {
     metrics.recorder.failure(error);
     const mapped = toWireError(error, route.popShape === true);
@@ -56,20 +67,26 @@ export function serve(options: ServeOptions, defer: Defer): void {
     }
     return internalError(log, mapped, `${route.method} ${route.path}`);
   };
-  const httpServer = createHttpServer(routeTable(routeContext(options)), {
+  const httpServer = createHttpServer(routeTable(routeContext(options), online), {
     maxPayloadBytes: config.maxPayloadBytes, bodyBytesInFlight: config.bounds.bodyBytesInFlight, maxJsonDepth: config.maxJsonDepth, ...config.http, log, toReply, draining: () => lifecycle.draining, observe: () => metrics.recorder.begin(),
     server,
     ...(auth !== undefined ? { auth } : {}),
     ...dashboardFallback(config, log),
   });
-  defer('requests', async () => {
-    lifecycle.draining = true;
-    await drain(httpServer, () => read.pop.shutdown());
-  });
+  let draining: Promise<void> | null = null;
+  const served = {
+    drain: () => {
+      lifecycle.draining = true;
+      draining ??= drain(httpServer, () => read.pop.shutdown());
+      return draining;
+    },
+  };
+  defer('requests', served.drain);
+  return served;
 }
 
 /** The core services as the routes see them. */
-function routeContext({ config, log, version, database, monitoring, write, read, lifecycle }: ServeOptions): RouteContext {
+function routeContext({ config, log, version, database, monitoring, write, read, lifecycle, online }: ServeOptions): RouteContext {
   const { pool, store } = database;
   // Administrative routes hold at most their share of the pool, and stop when their client leaves.
   const admitted = new Store(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
@@ -97,7 +114,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
       },
     },
     health: {
-      databaseReachable: () => reachable(store),
+      databaseReachable: () => (online === undefined || online() ? reachable(store) : Promise.resolve(false)),
       draining: () => lifecycle.draining,
       databaseServer: database.server,
     },

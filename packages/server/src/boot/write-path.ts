@@ -1,7 +1,9 @@
 /**
  * The write path of start-up: payload sealing, the wake connection (LISTEN/NOTIFY), the maintenance flags,
- * the failover buffer and the push service. Each part registers its stop as soon as it runs, so a failure
- * later in start-up (or a shutdown) stops the buffer, then the flags, then the wake connection.
+ * the failover buffer and the push service. `buildWritePath` makes them without touching the database (a
+ * broker that starts while PostgreSQL is unreachable buffers pushes through them, docs/api.md 9.8 rule 3);
+ * `startWritePath` starts what needs the database. Each part registers its stop as soon as it runs, so a
+ * failure later in start-up (or a shutdown) stops the buffer, then the flags, then the wake connection.
  */
 import type { Config } from '../config.js';
 import { PayloadCipher, PayloadDecryptError, PayloadReader } from '../core/payload-cipher.js';
@@ -23,7 +25,7 @@ const PUSH_MAX_IN_FLIGHT = 4;
 /** Items per coalesced push transaction. */
 const PUSH_MAX_ITEMS = 10_000;
 
-/** What the write path needs. */
+/** What the write path is made of. */
 export interface WritePathOptions {
   config: Config;
   log: Logger;
@@ -61,8 +63,8 @@ export function isProcedureError(error: unknown): boolean {
   return failure === 'procedure' || failure === 'conflict' || failure === 'passing' || error instanceof PayloadDecryptError;
 }
 
-/** Starts the write path. */
-export async function startWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions, defer: Defer): Promise<WritePath> {
+/** Makes the write path; nothing in it reaches the database before `startWritePath`. */
+export function buildWritePath({ config, log, database, bus, metrics, warn }: WritePathOptions): WritePath {
   const { store } = database;
   // Encryption at rest (docs/api.md 9.6): one sealing step wraps every append; reads open sealed payloads.
   const cipher = config.encryptionKey === null ? null : new PayloadCipher(config.encryptionKey);
@@ -88,15 +90,13 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
     onError: (error) => warn(error, 'wake connection failed'),
   });
   channel.listen('queen_maintenance', (payload) => maintenance.notified(payload));
-  await channel.start();
-  defer('wake connection', () => channel.stop());
   const wake = (signal: QueueSignal): void => {
     bus.signal(signal);
     channel.publish(signal);
   };
 
   const started = new FailoverBuffer(
-    { ...config.buffer, serverId: config.serverId, clusterId: await store.clusterIdRead() },
+    { ...config.buffer, serverId: config.serverId },
     {
       store,
       sealing,
@@ -118,9 +118,17 @@ export async function startWritePath({ config, log, database, bus, metrics, warn
     diversion: started,
   });
 
+  return { cipher, payloads, encryptionView, sealing, channel, wake, maintenance, buffer: started, push };
+}
+
+/** Starts what needs the database: the wake connection, the flags, the buffer's replay. */
+export async function startWritePath(write: WritePath, store: Pick<Database['store'], 'clusterIdRead'>, defer: Defer): Promise<void> {
+  const { channel, maintenance, buffer } = write;
+  await channel.start();
+  defer('wake connection', () => channel.stop());
+  const clusterId = await store.clusterIdRead();
   await maintenance.start(); // the flags are known before the first request
   defer('maintenance flags', () => maintenance.stop());
-  await started.start(); // leftover files of a previous run (and of dead processes) start replaying
-  defer('failover buffer', () => started.stop());
-  return { cipher, payloads, encryptionView, sealing, channel, wake, maintenance, buffer: started, push };
+  await buffer.start(clusterId); // leftover files of a previous run (and of dead processes) start replaying
+  defer('failover buffer', () => buffer.stop());
 }

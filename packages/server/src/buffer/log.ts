@@ -10,17 +10,23 @@
  * the next append starts a clean file; the appends whose records were all fsync'd before the failure
  * still resolve (they will replay), the others reject.
  *
+ * The files together take at most `maxBytes` (FILE_BUFFER_MAX_BYTES): an append that would pass it is refused
+ * whole (`BufferFullError`) before anything is reserved, and the log counts as full until a file is deleted by
+ * replay or an append fits again.
+ *
  * Files are replayed in name order (`<15-digit ms>-<6-digit sequence>.qbuf`; the time never goes back
  * within a process). Each file tracks its durable records and bytes (only fsync'd data is ever read) and
  * how far replay has got, and the (queue, partition) keys it holds (a file in the failed set blocks those
  * partitions). A fully replayed file is deleted; the file being written is closed first. Leftover files
- * are scanned in chunks: a file may be larger than one Buffer can hold.
+ * are scanned by scan.ts.
  */
 import type { FileHandle } from 'node:fs/promises';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { BufferFullError } from '../core/push.js';
+import type { FoundFile } from './scan.js';
 import {
-  BUFFER_FILE_SUFFIX, FILE_HEADER, FRAME_OVERHEAD, compareBufferFiles, decodeFrames, encodeRecord, hasFileHeader, partitionKey, type BufferRecord,
+  BUFFER_FILE_SUFFIX, FILE_HEADER, compareBufferFiles, decodeFrames, encodeRecord, partitionKey, type BufferRecord,
 } from './format.js';
 
 /** One buffer file and the replay's progress through it. */
@@ -43,6 +49,8 @@ export interface BufferFile {
   corruptTail: boolean;
   /** The `partitionKey`s of its records. */
   partitions: Set<string>;
+  /** When this process wrote the first record of each key (ms); absent for files found on disk. */
+  firstAt: Map<string, number>;
 }
 
 interface Job {
@@ -52,55 +60,10 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
-const READ_CHUNK = 1 << 20;
+/** Bytes read at once from a buffer file. */
+export const READ_CHUNK = 1 << 20;
 /** The default size limit of one buffer file. */
 export const MAX_FILE_BYTES = 1 << 30;
-
-/** What a scan found in a leftover file. */
-export interface ScannedFile {
-  records: number;
-  /** End of the valid data. */
-  bytes: number;
-  corruptTail: boolean;
-  size: number;
-  partitions: Set<string>;
-}
-
-/** Scans a leftover file in chunks of `chunk` bytes: its valid records and where they end (a torn or corrupt tail is left out). */
-export async function scanFile(file: string, chunk = READ_CHUNK): Promise<ScannedFile> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const header = Buffer.alloc(FILE_HEADER.length);
-    const { bytesRead } = await handle.read(header, 0, header.length, 0);
-    const partitions = new Set<string>();
-    if (!hasFileHeader(header.subarray(0, bytesRead))) return { records: 0, bytes: 0, corruptTail: size > FILE_HEADER.length, size, partitions };
-    let records = 0;
-    let at = FILE_HEADER.length;
-    let needed = 0;
-    while (at < size) {
-      const length = Math.min(size - at, Math.max(chunk, needed));
-      const data = Buffer.allocUnsafe(length);
-      const read = (await handle.read(data, 0, length, at)).bytesRead;
-      const decoded = decodeFrames(data.subarray(0, read), 0, Number.MAX_SAFE_INTEGER);
-      records += decoded.records.length;
-      for (const record of decoded.records) partitions.add(partitionKey(record));
-      const reachedEnd = at + read >= size;
-      at += decoded.end;
-      if (decoded.stop === 'corrupt') return { records, bytes: at, corruptTail: true, size, partitions };
-      if (decoded.stop === 'torn') {
-        if (reachedEnd) break; // a torn tail: never acknowledged
-        // a frame runs past this chunk: the next read starts at it and takes all of it
-        needed = decoded.needed ?? FRAME_OVERHEAD;
-      } else {
-        needed = 0;
-      }
-    }
-    return { records, bytes: at, corruptTail: false, size, partitions };
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Opens a file (node's `fs.promises.open`; a test may wrap the handle to inject failures). */
 export type OpenFile = (file: string, flags: string) => Promise<FileHandle>;
@@ -121,6 +84,8 @@ export interface BufferLogParams {
   dir: string;
   /** Records per file before the next file is started. */
   eventsPerFile: number;
+  /** Bytes all files may take together (Infinity: no limit). */
+  maxBytes?: number;
   /** Creates the directory (with its owner record) before the first file is made in it. */
   prepare: () => void;
   /** Called after records became durable (the replay may have work). */
@@ -131,24 +96,6 @@ export interface BufferLogParams {
 
 /** Records read for replay and the offset after them. */
 type ReadBatch = { records: BufferRecord[]; next: number };
-
-/** A file found on disk, ready for `BufferLog.add`. */
-export type FoundFile = { path: string; records: number; bytes: number; corruptTail: boolean; partitions: Set<string> };
-
-/** Scans leftover files: empty ones (they never acknowledged anything) are deleted, a corrupt tail is reported. */
-export async function scanFiles(files: string[], onCorruptTail: (file: string, validBytes: number, size: number) => void): Promise<FoundFile[]> {
-  const found: FoundFile[] = [];
-  for (const file of files) {
-    const scanned = await scanFile(file);
-    if (scanned.records === 0 && !scanned.corruptTail) {
-      await fsp.rm(file, { force: true });
-      continue;
-    }
-    if (scanned.corruptTail) onCorruptTail(file, scanned.bytes, scanned.size);
-    found.push({ path: file, ...scanned });
-  }
-  return found;
-}
 
 /** The buffer files of this process: writer and reader. */
 export class BufferLog {
@@ -165,6 +112,12 @@ export class BufferLog {
   private sequence = 0;
   /** False after a failed write, until a write succeeds again. */
   writeHealthy = true;
+  /** True after an append was refused for lack of room, until a file is deleted or an append fits. */
+  full = false;
+  /** Bytes of the appends queued or being written. */
+  private reservedBytes = 0;
+  /** The limit of `bytes`. */
+  maxBytes: number;
 
   private readonly maxFileBytes: number;
   private readonly open: OpenFile;
@@ -180,6 +133,7 @@ export class BufferLog {
     this.prepare = params.prepare;
     this.onDurable = params.onDurable;
     this.maxFileBytes = params.options?.maxFileBytes ?? MAX_FILE_BYTES;
+    this.maxBytes = params.maxBytes ?? Number.POSITIVE_INFINITY;
     this.open = params.options?.open ?? ((file, flags) => fsp.open(file, flags));
   }
 
@@ -190,21 +144,41 @@ export class BufferLog {
     return count;
   }
 
+  /** Bytes the files take (durable data, headers included) and the appends in progress will add. */
+  get bytes(): number {
+    let total = this.reservedBytes;
+    for (const f of this.files) total += f.bytes;
+    return total;
+  }
+
   /** Adds files found on disk (leftovers of a previous run, adopted directories); they are only replayed. */
   add(files: FoundFile[]): void {
     for (const f of files) {
-      this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0 });
+      this.files.push({ ...f, replayed: 0, replayOffset: FILE_HEADER.length, sealed: true, failed: false, failures: 0, firstAt: new Map() });
       const millis = Number(path.basename(f.path).slice(0, 15));
       if (Number.isSafeInteger(millis)) this.lastMillis = Math.max(this.lastMillis, millis);
     }
     this.files.sort((a, b) => compareBufferFiles(a.path, b.path));
   }
 
+  /** Drops files moved elsewhere (`paths`) from the replay list; they are not deleted. */
+  forget(paths: readonly string[]): void {
+    const gone = new Set(paths);
+    for (let i = this.files.length - 1; i >= 0; i--) if (gone.has(this.files[i]!.path)) this.files.splice(i, 1);
+  }
+
   /** Appends records; resolves once they are fsync'd, rejects when they could not be written. */
   append(records: BufferRecord[]): Promise<void> {
     const frames = records.map(encodeRecord); // encoding errors throw before anything is reserved
+    const size = frames.reduce((sum, frame) => sum + frame.length, 0) + FILE_HEADER.length;
+    if (this.bytes + size > this.maxBytes) {
+      this.full = true;
+      return Promise.reject(new BufferFullError(`the failover buffer is full (${this.bytes} of ${this.maxBytes} bytes)`));
+    }
+    this.full = false;
     const keys = records.map(partitionKey);
     this.reserved += frames.length;
+    this.reservedBytes += size;
     return new Promise((resolve, reject) => {
       this.queue.push({ frames, keys, resolve, reject });
       if (!this.writing) {
@@ -219,6 +193,8 @@ export class BufferLog {
       const jobs = this.queue;
       this.queue = [];
       const frames = jobs.flatMap((j) => j.frames);
+      // Reserved with a file header each (a rotation may need one): released as the files take the bytes.
+      let unwritten = frames.reduce((sum, frame) => sum + frame.length, 0) + jobs.length * FILE_HEADER.length;
       const keys = jobs.flatMap((j) => j.keys);
       let written = 0;
       try {
@@ -239,20 +215,28 @@ export class BufferLog {
             continue;
           }
           const slice = frames.slice(written, written + count);
-          for (const key of keys.slice(written, written + count)) target.file.partitions.add(key);
+          for (const key of keys.slice(written, written + count)) {
+            if (target.file.partitions.has(key)) continue;
+            target.file.partitions.add(key);
+            target.file.firstAt.set(key, Date.now());
+          }
           const { bytesWritten } = await target.handle.writev(slice, target.file.bytes);
           if (bytesWritten !== size) throw new ShortWriteError(`short write to ${target.file.path}: ${bytesWritten} of ${size} bytes`);
           await target.handle.datasync();
           target.file.records += count;
           target.file.bytes += size;
+          this.reservedBytes -= size;
+          unwritten -= size;
           this.reserved -= count;
           written += count;
           if (target.file.records >= this.eventsPerFile || target.file.bytes >= this.maxFileBytes) await this.seal();
         }
+        this.reservedBytes -= unwritten;
         this.writeHealthy = true;
         for (const job of jobs) job.resolve();
         this.onDurable();
       } catch (error) {
+        this.reservedBytes -= unwritten;
         this.writeHealthy = false;
         this.reserved -= frames.length - written;
         await this.abandonCurrent();
@@ -295,7 +279,7 @@ export class BufferLog {
       throw error;
     }
     const file: BufferFile = { path: filePath, records: 0, bytes: FILE_HEADER.length, replayed: 0, replayOffset: FILE_HEADER.length,
-      sealed: false, failed: false, failures: 0, corruptTail: false, partitions: new Set() };
+      sealed: false, failed: false, failures: 0, corruptTail: false, partitions: new Set(), firstAt: new Map() };
     this.files.push(file);
     this.current = { file, handle };
     return this.current;
@@ -377,6 +361,7 @@ export class BufferLog {
     const index = this.files.indexOf(file);
     if (index === -1) return true;
     this.files.splice(index, 1);
+    this.full = false; // room again
     if (file.corruptTail) await fsp.rename(file.path, `${file.path}.corrupt`).catch(() => undefined);
     else await fsp.unlink(file.path).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error; });
     return true;

@@ -48,6 +48,17 @@ export interface Owner {
   touchedAt?: number;
 }
 
+/**
+ * The cluster id of a record written by a broker that had not reached its database yet (and found no record
+ * naming one): its files were accepted for the database it was configured with, so any database takes them.
+ */
+export const UNKNOWN_CLUSTER = 'unknown';
+
+/** True when files recorded for cluster `recorded` belong to the database `current`. */
+function sameDatabase(recorded: string, current: string): boolean {
+  return recorded === current || recorded === UNKNOWN_CLUSTER || current === UNKNOWN_CLUSTER;
+}
+
 /** How often a live owner touches its record (ms). */
 export const OWNER_TOUCH_MS = 10_000;
 /** A record untouched for this long belongs to a dead owner (ms), where pids cannot tell. */
@@ -152,6 +163,31 @@ function writeOwnerFile(dir: string, owner: Owner): void {
   fsyncDirectory(dir);
 }
 
+/** Rewrites this process's owner record (the database's cluster id became known after a start without it). */
+export function recordOwner(own: string, owner: Owner): void {
+  writeOwnerFile(own, owner);
+}
+
+/**
+ * Moves `files` of `own` into a new sibling directory `<own>.other-database-<uuid>` under `owner`, the record
+ * of the run that wrote them (a dead process: adoptable by a broker of that database). Returns it.
+ */
+export function setAside(own: string, files: string[], owner: Owner | null): string {
+  const aside = `${own}.other-database-${randomUUID()}`;
+  fs.mkdirSync(aside);
+  if (owner !== null) writeOwnerFile(aside, owner);
+  for (const file of files) {
+    try {
+      fs.renameSync(file, path.join(aside, path.basename(file)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // an empty leftover the scan deleted
+    }
+  }
+  fsyncDirectory(aside);
+  fsyncDirectory(path.dirname(own));
+  return aside;
+}
+
 /** Refreshes this process's owner record (a sign of life where pids cannot tell, see the design note). */
 export function touchOwner(own: string): void {
   const now = new Date();
@@ -205,7 +241,7 @@ export function takeDirectory(root: string, own: string, owner: Owner): boolean 
   fs.mkdirSync(root, { recursive: true });
   if (fs.existsSync(own)) {
     const previous = readOwner(own);
-    if (previous !== null && previous.clusterId !== owner.clusterId) {
+    if (previous !== null && !sameDatabase(previous.clusterId, owner.clusterId)) {
       fs.renameSync(own, `${own}.other-database-${randomUUID()}`);
     } else {
       const self = previous !== null && previous.hostname === owner.hostname && previous.pid === owner.pid &&
@@ -245,7 +281,7 @@ export function findOrphans(root: string, own: string, clusterId: string): strin
     .filter((e) => e.isDirectory() && !e.name.startsWith('.') && path.join(root, e.name) !== own)
     .filter((e) => {
       const owner = readOwner(path.join(root, e.name));
-      return owner !== null && owner.clusterId === clusterId && !ownerAlive(owner);
+      return owner !== null && sameDatabase(owner.clusterId, clusterId) && !ownerAlive(owner);
     })
     .map((e) => e.name)
     .sort();

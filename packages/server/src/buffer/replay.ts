@@ -10,9 +10,10 @@
  * succeeds; a passing condition (`classifyFailure`) retries the batch; any other failure counts against the
  * file, and after three in a row the file moves to the failed set (retried every minute by the buffer).
  * FIFO per partition holds across the failed set: a later file with records of a partition a failed file
- * holds waits. A record the push rules refuse (`itemError`: a `.` or `..` name, written by an older release or
- * by hand) is not written: it counts as refused like a maxSize refusal, so its file stays on disk, failing,
- * with the reason in the log, and nothing is lost or created under a name a URL cannot carry.
+ * holds waits. Across brokers, a file waits while another broker holds older records of one of its
+ * partitions (replay-order.ts). A record the push rules refuse (`itemError`: a `.` or `..` name, written by an
+ * older release or by hand) is not written: it counts as refused like a maxSize refusal, so its file stays on
+ * disk, failing, with the reason in the log, and nothing is lost or created under a name a URL cannot carry.
  */
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -23,6 +24,7 @@ import type { Store } from '../store/index.js';
 import type { AppendItem, AppendResult } from '../store/segments.js';
 import type { DatabaseHealth } from './database-health.js';
 import type { BufferFile, BufferLog } from './log.js';
+import type { ReplayOrder } from './replay-order.js';
 import { REPLAY_MAX_BATCH, ReplayPace, type FailureKind } from './replay-pace.js';
 
 const FAILURES_BEFORE_FAILED_SET = 3;
@@ -60,6 +62,7 @@ export class Replay {
     private readonly health: DatabaseHealth,
     private readonly settings: { flushMs: number; maxBatch: number },
     private readonly deps: ReplayDeps,
+    private readonly order: ReplayOrder,
   ) {
     this.pace = new ReplayPace(settings.maxBatch);
     const { store } = deps;
@@ -114,10 +117,25 @@ export class Replay {
         continue;
       }
       if (blocked.size > 0 && [...file.partitions].some((key) => blocked.has(key))) continue;
-      return this.batch(file);
+      const wait = await this.ordered(file);
+      return wait > 0 ? wait : this.batch(file);
     }
-    if (this.log.files.length === 0) this.deps.onEmpty();
+    if (this.log.files.length === 0) {
+      await this.order.publish([]).catch((error: unknown) => this.deps.log.warn({ err: error }, 'could not clear the buffer holds'));
+      this.deps.onEmpty();
+    }
     return null;
+  }
+
+  /** The ms `file` must wait for other brokers' older records of its partitions (0: replay it now). */
+  private async ordered(file: BufferFile): Promise<number> {
+    try {
+      return await this.order.wait(this.log.files, file);
+    } catch (error) {
+      if (this.deps.classify(error) === 'down') this.health.markDown(error);
+      else this.deps.log.warn({ err: error }, 'buffer holds could not be read or written: retrying');
+      return this.settings.flushMs;
+    }
   }
 
   private async batch(file: BufferFile): Promise<number> {

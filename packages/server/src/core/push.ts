@@ -5,6 +5,7 @@
  * a bad item fails alone. Items that pass are appended in one transaction together with whatever other
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
  */
+import { bufferFull } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { OperationSpan } from '../tracing.js';
 import type { Store } from '../store/index.js';
@@ -33,6 +34,9 @@ export type PushOutcome =
   | { status: 'failed'; transactionId: string | null; queue: string; partition: string; error: string }
   | { status: 'buffered'; transactionId: string; queue: string; partition: string };
 
+/** The buffer has no room for the items (FILE_BUFFER_MAX_BYTES): the push answers 503 + Retry-After, none is kept. */
+export class BufferFullError extends Error {}
+
 /** The per-item error of items that had to be buffered and could not be (the push answers 500, docs/api.md 4.4). */
 export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 
@@ -43,7 +47,7 @@ export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 export interface PushDiversion {
   /** True when these items must be buffered (push maintenance, database down, buffered items not replayed yet, or a partition held by the failed set). */
   active(items: AppendItem[]): boolean;
-  /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written. */
+  /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written (BufferFullError: no room). */
   write(items: AppendItem[]): Promise<void>;
   /** The database work of a push failed: true when it is an outage (now marked) and the items are to be buffered. */
   divert(error: unknown): boolean;
@@ -169,7 +173,8 @@ export class PushService {
     let written = true;
     try {
       await this.diversion!.write(accepted);
-    } catch {
+    } catch (error) {
+      if (error instanceof BufferFullError) throw bufferFull();
       written = false;
     }
     accepted.forEach((item, i) => {

@@ -6,6 +6,8 @@
 import http from 'node:http';
 
 const STARTING = JSON.stringify({ error: 'Service Unavailable: the broker is starting' });
+/** `GET /ready` before the routes: the readiness body (docs/api.md 4.1a), not ready. */
+const NOT_READY_YET = JSON.stringify({ ready: false, reason: 'starting' });
 
 /** How long a client may take to send its headers, and its whole request (HTTP_*_TIMEOUT_MS of config.ts). */
 export interface RequestTimeouts {
@@ -14,15 +16,16 @@ export interface RequestTimeouts {
 }
 
 /** Answers a request that arrived before the routes were ready. */
-function starting(_req: http.IncomingMessage, res: http.ServerResponse): void {
+function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = req.method === 'GET' && (req.url === '/ready' || req.url?.startsWith('/ready?') === true) ? NOT_READY_YET : STARTING;
   res.writeHead(503, {
     'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(STARTING),
+    'Content-Length': Buffer.byteLength(body),
     'Access-Control-Allow-Origin': '*',
     'Retry-After': '1',
     Connection: 'close',
   });
-  res.end(STARTING);
+  res.end(body);
 }
 
 /**

@@ -40,6 +40,8 @@ export interface MetricsDeps {
   bufferedMessages: () => number;
   /** What the failover buffer is doing (`idle`, `buffering`, `replaying`, `failed`). */
   bufferState: () => string;
+  /** Bytes the buffer's files take, and their limit. */
+  bufferBytes: () => { bytes: number; maxBytes: number };
   /** The maintenance flags (docs/api.md 9.4). */
   maintenance: () => { push: boolean; pop: boolean };
 }
@@ -69,6 +71,7 @@ export class Metrics {
       pool,
       bufferedMessages: deps.bufferedMessages,
       bufferState: deps.bufferState,
+      bufferBytes: deps.bufferBytes,
       maintenance: deps.maintenance,
     }, config.bounds.metricsMaxQueues);
     this.recorder = new Recorder(this.prometheus);

@@ -24,6 +24,8 @@ export interface GaugeSources {
   bufferedMessages(): number;
   /** What the failover buffer is doing: one of BUFFER_STATES. */
   bufferState(): string;
+  /** Bytes the buffer's files take, and their limit (FILE_BUFFER_MAX_BYTES). */
+  bufferBytes(): { bytes: number; maxBytes: number };
   /** The maintenance flags (docs/api.md 9.4). */
   maintenance(): { push: boolean; pop: boolean };
 }
@@ -147,6 +149,18 @@ export class PrometheusFamilies {
       name: 'queen_file_buffer_pending_messages', help: 'Messages in the failover buffer, not yet replayed', registers,
       collect() {
         this.set(sources.bufferedMessages());
+      },
+    });
+    new Gauge({
+      name: 'queen_file_buffer_bytes', help: 'Bytes the failover buffer files take on disk', registers,
+      collect() {
+        this.set(sources.bufferBytes().bytes);
+      },
+    });
+    new Gauge({
+      name: 'queen_file_buffer_max_bytes', help: 'The limit of queen_file_buffer_bytes (FILE_BUFFER_MAX_BYTES, or 90 % of the free space at start-up); past it pushes that must be buffered are answered 503', registers,
+      collect() {
+        this.set(sources.bufferBytes().maxBytes);
       },
     });
     new Gauge({

@@ -14,6 +14,7 @@
  * or over one connection inside a transaction (a `tx`: a nested `transaction` is a savepoint).
  */
 import type pg from 'pg';
+import * as bufferHolds from './buffer-holds.js';
 import { withClusterLock, type ClusterCycle } from './cluster-lock.js';
 import * as consumerGroups from './consumer-groups.js';
 import * as cursors from './cursors.js';
@@ -195,6 +196,8 @@ export class Store {
   maintenanceRead() { return maintenance.maintenanceRead(this.db); }
   maintenanceSet(params: In<typeof maintenance.maintenanceSet>) { return maintenance.maintenanceSet(this.db, params); }
   clusterIdRead() { return maintenance.clusterIdRead(this.db); }
+  bufferHoldsPublish(params: In<typeof bufferHolds.bufferHoldsPublish>) { return bufferHolds.bufferHoldsPublish(this.db, params); }
+  bufferHoldsEarlier(params: In<typeof bufferHolds.bufferHoldsEarlier>) { return bufferHolds.bufferHoldsEarlier(this.db, params); }
   postgresStatsRead() { return postgresStats.postgresStatsRead(this.db); }
 
   // ---- Retention, eviction, partition cleanup (retention.ts)

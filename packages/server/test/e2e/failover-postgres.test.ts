@@ -1,6 +1,7 @@
 /**
  * Failover (docs/api.md 9.5, 4.1, 1.4): PostgreSQL stops under a push load. Pushes keep being answered 201
- * (`queued` before, `buffered` after), `/health` answers 503 (buffer `buffering`, nothing `draining`), pops
+ * (`queued` before, `buffered` after), `/health` answers 503 (buffer `buffering`, nothing `draining`) while
+ * `/ready` stays 200 (writes go to the buffer), pops
  * and acks 503 `database is unreachable` with Retry-After; the
  * broker process never exits; when PostgreSQL is back the buffer is replayed and every message is delivered
  * exactly once, in order per partition.
@@ -56,6 +57,10 @@ test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while d
   assert.equal(health.json.queen.status, 'active', 'nothing drains while the database is down');
   assert.equal(health.json.buffer.state, 'buffering');
   assert.ok(health.json.buffer.buffered_messages > 0);
+  // Ready all the same: pushes are buffered, so a load balancer following /ready keeps this broker in service.
+  const ready = await api.get('/ready');
+  assert.equal(ready.status, 200, ready.text);
+  assert.deepEqual([ready.json.ready, ready.json.reason, ready.json.writes, ready.json.buffer.state], [true, null, 'buffer', 'buffering']);
   const pop = await api.get(`/api/v1/pop/queue/${queue}/partition/p1`);
   assert.deepEqual([pop.status, pop.json, pop.headers.get('retry-after')], [503, UNREACHABLE, '1']);
   const ack = await api.post('/api/v1/ack', { transactionId: 'f-p1-1', partitionId: randomUUID(), leaseId: randomUUID(), status: 'completed' });
@@ -90,6 +95,8 @@ test('PostgreSQL stopped during a push load: buffered, 503 + Retry-After while d
   for (const p of PARTITIONS) assert.deepEqual(got.get(p), sent('f', p, answered.get(p)!.length), `exactly once, in order, on ${p}`);
   const healthy = await waitFor(() => api.get('/health'), (res) => res.status === 200 && res.json.buffer.state === 'idle', 10_000);
   assert.deepEqual([healthy.json.queen.status, healthy.json.buffer], ['active', { state: 'idle', buffered_messages: 0, detail: 'empty' }]);
+  const readyAfter = await api.get('/ready');
+  assert.deepEqual([readyAfter.status, readyAfter.json.writes, readyAfter.json.buffer.state], [200, 'database', 'idle']);
   await waitFor(async () => bufferFiles(own.bufferDir).length, (n) => n === 0, 10_000);
   const after = await api.get('/api/v1/system/maintenance');
   assert.equal(after.json.bufferedMessages, 0);

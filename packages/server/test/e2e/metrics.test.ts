@@ -34,6 +34,8 @@ const FAMILIES: Array<[string, Family['type'], string[]]> = [
   ['queen_db_pool_waiting', 'gauge', []],
   ['queen_db_errors_total', 'counter', ['kind']],
   ['queen_file_buffer_pending_messages', 'gauge', []],
+  ['queen_file_buffer_bytes', 'gauge', []],
+  ['queen_file_buffer_max_bytes', 'gauge', []],
   ['queen_maintenance_mode', 'gauge', ['kind']],
   ['queen_pop_empty_total', 'counter', ['reason']],
 ];

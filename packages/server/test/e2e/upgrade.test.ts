@@ -235,6 +235,11 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(await drainAndAck(api, 'billing'), ['new-partition']);
   });
 
+  test('0019: the buffer holds table exists, empty (nothing was buffered across the upgrade)', async () => {
+    const holds = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM queen.buffer_holds');
+    assert.equal(holds.rows[0]!.n, 0);
+  });
+
   test('the SQL API exists with its grants and round-trips a message in SQL through a 1.0 queue and group', async () => {
     assert.deepEqual(sqlApiBefore, [], 'release 1.0 had none of them');
     const catalog = await db.query<{ signature: string; definer: boolean; comment: string | null; producer: boolean; consumer: boolean; admin: boolean; public: boolean }>(

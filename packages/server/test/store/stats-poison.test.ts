@@ -20,7 +20,7 @@ const sql = useSqlSessions();
 function families(): PrometheusFamilies {
   return new PrometheusFamilies({
     database: async () => null, parkedByQueue: () => new Map(), pool: () => ({ total: 1, idle: 1, waiting: 0 }),
-    bufferedMessages: () => 0, bufferState: () => 'idle', maintenance: () => ({ push: false, pop: false }),
+    bufferedMessages: () => 0, bufferState: () => 'idle', bufferBytes: () => ({ bytes: 0, maxBytes: 1 }), maintenance: () => ({ push: false, pop: false }),
   });
 }
 

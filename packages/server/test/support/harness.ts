@@ -122,12 +122,16 @@ export interface BrokerProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a broker on `database` with extra environment (a `PORT` in it is kept: a restart on the same address); resolves once /health answers 200. */
+/**
+ * Starts a broker on `database` with extra environment (a `PORT` in it is kept: a restart on the same address);
+ * resolves once `readyPath` (/health; /ready for a broker started while its database is unreachable) answers 200.
+ */
 export async function startBroker(
   database: TestDatabase,
   env: Record<string, string> = {},
   /** Called with everything the broker wrote so far, each time it writes during start-up. */
   onStartupOutput?: (output: string) => void,
+  readyPath: '/health' | '/ready' = '/health',
 ): Promise<BrokerProcess> {
   const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   let output = '';
@@ -151,14 +155,14 @@ export async function startBroker(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`broker exited during start-up:\n${output}`);
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${url}${readyPath}`);
       if (res.status === 200) break;
     } catch {
       // not listening yet
     }
     if (Date.now() - started > 30_000) {
       child.kill('SIGKILL');
-      throw new Error(`broker did not become healthy in 30 s:\n${output}`);
+      throw new Error(`broker did not answer 200 on ${readyPath} in 30 s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

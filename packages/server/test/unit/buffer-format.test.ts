@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { FILE_HEADER, decodeFrames, encodeRecord, type BufferRecord } from '../../src/buffer/format.js';
-import { BufferLog, scanFile } from '../../src/buffer/log.js';
+import { BufferLog } from '../../src/buffer/log.js';
+import { scanFile } from '../../src/buffer/scan.js';
 import {
   claimOrphan, currentOwner, directoryName, findOrphans, listBufferFiles, ownerAlive, takeDirectory, type Owner,
 } from '../../src/buffer/ownership.js';

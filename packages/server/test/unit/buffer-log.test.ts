@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { FILE_HEADER, encodeRecord, type BufferRecord } from '../../src/buffer/format.js';
-import { BufferLog, ShortWriteError, scanFile, type OpenFile } from '../../src/buffer/log.js';
+import { BufferLog, ShortWriteError, type OpenFile } from '../../src/buffer/log.js';
+import { scanFile } from '../../src/buffer/scan.js';
 
 const record = (n: number, payload = String(n), partition = 'p'): BufferRecord => ({
   queue: 'q', partition, transactionId: `t${n}`, traceId: null, payload: JSON.stringify(payload), producerSub: null, traceContext: null,

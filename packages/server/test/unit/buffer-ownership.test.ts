@@ -68,13 +68,13 @@ test('a live owner in our own pid namespace is still refused at once', () => {
 test('a clean stop with files left marks the owner record released', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-ownership-stop-'));
   const buffer = new FailoverBuffer(
-    { dir, flushMs: 1, maxBatch: 10, eventsPerFile: 10, serverId: 'host:1', clusterId: 'cluster' },
+    { dir, flushMs: 1, maxBatch: 10, eventsPerFile: 10, serverId: 'host:1' },
     {
-      store: { segmentAppendReplay: async () => [], ping: async () => undefined }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
+      store: { segmentAppendReplay: async () => [], ping: async () => undefined, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false, serverAliveList: async () => [] }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
       pushMaintenance: () => true, log: pino({ level: 'silent' }),
     },
   );
-  await buffer.start();
+  await buffer.start('cluster');
   await buffer.write([{ queue: 'q', partition: 'p', messageId: 'm', transactionId: 't', traceId: null, payload: '1', producerSub: null, traceContext: null }]);
   assert.notEqual(readOwner(buffer.directory)!.released, true);
   await buffer.stop();

@@ -43,10 +43,10 @@ function setup(
   let maintenance = true;
   const woken: string[] = [];
   const buffer = new FailoverBuffer(
-    { dir, flushMs: 1, maxBatch: 3, eventsPerFile: 4, serverId: 'unit', clusterId: 'cluster' },
+    { dir, flushMs: 1, maxBatch: 3, eventsPerFile: 4, serverId: 'unit' },
     {
       // Replays reach the store through segmentAppendReplay only: the script sees them with the replay flag.
-      store: { segmentAppendReplay: ({ items }) => script(items, { replay: true }), ping: probe },
+      store: { segmentAppendReplay: ({ items }) => script(items, { replay: true }), ping: probe, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false, serverAliveList: async () => [] },
       sealing: NO_SEALING,
       wake: (signal) => woken.push(signal.queue),
       classify,
@@ -63,7 +63,7 @@ test('replay: append order, the first batch of maxBatch, the replay flag, fresh 
     calls.push({ ids: items.map((i) => i.transactionId), replay: options?.replay, messageIds: items.map((i) => i.messageId) });
     return items.map(queued);
   });
-  await buffer.start();
+  await buffer.start('cluster');
   assert.equal(buffer.active(), true, 'push maintenance on');
   await Promise.all([buffer.write([item(1), item(2)]), buffer.write([item(3)]), buffer.write([item(4), item(5), item(6), item(7)])]);
   assert.equal(buffer.pendingCount, 7);
@@ -98,7 +98,7 @@ test('a database outage stops replay until the probe answers; the batch is repla
     if (probes < 2) throw new Down('still down');
     down = false;
   });
-  await buffer.start();
+  await buffer.start('cluster');
   setMaintenance(false);
   assert.equal(buffer.divert(new Error('a query error')), false, 'only outages divert');
   assert.equal(buffer.divert(new Down('refused')), true);
@@ -116,7 +116,7 @@ test('a database outage stops replay until the probe answers; the batch is repla
 test('a file whose items keep being refused moves to the failed set; later files of other partitions carry on', async () => {
   const { dir, buffer, setMaintenance } = setup(async (items) =>
     items.map((i) => (i.transactionId === 't2' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
-  await buffer.start();
+  await buffer.start('cluster');
   await buffer.write([item(1), item(2), item(3), item(4)]); // file 1 (eventsPerFile 4)
   await buffer.write([item(5, 'other')]); // file 2
   setMaintenance(false);
@@ -133,7 +133,7 @@ test('a file whose items keep being refused moves to the failed set; later files
   // A file in the failed set takes no new records, even the one being written.
   const { dir: dir2, buffer: second, setMaintenance: setMaintenance2 } = setup(async (items) =>
     items.map((i) => (i.transactionId === 't1' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued())));
-  await second.start();
+  await second.start('cluster');
   await second.write([item(1)]);
   setMaintenance2(false);
   second.kick();
@@ -154,7 +154,7 @@ test('FIFO per partition across the failed set: a later file holding one of its 
     replayed.push(...items.map((i) => i.transactionId));
     return items.map((i) => (i.transactionId === 't2' ? { ...queued(), status: 'failed' as const, error: 'refused' } : queued()));
   });
-  await buffer.start();
+  await buffer.start('cluster');
   await buffer.write([item(1), item(2), item(3), item(4)]); // file 1: q/p1, q/p0; t2 is refused
   await buffer.write([item(5), item(6, 'other'), item(8, 'other'), item(10, 'other')]); // file 2: holds q/p1, held back behind file 1
   await buffer.write([item(7, 'other')]); // file 3: other/p1
@@ -192,7 +192,7 @@ test('a lock timeout, deadlock or too many connections during replay retries the
     replayed.push(...items.map((i) => i.transactionId));
     return items.map(queued);
   }, async () => undefined, classifyFailure);
-  await buffer.start();
+  await buffer.start('cluster');
   await buffer.write([item(1), item(2), item(3), item(4)]);
   await buffer.write([item(5), item(6)]);
   setMaintenance(false);

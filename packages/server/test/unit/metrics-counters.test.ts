@@ -88,7 +88,7 @@ function recorder(c = clock()): { rec: Recorder; families: PrometheusFamilies; c
     database: async () => ({ queues: [{ queue: 'a', pending: 4, dlqDepth: 1 }], lags: [{ queue: 'a', group: 'g', seconds: 2.5 }], leasesActive: 3 }),
     parkedByQueue: () => new Map([['a', 2], ['*discovery*', 1]]),
     pool: () => ({ total: 5, idle: 3, waiting: 1 }),
-    bufferedMessages: () => 0, bufferState: () => 'idle',
+    bufferedMessages: () => 0, bufferState: () => 'idle', bufferBytes: () => ({ bytes: 0, maxBytes: 1 }),
     maintenance: () => ({ push: false, pop: true }),
   });
   return { rec: new Recorder(families, c.now), families, c };

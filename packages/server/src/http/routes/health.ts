@@ -3,9 +3,14 @@
  * shutting down, else 503 (with Retry-After while the database is unreachable). `queen.status` is
  * `draining` only while the broker shuts down; `buffer` says what the failover buffer is doing
  * (docs/decisions.md "Outage answers").
+ *
+ * `GET /ready` (docs/api.md 4.1a): can this broker take writes now? 200 while a push would be committed or
+ * buffered, 503 while it drains or its buffer refuses pushes. It never asks the database: an outage is what
+ * the buffer is for, so a load balancer that follows /ready keeps every broker in service through one
+ * (docs/decisions.md "Readiness is the ability to take writes").
  */
 import { RETRY_AFTER_SECONDS } from '../../errors.js';
-import type { BufferState } from '../../buffer/failover-buffer.js';
+import type { BufferRefusal, BufferState } from '../../buffer/failover-buffer.js';
 import { serverHealthWire } from '../../core/status.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -30,9 +35,42 @@ export function bufferDetail(state: BufferState, messages: number): string {
   }
 }
 
-/** The health route. */
+/** What `/ready` reads: the lifecycle and the buffer (no database). */
+export type ReadinessSources = { health: Pick<RouteContext['health'], 'draining'>; buffer: Pick<RouteContext['buffer'], 'refusal' | 'active' | 'state' | 'bufferedCount' | 'bytes' | 'maxBytes'> };
+
+/** Why the broker takes no writes now, or null when it does. */
+export function notReadyReason(core: ReadinessSources): 'draining' | BufferRefusal | null {
+  return core.health.draining() ? 'draining' : core.buffer.refusal;
+}
+
+/** The readiness route (docs/api.md 4.1a). */
+export function readinessRoute(core: ReadinessSources): Route {
+  return {
+    method: 'GET',
+    path: '/ready',
+    access: 'PUBLIC',
+    async handle() {
+      const reason = notReadyReason(core);
+      const state = core.buffer.state;
+      const buffered = core.buffer.bufferedCount;
+      return {
+        status: reason === null ? 200 : 503,
+        ...(reason === null ? {} : { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }),
+        body: {
+          ready: reason === null,
+          reason,
+          writes: core.buffer.active() ? 'buffer' : 'database',
+          buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered), bytes: core.buffer.bytes, max_bytes: core.buffer.maxBytes },
+        },
+      };
+    },
+  };
+}
+
+/** The health and readiness routes. */
 export function healthRoutes(core: RouteContext): Route[] {
   return [
+    readinessRoute(core),
     {
       method: 'GET',
       path: '/health',
