@@ -22,6 +22,7 @@ function pair(group: string, queue: string, partition: string, offsetLag: number
     totalConsumed: '0',
     lastConsumedAt: null,
     idleSeconds: 10,
+    contacted: true,
     ...extra,
   };
 }

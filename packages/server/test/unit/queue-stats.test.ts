@@ -15,7 +15,7 @@ import type { PartitionFacts } from '../../src/store/queues.js';
 type Cursor = PartitionFacts['cursors'][number];
 
 function cursor(group: string, committed: number, extra: Partial<Cursor> = {}): Cursor {
-  return { group, committed, spanEnd: null, live: false, retryCount: 0, ...extra };
+  return { group, committed, spanEnd: null, live: false, retryCount: 0, contacted: true, ...extra };
 }
 
 /** Facts for a partition whose retained offsets are [first, tail] (or nothing when first is null). */
