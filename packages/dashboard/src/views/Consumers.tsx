@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { broker, http, planned } from '../api.js';
 import { optionsOf, queueList } from '../cache.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
-import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, Select } from '../components/ui.js';
+import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, RowMenu, Select } from '../components/ui.js';
 import { fmtCount, fmtDuration, fmtTime, severity } from '../format.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { refreshAll, useLoad } from '../load.js';
@@ -113,13 +113,15 @@ export function ConsumersView() {
     { key: 'offset', header: 'Offset lag', width: '80px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
     { key: 'lag', header: 'Time lag', width: '80px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
     { key: 'state', header: 'State', width: '76px', cell: (g) => g.state },
-    { key: 'actions', header: '', width: '370px', cell: (g) => (
+    { key: 'actions', header: '', width: '150px', cell: (g) => (
       <span class="row-actions" onClick={(e) => e.stopPropagation()}>
         <button type="button" class="btn plain small" data-testid="view-group" onClick={() => setPending({ kind: 'view', g })}>View</button>
-        <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>
-        <Action needs="READ_WRITE" testid="seek-group" onClick={() => setPending({ kind: 'seek', g })}>Seek</Action>
-        {g.name !== QM && <Action needs="READ_WRITE" testid="subscription" onClick={() => setPending({ kind: 'subscription', g })}>Subscription</Action>}
-        <Action needs="ADMIN" kind="danger" testid="delete-group" onClick={() => setPending({ kind: 'delete', g })}>Delete</Action>
+        <RowMenu testid="group-actions">
+          <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>
+          <Action needs="READ_WRITE" testid="seek-group" onClick={() => setPending({ kind: 'seek', g })}>Seek to a time</Action>
+          {g.name !== QM && <Action needs="READ_WRITE" testid="subscription" onClick={() => setPending({ kind: 'subscription', g })}>Subscription</Action>}
+          <Action needs="ADMIN" kind="danger" testid="delete-group" onClick={() => setPending({ kind: 'delete', g })}>Delete</Action>
+        </RowMenu>
       </span>
     ) },
   ];
