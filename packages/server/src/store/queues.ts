@@ -123,6 +123,17 @@ export async function partitionFactsList(
        JOIN queen.cursors c ON c.partition_id = p.id
        UNION
        SELECT s.queue_id, s.consumer_group FROM queen.subscriptions s WHERE s.queue_id IN (SELECT queue_id FROM parts)
+     ),
+     -- Per partition, the known groups that have not touched it, at the offset each will start from (one pass,
+     -- joined below: a subquery per partition would re-read the groups of its queue for every partition).
+     untouched AS (
+       SELECT p.id AS partition_id,
+              jsonb_agg(jsonb_build_object(
+                'group', k.grp, 'committed', queen.cursor_seed(p.queue_id, p.id, p.name, k.grp), 'spanEnd', null,
+                'live', false, 'retryCount', 0, 'contacted', false)) AS pairs
+       FROM parts p JOIN known k ON k.queue_id = p.queue_id
+       WHERE NOT EXISTS (SELECT 1 FROM queen.cursors c WHERE c.partition_id = p.id AND c.consumer_group = k.grp)
+       GROUP BY p.id
      )
      SELECT p.queue_id AS "queueId", p.id, p.name, queen.format_millis(p.created_at) AS "createdAt", p.tail,
             seg.first_retained AS "firstRetained", coalesce(seg.total, 0) AS total,
@@ -135,20 +146,13 @@ export async function partitionFactsList(
                             UNION ALL
                             SELECT max(s.last_offset) + 1, p.tail FROM queen.segments s WHERE s.partition_id = p.id) g
                       WHERE g.from_offset <= g.to_offset), '[]') AS gaps,
-            coalesce((SELECT json_agg(u.pair) FROM (
-                        SELECT json_build_object(
-                          'group', c.consumer_group, 'committed', c.committed, 'spanEnd', c.lease_span_end,
-                          'live', coalesce(c.lease_expires_at > now(), false), 'retryCount', c.retry_count, 'contacted', true) AS pair
-                        FROM queen.cursors c WHERE c.partition_id = p.id
-                        UNION ALL
-                        SELECT json_build_object(
-                          'group', k.grp, 'committed', queen.cursor_seed(p.queue_id, p.id, p.name, k.grp), 'spanEnd', null,
-                          'live', false, 'retryCount', 0, 'contacted', false)
-                        FROM known k
-                        WHERE k.queue_id = p.queue_id
-                          AND NOT EXISTS (SELECT 1 FROM queen.cursors c WHERE c.partition_id = p.id AND c.consumer_group = k.grp)
-                      ) u), '[]') AS cursors
+            coalesce((SELECT jsonb_agg(jsonb_build_object(
+                        'group', c.consumer_group, 'committed', c.committed, 'spanEnd', c.lease_span_end,
+                        'live', coalesce(c.lease_expires_at > now(), false), 'retryCount', c.retry_count, 'contacted', true))
+                      FROM queen.cursors c WHERE c.partition_id = p.id), '[]'::jsonb)
+              || coalesce(u.pairs, '[]'::jsonb) AS cursors
      FROM parts p
+     LEFT JOIN untouched u ON u.partition_id = p.id
      LEFT JOIN LATERAL (
        SELECT min(s.first_offset) AS first_retained, sum(s.last_offset - s.first_offset + 1) AS total,
               min(s.created_at) AS oldest, max(s.created_at) AS newest

@@ -87,7 +87,7 @@ describe('defaults (docs/api.md 10)', () => {
   });
 
   test('a malformed pop timeout counts as unset (docs/api.md 5.2) and is reported once in warnings', () => {
-    const config = loadConfig({ DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
+    const config = loadConfig({ HOST: '127.0.0.1', DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
     assert.equal(config.pop.defaultTimeoutMs, 5000);
     assert.deepEqual(config.warnings, ['DEFAULT_TIMEOUT is not a non-negative integer (got soon): ignored, as if unset']);
     assert.deepEqual(loadConfig({ HOST: '127.0.0.1' }).warnings, []);
