@@ -17,7 +17,9 @@ import { count, waitText } from './support/dashboard.js';
 const QUEUE = 'finance.ledger';
 const PARTITIONS = ['P1', 'P2', 'P3'];
 
+let startedAt = 0;
 const setup = useBroker({ STATS_INTERVAL_MS: '3600000' }, async ({ db }) => {
+  startedAt = Date.now();
   const http = brokerApi(() => setup.broker.url);
   // Before the queue existed, nothing was pending: the sample a broker would have taken ten minutes ago.
   await db.query("INSERT INTO queen.pending_history (minute, pending, total) VALUES (date_trunc('minute', now()) - interval '10 minutes', 0, 0)");
@@ -75,6 +77,18 @@ for (const size of [{ width: 1280, height: 800 }, { width: 1440, height: 900 }])
       const rate = await text('metric-throughput');
       assert.ok(/15 pushed in the current minute/.test(rate) || /peak /.test(rate), rate);
       await page.screenshot({ path: new URL(`../screenshots/groups-${size.width}.png`, import.meta.url).pathname, fullPage: true });
+
+      // The hour before this broker started is a gap, not 60 minutes of zero traffic: the charts hold only the
+      // complete minutes since it started (none or one or two of them here).
+      const sinceStart = Math.ceil((Date.now() - startedAt) / 60_000) + 1;
+      for (const [view, chart] of [['/operations', 'ops-throughput'], ['/analytics', 'flow-chart']] as const) {
+        await page.goto(`${setup.broker.url}${view}`);
+        await page.getByTestId(chart).waitFor();
+        await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.closest('.card')?.querySelector('.skeleton') === null, chart);
+        const points = Number(await page.getByTestId(chart).getAttribute('data-points'));
+        assert.ok(points <= sinceStart, `${view}: ${points} points for a broker up ${sinceStart} minute(s)`);
+        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, `${view}: no sideways scroll`);
+      }
     } finally {
       await context.close();
     }
