@@ -220,14 +220,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (!Array.isArray(corsOrigins)) throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://ops.example.com (got ${corsOrigins.invalid})`);
 
   const host = text(env, 'HOST') ?? '0.0.0.0';
+  const port = integer(env, 'PORT', 6632, 0, 65535);
   const auth = authConfig(env);
   // Fine on a laptop; on a network anyone who reaches the port can read, push and delete (docs/deployment.md).
   if (!auth.enabled && !LOOPBACK.has(host.trim().toLowerCase())) {
-    warnings.push(`authentication is off (JWT_ENABLED) and the broker listens on ${host}, beyond this host: anyone who reaches port ${integer(env, 'PORT', 6632, 0, 65535)} can read, push and delete messages and queues. Before production see docs/deployment.md "Before production"; on a laptop set HOST=127.0.0.1`);
+    warnings.push(`authentication is off (JWT_ENABLED) and the broker listens on ${host}, beyond this host: anyone who reaches port ${port} can read, push and delete messages and queues. Before production see docs/deployment.md "Before production"; on a laptop set HOST=127.0.0.1`);
   }
 
   return {
-    port: integer(env, 'PORT', 6632, 0, 65535),
+    port,
     host,
     serverId: text(env, 'SERVER_ID') ?? `${os.hostname()}:${process.pid}`,
     logLevel: logLevel as Config['logLevel'],

@@ -2,9 +2,9 @@
  * Message counts of the queue detail view (docs/api.md 7.2), derived from per-partition facts.
  *
  * The reference cursor of a partition is the queue-mode cursor if queue mode is known on the queue, else the
- * lowest cursor of the named groups known on it, else 0; per group, each group's own cursors (groupCounts). Retained offsets are the range [first retained, tail] (retention removes
- * whole segments from the front) minus the gaps individual message deletes left, so counts over offset
- * ranges are interval arithmetic.
+ * lowest cursor of the named groups known on it, else 0; per group, each group's own cursors (groupCounts).
+ * Retained offsets are the range [first retained, tail] (retention removes whole segments from the front) minus
+ * the gaps individual message deletes left, so counts over offset ranges are interval arithmetic.
  */
 import type { PartitionFacts } from '../store/queues.js';
 import { QUEUE_MODE } from './names.js';
