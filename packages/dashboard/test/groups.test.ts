@@ -57,6 +57,8 @@ for (const size of [{ width: 1280, height: 800 }, { width: 1440, height: 900 }])
       assert.deepEqual(await cells('billing'), ['15', '0', '0']);
       assert.deepEqual(await cells('audit'), ['2', '0', '13']);
       assert.match((await row('audit').textContent()) ?? '', /1 of 3/, 'audit has read one of the three partitions');
+      // Pushes and pops in the range count the minute still open: 15 pushed, 17 popped (billing 15 + audit 2).
+      await waitText(page.getByTestId('qnow-pushed-popped'), '15 / 17');
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, 'no sideways scroll');
 
       await page.goto(`${setup.broker.url}/consumers?search=audit`);

@@ -108,7 +108,9 @@ export function ConsumersView() {
   const columns: Column<GroupRow>[] = [
     { key: 'name', header: 'Group', width: 'minmax(160px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
     { key: 'queue', header: 'Queue', width: 'minmax(120px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
-    { key: 'partitions', header: 'Partitions', width: '80px', align: 'right', cell: (g) => fmtCount(g.members) },
+    // Read = partitions the group has touched; Lagging counts every partition with messages it has not consumed,
+    // untouched ones included, so it can be the larger of the two.
+    { key: 'partitions', header: 'Partitions read', width: '110px', align: 'right', cell: (g) => fmtCount(g.members) },
     { key: 'lagging', header: 'Lagging', width: '80px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
     { key: 'offset', header: 'Offset lag', width: '80px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
     { key: 'lag', header: 'Time lag', width: '80px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },

@@ -13,7 +13,7 @@ import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime, severity } from '../for
 import { THRESHOLDS as T } from '../thresholds.js';
 import { POLL_MS, refreshAll, useLoad, useNow } from '../load.js';
 import { navigate, useQueryState } from '../router.js';
-import { frameFrom, latest, rangeParams, sum, type Frame } from '../series.js';
+import { frameFrom, latest, rangeParams, type Frame } from '../series.js';
 import type { DlqList, QueueDetail, QueueStatus } from '../types.js';
 
 const PAGE = 50;
@@ -61,7 +61,10 @@ export function QueueDetailView(props: { name: string }) {
   const lag: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.lag, bucketMs, ['avg ms', 'max ms'], (o) => [o.avgLagMs, o.maxLagMs]);
   const errors: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['ack failed', 'dlq moved'], (o) => [o.ackFailed, o.dlqMoved]);
   const consumed: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['pops'], (o) => [o.popMessages]);
-  const ackFailed = sum(errors.series[0]?.values ?? []);
+  // Counts "in the range" include the minute still open (the series leave it out: as a rate it would look like a
+  // drop), so 120 messages pushed a moment ago are 120 here, not 0.
+  const inRange = (field: 'pushMessages' | 'popMessages' | 'ackFailed' | 'dlqMoved'): number => (s?.ops ?? []).reduce((a, o) => a + o[field], 0);
+  const ackFailed = inRange('ackFailed');
   const parked = (s?.parked ?? []).reduce((a, p) => a + p.parked, 0);
   const totalConsumed = (d.status?.partitions ?? []).reduce((a, p) => a + p.cursor.totalConsumed, 0);
   const nowOf = (f: Frame, i: number): string => fmtRate(latest(f.series[i]?.values ?? []));
@@ -72,9 +75,9 @@ export function QueueDetailView(props: { name: string }) {
   const rows: [string, string, string, Frame, string][] = [
     ['throughput', 'Throughput (push / pop / ack per s)', `${nowOf(tp, 0)} / ${nowOf(tp, 1)} / ${nowOf(tp, 2)}`, tp, ' /s'],
     // Pops count once per consumer group: beside pushes they are a volume, not a direction (the groups card says who is behind).
-    ['pushed-popped', `Pushed / popped (${range}, pops once per group)`, `${fmtCount(sum(pushes.series[0]?.values ?? []))} / ${fmtCount(sum(pushes.series[1]?.values ?? []))}`, pushes, ''],
+    ['pushed-popped', `Pushed / popped (${range}, pops once per group)`, `${fmtCount(inRange('pushMessages'))} / ${fmtCount(inRange('popMessages'))}`, pushes, ''],
     ['lag', 'Time lag avg / max', `${fmtMs(latest(lag.series[0]?.values ?? []))} / ${fmtMs(latest(lag.series[1]?.values ?? []))}`, lag, ' ms'],
-    ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
+    ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(inRange('dlqMoved'))}`, errors, ''],
     ['consumed', 'Consumed (total)', fmtCount(totalConsumed), consumed, ''],
   ];
   const clearCall = (partition?: string) => planned(broker.routes.clearQueue, { queue: name }, { partition });
