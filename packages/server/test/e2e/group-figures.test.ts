@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { uniqueQueue, useBroker } from '../support/harness.js';
 import { popped, pushIds } from '../support/group-fixtures.js';
+import { scrape } from '../support/monitoring.js';
+import { sampleValue } from '../support/prometheus.js';
 
 const queue = uniqueQueue('two-groups');
 const billing = `billing-${randomUUID().slice(0, 8)}`;
@@ -60,6 +62,13 @@ describe('two consumer groups at different speeds', () => {
     assert.deepEqual([m.total, m.completed, m.processing, m.pending], [15, 2, 0, 13]);
     const resource = await setup.api.get(`/api/v1/resources/queues/${queue}`);
     assert.deepEqual([resource.json.totals.completed, resource.json.totals.pending], [2, 13]);
+  });
+
+  test('the Prometheus gauges say the same: pending 13 on the queue, audit lagging on partitions it never read', async () => {
+    const families = await scrape(setup.broker.url);
+    assert.equal(sampleValue(families, 'queen_queue_pending_messages', { queue }), 13);
+    assert.equal(sampleValue(families, 'queen_queue_lag_seconds', { queue, consumer_group: billing }), 0);
+    assert.ok((sampleValue(families, 'queen_queue_lag_seconds', { queue, consumer_group: audit }) ?? -1) >= 0);
   });
 
   test("a group's lag covers the partitions it has not touched yet", async () => {
