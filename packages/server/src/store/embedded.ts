@@ -187,7 +187,7 @@ function postgresUser(): { uid?: number; gid?: number } {
  */
 async function spawnServer(dataDir: string, port: number, flags: string[], onLog: (message: unknown) => void): Promise<ChildProcess> {
   const child = spawn(await postgresBinary(), ['-D', dataDir, '-p', String(port), ...flags], {
-    ...postgresUser(), detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' },
+    ...postgresUser(), detached: true, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' },
   });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => onLog(chunk.toString('utf8')));
