@@ -64,7 +64,17 @@ if (!env.PG_HOST && !env.DATABASE_URL) {
 // TAP on stdout as before, then a summary of the failures once the run ends (see failure-summary.mjs).
 const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${path.join(root, 'scripts', 'failure-summary.mjs')}`, '--test-reporter-destination=stdout'];
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...reporters, ...files], { cwd: root, env, stdio: 'inherit' });
-const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+// The embedded PostgreSQL runs in its own process group (a terminal's Ctrl-C does not reach it): on Ctrl-C or
+// SIGTERM the test run ends and this script stops it, rather than dying and leaving it running.
+const code = await new Promise((resolve) => {
+  child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      child.kill(signal);
+      resolve(130);
+    });
+  }
+});
 if (embedded) {
   await embedded.stop().catch(() => {});
   fs.rmSync(tempDir, { recursive: true, force: true });

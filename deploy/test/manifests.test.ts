@@ -91,7 +91,11 @@ describe('Kubernetes manifests', () => {
     const env = new Map<string, Obj>(container.env.map((e: Obj) => [e.name, e]));
     assert.equal(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef?.name, 'queen');
     assert.equal(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef?.optional, undefined, 'DATABASE_URL is required');
-    for (const name of ['JWT_SECRET', 'QUEEN_ENCRYPTION_KEY']) assert.equal(env.get(name)?.valueFrom?.secretKeyRef?.optional, true, name);
+    // Authentication ships on: the token secret is required, the encryption key optional.
+    assert.equal(one('ConfigMap', 'queen').data.JWT_ENABLED, 'true', 'the ConfigMap ships with authentication on');
+    assert.equal(env.get('JWT_SECRET')?.valueFrom?.secretKeyRef?.name, 'queen');
+    assert.equal(env.get('JWT_SECRET')?.valueFrom?.secretKeyRef?.optional, undefined, 'JWT_SECRET is required');
+    assert.equal(env.get('QUEEN_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef?.optional, true);
     assert.equal(env.get('SERVER_ID')?.value, '$(POD_NAME)', 'a replaced pod finds its own buffer directory');
     const config = one('ConfigMap', 'queen');
     assert.equal(container.envFrom[0].configMapRef.name, 'queen');

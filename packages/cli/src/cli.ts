@@ -53,11 +53,20 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `--group` is what Kafka's tools call the consumer group: accepted everywhere as `--cg` (docs/cli.md), so the
+ * first try of someone coming from kafka-consumer-groups works rather than failing with "unknown option".
+ */
+export function groupAlias(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => (end !== -1 && i > end ? arg : arg === '--group' ? '--cg' : arg.startsWith('--group=') ? `--cg=${arg.slice('--group='.length)}` : arg));
+}
+
 /** Runs the CLI on `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(groupAlias(argv), { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -69,6 +69,9 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     throw userError("no server configured: pass --server <url>, set $QUEEN_SERVER, or create a context with 'queenctl config set-context <name> --server <url>'");
   }
   if (!/^https?:\/\//.test(server)) throw userError(`invalid server URL "${server}": must start with http:// or https://`);
+  // The API prefix is queenctl's to add: "…/api/v1" would become "/api/v1/api/v1/…" (a prefix of a reverse proxy stays).
+  const api = /^(https?:\/\/[^/]+.*?)\/api\/v1\/?$/.exec(server);
+  if (api !== null) throw userError(`invalid server URL "${server}": give the broker's address without /api/v1 (${api[1]}): queenctl adds the API path itself`);
   const token = flags.token ?? (env.QUEEN_TOKEN || undefined) ?? (context && context['token-ref'] !== 'env' ? resolveTokenRef(context['token-ref'], env) : undefined);
   return { server, token, insecure: Boolean(flags.insecure) || Boolean(context?.insecure), context: context?.name };
 }

@@ -82,6 +82,15 @@ export function rfc3339(date: Date): string {
   return date.toISOString().replace(/\.000Z$/, 'Z');
 }
 
+/**
+ * A timestamp as every command prints it (docs/cli.md "Output"): ISO-8601 UTC with milliseconds, `…T12:00:00.123Z`.
+ * The pop answer's microseconds are cut to milliseconds; anything unparseable is left as it came.
+ */
+export function millisIso(value: string): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString();
+}
+
 /** A time flag as sent to the broker, or undefined when absent. */
 export function timeParam(expr: string | undefined, flag: string): string | undefined {
   return expr === undefined ? undefined : rfc3339(parseTime(expr, flag));

@@ -98,6 +98,18 @@ describe('pop and ack', () => {
     assert.equal(ack.code, 0, ack.stderr);
     assert.equal(ack.stdout, 'ok=2 failed=0\n');
     assert.deepEqual(ndjson((await cli(['pop', q, '--cg', 'g', '-n', '5', '--no-wait'])).stdout).map((l) => l.data.n), [3]);
+  });
+
+  test('pop and tail print the same timestamps (milliseconds); --group is --cg', async () => {
+    const q = uniqueQueue('times');
+    await cli(['push', q], { input: '{"n":1}\n' });
+    const tailed = ndjson((await cli(['tail', q, '-n', '1'])).stdout);
+    const popped = await cli(['pop', q, '--group', 'kafka-habit', '--no-wait']);
+    assert.equal(popped.code, 0, popped.stderr);
+    const [line] = ndjson(popped.stdout);
+    assert.equal(line.consumerGroup, 'kafka-habit');
+    assert.match(line.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(line.createdAt, tailed[0].createdAt, 'the same message, the same text');
     assert.equal((await cli(['ack', '--batch', '-'], { input: '' })).code, 4);
   });
   test('ack one message: ok, then a refused ack exits 2 with the broker reason', async () => {

@@ -133,6 +133,13 @@ describe('exit codes and errors', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^queenctl: no server configured: pass --server <url>/);
   });
+  test('a server URL with the API path: exit 1 with the address to give instead', async () => {
+    for (const url of ['http://127.0.0.1:6632/api/v1', 'https://gw.example.com/queen/api/v1/']) {
+      const r = await queenctl(['--server', url, 'queue', 'list']);
+      assert.equal(r.code, 1);
+      assert.equal(r.stderr, `queenctl: invalid server URL "${url}": give the broker's address without /api/v1 (${url.replace(/\/api\/v1\/?$/, '')}): queenctl adds the API path itself\n`);
+    }
+  });
   test('unreachable server: exit 2 naming the URL and the errno', async () => {
     const port = await freePort();
     const r = await queenctl(['--server', `http://127.0.0.1:${port}`, 'queue', 'list']);

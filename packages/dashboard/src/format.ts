@@ -78,6 +78,12 @@ export function fmtTime(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** The time of day of a timestamp, `HH:MM` (local or, by preference, UTC with a `Z`). */
+export function fmtClock(iso: string): string {
+  const full = fmtTime(iso);
+  return full === '–' ? full : `${full.slice(11, 16)}${full.endsWith('Z') ? 'Z' : ''}`;
+}
+
 /** Age of a timestamp: `3m 20s ago`. */
 export function fmtAgo(iso: string | null | undefined, now = Date.now()): string {
   if (iso === null || iso === undefined) return '–';

@@ -28,5 +28,7 @@ export const THRESHOLDS = {
  */
 export const FALLING_MIN_PUSHED = 1000;
 export const FALLING_MIN_PENDING = 100;
-/** Pops below these fractions of pushes: amber, red (with the minimums above). */
+/** Delivery lag p99 is judged only over at least this many deliveries in the window (else it is one message's wait). */
+export const LAG_MIN_POPPED = 100;
+/** Pops per group below these fractions of pushes: amber, red (with the minimums above). */
 export const FALLING_RATIO = { warn: 0.85, bad: 0.65 } as const;

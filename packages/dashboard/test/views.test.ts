@@ -304,11 +304,13 @@ test('Consumers: groups with lag, lagging partitions, drill-down, move to now, s
   await ui.page.getByRole('button', { name: 'Close' }).click();
 
   // Move to now: the group's lag on the queue drops to zero.
-  await row.getByTestId('move-to-now').click();
+  await row.getByTestId('group-actions').click(); // the row's actions are collapsed behind one button
+  await ui.page.getByRole('menu').getByTestId('move-to-now').click();
   await confirm(ui.page);
   await eventually(async () => (await get((h) => broker.getConsumerGroup(h, 'billing')))[ORDERS]!.partitions.every((p: any) => p.offsetLag === 0), 'billing at the end');
   // Seek to an hour ago: everything pushed since is delivered again.
-  await row.getByTestId('seek-group').click();
+  await row.getByTestId('group-actions').click();
+  await ui.page.getByRole('menu').getByTestId('seek-group').click();
   await confirm(ui.page);
   await eventually(async () => (await get((h) => broker.getConsumerGroup(h, 'billing')))[ORDERS]!.partitions.some((p: any) => p.offsetLag > 0), 'billing replays');
   // Skip one partition to the end from the lagging panel.
@@ -322,12 +324,14 @@ test('Consumers: groups with lag, lagging partitions, drill-down, move to now, s
     SELECT id, 'billing', '', 'timestamp', now() - interval '2 days' FROM queen.queues WHERE name = $1`, [ORDERS]);
   const billingNow = async (): Promise<any> => (await get(broker.listConsumerGroups)).find((g: any) => g.name === 'billing');
   assert.ok(Date.now() - new Date((await billingNow()).subscriptionTimestamp).getTime() > 86_400_000);
-  await row.getByTestId('subscription').click();
+  await row.getByTestId('group-actions').click();
+  await ui.page.getByRole('menu').getByTestId('subscription').click();
   await confirm(ui.page);
   await ui.page.getByTestId('toast').filter({ hasText: 'Subscription re-timed (1 record(s))' }).waitFor();
   await eventually(async () => Date.now() - new Date((await billingNow()).subscriptionTimestamp).getTime() < 60_000, 'subscription re-timed');
   // Delete the group on the queue.
-  await row.getByTestId('delete-group').click();
+  await row.getByTestId('group-actions').click();
+  await ui.page.getByRole('menu').getByTestId('delete-group').click();
   await confirm(ui.page);
   await eventually(async () => !(await get(broker.listConsumerGroups)).some((g: any) => g.name === 'billing'), 'billing deleted');
   await waitCount(rows, groups.length - 1);

@@ -137,6 +137,8 @@ export interface AuthConfig {
 }
 
 const JWT_ALGORITHMS = ['HS256', 'RS256', 'EdDSA', 'auto'] as const;
+/** Listen addresses that only this host reaches. */
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '[::1]']);
 
 /** The JWT_* variables; JWT_ALGORITHM is case-insensitive and only checked when auth is on. */
 function authConfig(env: Env): AuthConfig {
@@ -225,9 +227,17 @@ export function loadConfig(env: Env = process.env): Config {
   const corsOrigins = parseCorsOrigins(text(env, 'CORS_ORIGINS'));
   if (!Array.isArray(corsOrigins)) throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://ops.example.com (got ${corsOrigins.invalid})`);
 
+  const host = text(env, 'HOST') ?? '0.0.0.0';
+  const port = integer(env, 'PORT', 6632, 0, 65535);
+  const auth = authConfig(env);
+  // Fine on a laptop; on a network anyone who reaches the port can read, push and delete (docs/deployment.md).
+  if (!auth.enabled && !LOOPBACK.has(host.trim().toLowerCase())) {
+    warnings.push(`authentication is off (JWT_ENABLED) and the broker listens on ${host}, beyond this host: anyone who reaches port ${port} can read, push and delete messages and queues. Before production see docs/deployment.md "Before production"; on a laptop set HOST=127.0.0.1`);
+  }
+
   return {
-    port: integer(env, 'PORT', 6632, 0, 65535),
-    host: text(env, 'HOST') ?? '0.0.0.0',
+    port,
+    host,
     serverId: text(env, 'SERVER_ID') ?? `${os.hostname()}:${process.pid}`,
     logLevel: logLevel as Config['logLevel'],
     logFormat: logFormat as Config['logFormat'],
@@ -275,7 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     tracing: tracingConfig(env),
     warnings,
     ignoredVariables: Object.keys(env).filter((name) => IGNORED_PATTERNS.some((p) => p.test(name))).sort(),
-    auth: authConfig(env),
+    auth,
     encryptionKey: encryptionKey(env),
     dashboard: {
       enabled: !/^(false|0|off|no)$/i.test(text(env, 'DASHBOARD_ENABLED')?.trim() ?? ''),

@@ -6,6 +6,7 @@
  * is a terminal and JSON otherwise. The pretty writer is a dozen lines rather than pino-pretty: it runs in
  * the process (no worker thread, nothing to install) and only a person at a terminal ever reads it.
  */
+import { inspect } from 'node:util';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -31,7 +32,34 @@ export function prettyLine(json: string): string {
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   const err = record.err as { message?: string; stack?: string } | undefined;
   const head = [time, level, record.msg ?? '', ...fields].join(' ');
-  return err === undefined ? `${head}\n` : `${head}\n  ${(err.stack ?? err.message ?? '').replace(/\n/g, '\n  ')}\n`;
+  if (err === undefined) return `${head}\n`;
+  // A lost connection is news in one line; anything else shows its stack below.
+  if (err.stack === undefined) return `${head} error=${JSON.stringify(err.message ?? '')}\n`;
+  return `${head}\n  ${err.stack.replace(/\n/g, '\n  ')}\n`;
+}
+
+/** Network and server-side codes of a connection that went away (SQLSTATE class 08, admin shutdown 57P0x). */
+const CONNECTION_CODES = /^(E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND)|08...|57P0[1-3])$/;
+const CONNECTION_MESSAGES = /connection terminated|terminating connection|connection error|server closed the connection/i;
+/** Longest string field of an error kept in a record. */
+const MAX_FIELD = 200;
+
+/**
+ * What a log record keeps of an error (`err`): its type, message, scalar fields (code, detail, ...) and stack,
+ * never the objects some errors carry (a pg client, a socket: kilobytes per line). A lost connection keeps no
+ * stack: it is one line. Anything thrown that is not an Error is shown briefly.
+ */
+export function errorFields(value: unknown): Record<string, unknown> {
+  if (!(value instanceof Error)) return { message: typeof value === 'string' ? value : inspect(value, { depth: 0, breakLength: Infinity }).slice(0, MAX_FIELD) };
+  const out: Record<string, unknown> = { type: value.name, message: value.message };
+  for (const [key, field] of Object.entries(value)) {
+    if (key === 'message' || key === 'stack' || field === undefined) continue;
+    if ((typeof field === 'string' && field.length <= MAX_FIELD) || typeof field === 'number' || typeof field === 'boolean') out[key] = field;
+  }
+  const code = (value as { code?: unknown }).code;
+  const lostConnection = (typeof code === 'string' && CONNECTION_CODES.test(code)) || CONNECTION_MESSAGES.test(value.message);
+  if (!lostConnection && value.stack !== undefined) out.stack = value.stack;
+  return out;
 }
 
 /** A pino destination that writes pretty lines to stdout. */
@@ -42,5 +70,6 @@ function prettyStdout(): DestinationStream {
 /** Creates the process logger. */
 export function createLogger(level: string, serverId: string, format: LogFormat = 'json'): Logger {
   const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
-  return pretty ? pino({ level, base: { serverId } }, prettyStdout()) : pino({ level, base: { serverId } });
+  const options = { level, base: { serverId }, serializers: { err: errorFields } };
+  return pretty ? pino(options, prettyStdout()) : pino(options);
 }

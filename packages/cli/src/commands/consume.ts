@@ -10,7 +10,7 @@ import type { Api, CallOptions } from '../api.js';
 import { action, int, positive, bool, sub } from '../command.js';
 import { CliError, EXIT, noop, serverError, userError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
-import { parseDuration, parseTime, rfc3339 } from '../time.js';
+import { millisIso, parseDuration, parseTime, rfc3339 } from '../time.js';
 
 /** A message of a pop answer (docs/api.md §5.12), with the `queue` and `retryCount` an upstream broker may add. */
 type WireMessage = broker.PoppedMessage & { queue?: string; retryCount?: number };
@@ -22,7 +22,8 @@ export function messageLine(msg: WireMessage, queue: string): Record<string, unk
     partition: msg.partition,
     transactionId: msg.transactionId,
     partitionId: msg.partitionId,
-    createdAt: msg.createdAt,
+    // One time format across commands (docs/cli.md): the pop answer's microseconds cut to tail's milliseconds.
+    createdAt: millisIso(msg.createdAt),
     ...(typeof msg.retryCount === 'number' ? { retryCount: msg.retryCount } : {}),
     data: msg.data,
     ...(msg.leaseId ? { leaseId: msg.leaseId } : {}),

@@ -66,6 +66,8 @@ export interface StatusResponse {
   deadLetterQueue: { totalMessages: number; affectedPartitions: number; topErrors: Array<{ error: string; count: number }> };
   workers: WorkerRow[];
   errors: { dbErrors: number; ackFailed: number; dlqMessages: number };
+  /** The installation's pending messages sampled once a minute (latest per bucket); empty when filtered. */
+  pendingHistory: Array<{ timestamp: string; pending: number }>;
   statsAge: number;
 }
 
@@ -109,6 +111,22 @@ export interface QueueStatus {
   };
   partitions: QueueStatusPartition[];
   totals: { messages: FullMessageCounts; partitions: number; consumerGroups: number };
+  consumerGroups: QueueStatusGroup[];
+}
+
+/**
+ * One consumer group of a queue against its own cursors (every partition; an untouched one from where the group
+ * will start); `__QUEUE_MODE__` is queue mode.
+ */
+export interface QueueStatusGroup {
+  name: string;
+  completed: number;
+  processing: number;
+  pending: number;
+  /** Partitions the group has touched. */
+  partitions: number;
+  /** Age of the oldest retained message the group has not consumed; 0 when caught up. */
+  timeLagSeconds: number;
 }
 
 /** A queue's configuration, partitions and totals; a miss answers `{error}` with `X-Queen-Status: 404`. */

@@ -70,9 +70,9 @@ export function Chart(props: { frame: Frame; span?: { from: string; to: string }
   const hasData = props.frame.x.length > 0;
   return (
     <div class="chart" data-testid={props.testid} data-points={props.frame.x.length}>
-      {props.title !== undefined && <div class="chart-title">{props.title} <span class="muted">{props.frame.x.length} data points</span></div>}
+      {props.title !== undefined && <div class="chart-title">{props.title} <span class="muted">· {hasData ? `${props.frame.x.length} data points` : 'a point appears when its bucket is complete'}</span></div>}
       <div ref={box} class="chart-box" />
-      {!hasData && <div class="chart-empty">{props.empty ?? 'No data in this period'}</div>}
+      {!hasData && <div class="chart-empty">{props.empty ?? 'No complete bucket in this period yet'}</div>}
     </div>
   );
 }

@@ -17,8 +17,8 @@ export interface Column<R> {
 
 const ROW_HEIGHT = 36;
 
-/** The table; `rowClass` adds a severity class, `onRow` makes rows clickable. */
-export function VirtualTable<R>(props: { rows: R[]; columns: Column<R>[]; rowKey: (row: R) => string; onRow?: (row: R) => void; rowClass?: (row: R) => string; maxHeight?: number; testid?: string }) {
+/** The table; `rowClass` adds a severity class (`rowTitle` its reasons, as a tooltip), `onRow` makes rows clickable. */
+export function VirtualTable<R>(props: { rows: R[]; columns: Column<R>[]; rowKey: (row: R) => string; onRow?: (row: R) => void; rowClass?: (row: R) => string; rowTitle?: (row: R) => string; maxHeight?: number; testid?: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [, setVersion] = useState(0);
   const virtualizer = useRef<Virtualizer<HTMLDivElement, Element> | null>(null);
@@ -57,6 +57,7 @@ export function VirtualTable<R>(props: { rows: R[]; columns: Column<R>[]; rowKey
                 role="row"
                 data-testid="row"
                 class={`vrow ${props.onRow !== undefined ? 'click' : ''} ${props.rowClass?.(row) ?? ''}`}
+                title={props.rowTitle?.(row) || undefined}
                 style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: `${ROW_HEIGHT}px` }}
                 onClick={props.onRow !== undefined ? () => props.onRow!(row) : undefined}
               >

@@ -1,6 +1,7 @@
 /** Small shared pieces: cards, figures, role-aware buttons, modals, range pickers, sparklines. */
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { createPortal } from 'preact/compat';
 import { asCurl } from '../api.js';
 import { allows, session, type Role } from '../session.js';
 import { useStore } from '../store.js';
@@ -43,6 +44,40 @@ export function Action(props: { needs: Role; onClick: () => void; children: Comp
       title={allowed ? props.title : `needs ${props.needs}`}
       onClick={props.onClick}
     >{props.children}</button>
+  );
+}
+
+/**
+ * Row actions collapsed behind one button, so a row stays as narrow as a laptop screen allows. The menu opens
+ * in a layer on top of the page (a portal on document.body): the virtualised table's clipping cannot cut it.
+ * Choosing an item, clicking elsewhere, scrolling or resizing closes it.
+ */
+export function RowMenu(props: { label?: string; testid?: string; children: ComponentChildren }) {
+  const [at, setAt] = useState<{ top: number; right: number } | null>(null);
+  useEffect(() => {
+    if (at === null) return;
+    const close = (): void => setAt(null);
+    window.addEventListener('scroll', close, true);
+    window.addEventListener('resize', close);
+    return () => {
+      window.removeEventListener('scroll', close, true);
+      window.removeEventListener('resize', close);
+    };
+  }, [at]);
+  const toggle = (e: MouseEvent): void => {
+    const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+    setAt(at === null ? { top: r.bottom + 4, right: Math.max(8, window.innerWidth - r.right) } : null);
+  };
+  return (
+    <>
+      <button type="button" class="btn plain small" data-testid={props.testid} aria-haspopup="menu" aria-expanded={at !== null} onClick={toggle}>{props.label ?? 'Actions'} ▾</button>
+      {at !== null && createPortal(
+        <div class="menu-layer" onClick={() => setAt(null)}>
+          <div class="row-menu" role="menu" style={{ top: `${at.top}px`, right: `${at.right}px` }}>{props.children}</div>
+        </div>,
+        document.body,
+      )}
+    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { broker, http, planned } from '../api.js';
 import { optionsOf, queueList } from '../cache.js';
 import { VirtualTable, type Column } from '../components/VirtualTable.js';
-import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, Select } from '../components/ui.js';
+import { Action, Card, Confirm, Empty, ErrorNote, Facts, Modal, RowMenu, Select } from '../components/ui.js';
 import { fmtCount, fmtDuration, fmtTime, severity } from '../format.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { refreshAll, useLoad } from '../load.js';
@@ -108,18 +108,22 @@ export function ConsumersView() {
   const columns: Column<GroupRow>[] = [
     { key: 'name', header: 'Group', width: 'minmax(160px, 2fr)', cell: (g) => <>{display(g)}{g.name === QM && <span class="badge">queue mode</span>}</> },
     { key: 'queue', header: 'Queue', width: 'minmax(120px, 2fr)', cell: (g) => <a href={`/queues/${encodeURIComponent(g.queueName)}`} onClick={(e) => e.stopPropagation()}>{g.queueName}</a> },
-    { key: 'partitions', header: 'Partitions', width: '80px', align: 'right', cell: (g) => fmtCount(g.members) },
+    // Read = partitions the group has touched; Lagging counts every partition with messages it has not consumed,
+    // untouched ones included, so it can be the larger of the two.
+    { key: 'partitions', header: 'Partitions read', width: '110px', align: 'right', cell: (g) => fmtCount(g.members) },
     { key: 'lagging', header: 'Lagging', width: '80px', align: 'right', cell: (g) => fmtCount(g.partitionsWithLag) },
     { key: 'offset', header: 'Offset lag', width: '80px', align: 'right', cell: (g) => fmtCount(g.totalLag) },
     { key: 'lag', header: 'Time lag', width: '80px', align: 'right', cell: (g) => fmtDuration(g.maxTimeLag) },
     { key: 'state', header: 'State', width: '76px', cell: (g) => g.state },
-    { key: 'actions', header: '', width: '370px', cell: (g) => (
+    { key: 'actions', header: '', width: '150px', cell: (g) => (
       <span class="row-actions" onClick={(e) => e.stopPropagation()}>
         <button type="button" class="btn plain small" data-testid="view-group" onClick={() => setPending({ kind: 'view', g })}>View</button>
-        <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>
-        <Action needs="READ_WRITE" testid="seek-group" onClick={() => setPending({ kind: 'seek', g })}>Seek</Action>
-        {g.name !== QM && <Action needs="READ_WRITE" testid="subscription" onClick={() => setPending({ kind: 'subscription', g })}>Subscription</Action>}
-        <Action needs="ADMIN" kind="danger" testid="delete-group" onClick={() => setPending({ kind: 'delete', g })}>Delete</Action>
+        <RowMenu testid="group-actions">
+          <Action needs="READ_WRITE" testid="move-to-now" onClick={() => setPending({ kind: 'now', g })}>Move to now</Action>
+          <Action needs="READ_WRITE" testid="seek-group" onClick={() => setPending({ kind: 'seek', g })}>Seek to a time</Action>
+          {g.name !== QM && <Action needs="READ_WRITE" testid="subscription" onClick={() => setPending({ kind: 'subscription', g })}>Subscription</Action>}
+          <Action needs="ADMIN" kind="danger" testid="delete-group" onClick={() => setPending({ kind: 'delete', g })}>Delete</Action>
+        </RowMenu>
       </span>
     ) },
   ];

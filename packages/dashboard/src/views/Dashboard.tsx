@@ -7,12 +7,12 @@ import { broker, http } from '../api.js';
 import { queueList } from '../cache.js';
 import { Chart } from '../components/Chart.js';
 import { Bar, Card, Empty, ErrorNote, RangePicker, Sparkline, Stat } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtMs, fmtRate, severity, signed } from '../format.js';
+import { fmtClock, fmtCount, fmtDuration, fmtMs, fmtRate, severity, signed } from '../format.js';
 import { POLL_MS, useLoad, useNow } from '../load.js';
 import { useQueryState } from '../router.js';
-import { avg, frameFrom, latest, max, rangeParams, type Frame } from '../series.js';
+import { avg, frameFrom, latest, max, rangeParams, sum, type Frame } from '../series.js';
 import { THRESHOLDS as T } from '../thresholds.js';
-import { brokerCountText, bucketSeconds, lagFrame, pendingDeltaFrame, retentionAll, retentionFrame, runningOnly, systemFrame, throughputFrame } from './common.js';
+import { brokerCountText, bucketSeconds, lagFrame, netFlow, pendingFrame, retentionAll, retentionFrame, runningOnly, systemFrame, throughputFrame } from './common.js';
 
 interface Row { key: string; label: string; now: string; tone: 'ok' | 'warn' | 'bad'; context: string; frame: Frame; unit?: string; href?: string }
 
@@ -71,11 +71,23 @@ export function DashboardView() {
     const tp = throughputFrame(s.worker);
     const pushNow = latest(tp.series[0]!.values);
     const peak = max(tp.series[0]!.values);
-    rows.push({ key: 'throughput', label: 'Push rate (msg/s)', now: fmtRate(pushNow ?? 0), tone: 'ok', context: peak !== null && peak > 0 ? `peak ${fmtRate(peak)} /s in ${range} · pop ${fmtRate(latest(tp.series[1]!.values) ?? 0)} · ack ${fmtRate(latest(tp.series[2]!.values) ?? 0)} /s now` : 'idle', frame: tp, unit: ' /s' });
-    const pd = pendingDeltaFrame(s.status);
+    // Pushes of the open minute are not a rate yet: they are said as a count, never hidden behind "idle".
+    const pushedOpen = s.worker.summary.pushMessages - sum(tp.series[0]!.values) * bucketSeconds(s.worker.bucketMinutes);
+    const openNote = pushedOpen > 0.5 ? `${fmtCount(Math.round(pushedOpen))} pushed in the current minute (a rate once it completes)` : '';
+    rows.push({ key: 'throughput', label: 'Push rate (msg/s)', now: pushNow === null ? '–' : fmtRate(pushNow), tone: 'ok', frame: tp, unit: ' /s',
+      context: peak !== null && peak > 0 ? `peak ${fmtRate(peak)} /s in ${range} · pop ${fmtRate(latest(tp.series[1]!.values) ?? 0)} · ack ${fmtRate(latest(tp.series[2]!.values) ?? 0)} /s now${openNote === '' ? '' : ` · ${openNote}`}`
+        : openNote !== '' ? openNote : pushNow === null ? 'no complete minute yet' : 'idle' });
+    // Net flow = how pending changed over the range, from the broker's once-a-minute pending samples: acks count
+    // once per consumer group, so "pushed − acked" says "draining" while a slow group lets pending grow.
+    const pd = pendingFrame(s.status);
+    const flow = netFlow(s.status);
     const pushed = s.status.throughput.reduce((a, p) => a + p.ingested, 0);
-    const done = s.status.throughput.reduce((a, p) => a + p.processed, 0);
-    rows.push({ key: 'pending-delta', label: `Net flow (${range})`, now: signed(pushed - done), tone: 'ok', context: `pushed ${fmtCount(pushed)} − acked ${fmtCount(done)} in ${range} (one ack per group); ${fmtCount(ov.messages.pending)} pending now`, frame: pd });
+    rows.push({
+      key: 'pending-delta', label: `Net flow (${range})`, now: flow === null ? '–' : signed(flow.change), tone: 'ok', frame: pd,
+      context: flow === null
+        ? `pending is sampled once a minute: the change shows from the second sample · ${fmtCount(ov.messages.pending)} pending now`
+        : `${flow.change > 0 ? 'filling' : flow.change < 0 ? 'draining' : 'steady'}: ${fmtCount(flow.from)} pending at ${fmtClock(flow.at)} → ${fmtCount(ov.messages.pending)} pending now · pushed ${fmtCount(pushed)} in ${range}`,
+    });
     // A stopped broker's samples stay in the window: "now" figures are of the running brokers only.
     const sys = runningOnly(s.system);
     const brokers = brokerCountText(s.system);
@@ -89,7 +101,8 @@ export function DashboardView() {
     const dlqNow = s.status.deadLetterQueue.totalMessages;
     rows.push({
       key: 'errors', label: `Errors (${range})`, now: fmtCount(e.dbErrors + e.ackFailed), href: '/dlq',
-      tone: e.dbErrors > 0 || e.ackFailed >= T.ackFailed.bad ? 'bad' : e.ackFailed >= T.ackFailed.warn || e.dlqMessages > 0 ? 'warn' : 'ok',
+      // The dot is the figure beside it (database errors + failed acks); moves to the DLQ are in the context.
+      tone: e.dbErrors > 0 || e.ackFailed >= T.ackFailed.bad ? 'bad' : e.ackFailed >= T.ackFailed.warn ? 'warn' : 'ok',
       context: `in ${range}: database ${fmtCount(e.dbErrors)} · failed acks ${fmtCount(e.ackFailed)} · moved to DLQ ${fmtCount(e.dlqMessages)} — ${fmtCount(dlqNow)} in the DLQ now`, frame: errFrame,
     });
     const el = systemFrame(sys, ['avg ms', 'max ms'], (p) => [p.metrics.eventLoop.lagMs, p.metrics.eventLoop.lagMs], 'avg');

@@ -55,7 +55,7 @@ export function MessagesView() {
       {mode?.type === 'bus' && <div class="banner">Bus Mode Active · {mode.busGroupsCount} consumer group(s)</div>}
       <ErrorNote error={list.error} stale={list.data !== undefined} />
       <div class="split">
-        <Card title={`Messages (${fmtCount(rows.length)})`}>
+        <Card title={pageTitle(offset, list.data?.messages.length ?? 0, limit, rows.length)} testid="message-card">
           {list.data === undefined ? <div class="skeleton" /> : rows.length === 0 ? <Empty>No messages found</Empty> : (
             <table class="list" data-testid="message-table"><thead><tr><th>Queue</th><th>Partition</th><th>Transaction ID</th><th>Payload</th><th>Created</th><th>Status</th></tr></thead><tbody>
               {rows.map((m) => (
@@ -76,4 +76,15 @@ export function MessagesView() {
       </div>
     </div>
   );
+}
+
+/**
+ * The list's title: the whole count when everything fits on one page, else the page's place ("Messages 101–200,
+ * more on the next page"): a full page is the page size, not how many messages there are.
+ */
+function pageTitle(offset: number, received: number, limit: number, shown: number): string {
+  const filtered = shown < received ? ` (${fmtCount(shown)} match the ID)` : '';
+  if (offset === 0 && received < limit) return `Messages (${fmtCount(received)})${filtered}`;
+  const more = received >= limit ? ', more on the next page' : '';
+  return received === 0 ? `Messages: none from ${fmtCount(offset + 1)}` : `Messages ${fmtCount(offset + 1)}–${fmtCount(offset + received)}${more}${filtered}`;
 }

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { broker, http } from '../api.js';
+import { queueList } from '../cache.js';
 import { Chart } from '../components/Chart.js';
 import { Card, Empty, ErrorNote, RangePicker } from '../components/ui.js';
 import { fmtAgo, fmtCount, fmtMs, fmtRate, severity } from '../format.js';
@@ -24,10 +25,12 @@ const OPS: { key: string; label: string; field: keyof QueueOpsRow }[] = [
   { key: 'ack', label: 'Ack/s', field: 'ackMessages' }, { key: 'trx', label: 'Trx/s', field: 'transactions' },
 ];
 
-function TopTable(props: { title: string; rows: [string, string][]; testid: string }) {
+function TopTable(props: { title: string; rows: [string, string][]; testid: string; existing: ReadonlySet<string> }) {
   return (
     <Card title={props.title} testid={props.testid}>
-      {props.rows.length === 0 ? <Empty>None</Empty> : <table class="list"><tbody>{props.rows.map(([q, v]) => <tr key={q}><td><a href={`/queues/${encodeURIComponent(q)}`}>{q}</a></td><td class="num">{v}</td></tr>)}</tbody></table>}
+      {props.rows.length === 0 ? <Empty>None</Empty> : <table class="list"><tbody>{props.rows.map(([q, v]) => (
+        <tr key={q}><td>{props.existing.has(q) ? <a href={`/queues/${encodeURIComponent(q)}`}>{q}</a> : <span class="muted" title="deleted since">{q} (deleted)</span>}</td><td class="num">{v}</td></tr>
+      ))}</tbody></table>}
     </Card>
   );
 }
@@ -44,7 +47,7 @@ export function OperationsView() {
     ? { from: new Date(customFrom).toISOString(), to: new Date(customTo).toISOString() } : rangeParams(range === 'custom' ? '1h' : range);
   const data = useLoad(async () => {
     const w = window;
-    const [worker, status, system, ops, lag, parked, retention, shared] = await Promise.all([
+    const [worker, status, system, ops, lag, parked, retention, shared, existing] = await Promise.all([
       broker.getWorkerMetrics(http(), w),
       broker.getStatus(http(), w),
       broker.getSystemMetrics(http(), w),
@@ -53,8 +56,9 @@ export function OperationsView() {
       broker.getParkedReplicas(http()).catch((): ParkedRow[] => []),
       retentionAll(w.from, w.to).catch((): Retention => ({ history: [], total: 0, pagination: { limit: 1000, offset: 0 } })),
       allows(session.get(), 'ADMIN') ? broker.getSharedState(http('ADMIN')).catch((): SharedState | null => null) : Promise.resolve(null),
+      queueList(),
     ]);
-    return { worker, status, system, ops, lag, parked, retention, shared };
+    return { worker, status, system, ops, lag, parked, retention, shared, existing };
   }, [window.from.slice(0, 16), window.to.slice(0, 16)]);
   const d = data.data;
   const empty: Frame = { x: [], series: [] };
@@ -89,7 +93,9 @@ export function OperationsView() {
   const top = (f: (v: { push: number; pop: number }) => number): [string, string][] => [...perQueue.entries()].sort((a, b) => f(b[1]) - f(a[1])).slice(0, 5).filter(([, v]) => f(v) > 0).map(([q, v]) => [q, `${fmtRate(f(v) / windowS)} /s`]);
   const parkedByQueue = new Map<string, number>();
   for (const p of d?.parked ?? []) parkedByQueue.set(p.queue, (parkedByQueue.get(p.queue) ?? 0) + p.parked);
-  const queues = [...perQueue.keys()].sort();
+  // The picker offers the queues that exist now; a deleted queue's history stays in the top tables, unlinked.
+  const existing = new Set((d?.existing ?? []).map((q) => q.name));
+  const queues = [...perQueue.keys()].filter((q) => existing.has(q)).sort();
   const [picked, setPicked] = useState<string[] | null>(null);
   const shown = (picked ?? queues.slice(0, 8)).filter((q) => queues.includes(q));
   const opField = OPS.find((o) => o.key === op)!.field;
@@ -120,10 +126,10 @@ export function OperationsView() {
         <Card title="Retention & eviction jobs" actions={<span class="chip" data-testid="ops-retention-total">{fmtCount(d?.retention.history.reduce((a, h) => a + h.deleted, 0) ?? 0)} deleted</span>}><Chart span={window} frame={ret} bars /></Card>
       </div>
       <div class="grid4">
-        <TopTable title="Top by push/s" testid="top-push" rows={top((v) => v.push)} />
-        <TopTable title="Top by pop/s" testid="top-pop" rows={top((v) => v.pop)} />
-        <TopTable title="Top by parked" testid="top-parked" rows={[...parkedByQueue.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([q, n]) => [q, fmtCount(n)])} />
-        <TopTable title="Top by avg lag" testid="top-lag" rows={[...lagW.entries()].map(([q, e]) => [q, e.w / e.n] as [string, number]).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([q, v]) => [q, fmtMs(v)])} />
+        <TopTable existing={existing} title="Top by push/s" testid="top-push" rows={top((v) => v.push)} />
+        <TopTable existing={existing} title="Top by pop/s" testid="top-pop" rows={top((v) => v.pop)} />
+        <TopTable existing={existing} title="Top by parked" testid="top-parked" rows={[...parkedByQueue.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([q, n]) => [q, fmtCount(n)])} />
+        <TopTable existing={existing} title="Top by avg lag" testid="top-lag" rows={[...lagW.entries()].map(([q, e]) => [q, e.w / e.n] as [string, number]).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([q, v]) => [q, fmtMs(v)])} />
       </div>
       <Card title="Per-queue metrics" actions={<span class="muted">{shown.length} of {queues.length}</span>}>
         <div class="toolbar">
@@ -141,7 +147,8 @@ export function OperationsView() {
             const avgEl = els.length === 0 ? null : els.reduce((a, b) => a + b, 0) / els.length;
             const maxEl = max(els);
             const last = r.timeSeries[r.timeSeries.length - 1];
-            const seen = d?.shared?.processes.find((p) => p.serverId === r.workerId)?.lastHeartbeatAt ?? d?.status.workers.find((w) => w.workerId === r.workerId)?.lastSeen ?? null;
+            // A stopped broker is in neither list once its row aged out: its last sample says when it was last seen.
+            const seen = d?.shared?.processes.find((p) => p.serverId === r.workerId)?.lastHeartbeatAt ?? d?.status.workers.find((w) => w.workerId === r.workerId)?.lastSeen ?? last?.timestamp ?? null;
             return (
               <tr key={r.workerId} data-testid="worker-row" data-alive={String(r.alive)} class={r.alive ? '' : 'stopped'}><td class="mono">{r.workerId}</td><td>{r.hostname}</td>
                 <td class={`num ${elClass(avgEl)}`}>{fmtMs(avgEl)}</td><td class={`num ${elClass(maxEl)}`}>{fmtMs(maxEl)}</td>

@@ -9,11 +9,11 @@ import { Chart } from '../components/Chart.js';
 import { PublishForm } from '../components/PublishForm.js';
 import { QueueForm } from '../components/QueueForm.js';
 import { Action, Card, Confirm, Empty, ErrorNote, Facts, RangePicker, Sparkline, Stat } from '../components/ui.js';
-import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime, severity, signed } from '../format.js';
+import { fmtCount, fmtDuration, fmtMs, fmtRate, fmtTime, severity } from '../format.js';
 import { THRESHOLDS as T } from '../thresholds.js';
 import { POLL_MS, refreshAll, useLoad, useNow } from '../load.js';
 import { navigate, useQueryState } from '../router.js';
-import { frameFrom, latest, rangeParams, sum, type Frame } from '../series.js';
+import { frameFrom, latest, rangeParams, type Frame } from '../series.js';
 import type { DlqList, QueueDetail, QueueStatus } from '../types.js';
 
 const PAGE = 50;
@@ -57,22 +57,27 @@ export function QueueDetailView(props: { name: string }) {
   const bucketMs = 60_000;
   const s = series.data;
   const tp: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['push/s', 'pop/s', 'ack/s'], (o) => [o.pushMessages / 60, o.popMessages / 60, o.ackMessages / 60]);
-  const delta: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['push - pop'], (o) => [o.pushMessages - o.popMessages]);
+  const pushes: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['pushed', 'popped'], (o) => [o.pushMessages, o.popMessages]);
   const lag: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.lag, bucketMs, ['avg ms', 'max ms'], (o) => [o.avgLagMs, o.maxLagMs]);
   const errors: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['ack failed', 'dlq moved'], (o) => [o.ackFailed, o.dlqMoved]);
   const consumed: Frame = s === undefined ? { x: [], series: [] } : frameFrom(s.ops, bucketMs, ['pops'], (o) => [o.popMessages]);
-  const ackFailed = sum(errors.series[0]?.values ?? []);
+  // Counts "in the range" include the minute still open (the series leave it out: as a rate it would look like a
+  // drop), so 120 messages pushed a moment ago are 120 here, not 0.
+  const inRange = (field: 'pushMessages' | 'popMessages' | 'ackFailed' | 'dlqMoved'): number => (s?.ops ?? []).reduce((a, o) => a + o[field], 0);
+  const ackFailed = inRange('ackFailed');
   const parked = (s?.parked ?? []).reduce((a, p) => a + p.parked, 0);
   const totalConsumed = (d.status?.partitions ?? []).reduce((a, p) => a + p.cursor.totalConsumed, 0);
   const nowOf = (f: Frame, i: number): string => fmtRate(latest(f.series[i]?.values ?? []));
   const c = r.config;
+  const groups = d.status?.consumerGroups ?? [];
   const pendingSev = severity(totals.pending, T.pending.warn, T.pending.bad);
   const pendingTone = pendingSev === 'ok' ? undefined : pendingSev;
   const rows: [string, string, string, Frame, string][] = [
     ['throughput', 'Throughput (push / pop / ack per s)', `${nowOf(tp, 0)} / ${nowOf(tp, 1)} / ${nowOf(tp, 2)}`, tp, ' /s'],
-    ['pending-delta', `Net flow, push − pop (${range})`, signed(sum(delta.series[0]?.values ?? [])), delta, ''],
+    // Pops count once per consumer group: beside pushes they are a volume, not a direction (the groups card says who is behind).
+    ['pushed-popped', `Pushed / popped (${range}, pops once per group)`, `${fmtCount(inRange('pushMessages'))} / ${fmtCount(inRange('popMessages'))}`, pushes, ''],
     ['lag', 'Time lag avg / max', `${fmtMs(latest(lag.series[0]?.values ?? []))} / ${fmtMs(latest(lag.series[1]?.values ?? []))}`, lag, ' ms'],
-    ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(sum(errors.series[1]?.values ?? []))}`, errors, ''],
+    ['errors', `Failed acks / moved to DLQ (${range})`, `${fmtCount(ackFailed)} / ${fmtCount(inRange('dlqMoved'))}`, errors, ''],
     ['consumed', 'Consumed (total)', fmtCount(totalConsumed), consumed, ''],
   ];
   const clearCall = (partition?: string) => planned(broker.routes.clearQueue, { queue: name }, { partition });
@@ -85,7 +90,7 @@ export function QueueDetailView(props: { name: string }) {
       <div class="toolbar">
         <a class="btn plain" href="/queues">← Queues</a>
         <h1 class="title" data-testid="queue-name">{r.name}</h1>
-        <span class="muted">{r.namespace ?? '–'} · {r.task ?? '–'} · {fmtCount(r.partitions.length)} partitions · priority {c.priority} · created {fmtTime(r.createdAt)}</span>
+        <span class="muted" data-testid="queue-facts">{[r.namespace, r.task].filter((v) => v !== null && v !== '').concat(`${fmtCount(r.partitions.length)} partitions`, `priority ${c.priority}`, `created ${fmtTime(r.createdAt)}`).join(' · ')}</span>
         <span class="grow" />
         <RangePicker value={range} options={['1h', '6h', '24h']} onChange={(v) => setQuery({ range: v === '1h' ? null : v })} />
         <span class="muted">live · {detail.at === null ? '–' : `${Math.round((now - detail.at) / 1000)}s ago`}</span>
@@ -107,7 +112,7 @@ export function QueueDetailView(props: { name: string }) {
       <div class="strip" data-testid="queue-counts">
         <Stat label="Pending" value={fmtCount(totals.pending)} testid="q-pending" tone={pendingTone} />
         <Stat label="Processing" value={fmtCount(totals.processing)} testid="q-processing" />
-        <Stat label="Completed" value={fmtCount(totals.completed)} testid="q-completed" />
+        <Stat label={groups.length > 1 ? 'Completed by every group' : 'Completed'} value={fmtCount(totals.completed)} testid="q-completed" />
         <Stat label="Failed" value={fmtCount(totals.failed)} testid="q-failed" />
         <Stat label="DLQ" value={fmtCount(totals.deadLetter)} testid="q-dlq" href={`/dlq?queue=${encodeURIComponent(name)}`} />
         <Stat label="Total" value={fmtCount(totals.total)} testid="q-total" />
@@ -122,6 +127,22 @@ export function QueueDetailView(props: { name: string }) {
           ))}
         </tbody></table>
         <Chart frame={tp} span={rangeParams(range)} title="Throughput" unit=" /s" testid="queue-throughput-chart" />
+      </Card>
+      <Card title={`Consumer groups (${fmtCount(groups.length)})`} testid="queue-groups">
+        {groups.length === 0 ? <Empty>No consumer group has read this queue yet</Empty> : (
+          <table class="list"><thead><tr><th>Group</th><th class="num">Completed</th><th class="num">Processing</th><th class="num">Pending</th><th class="num">Time lag</th><th class="num">Partitions read</th></tr></thead><tbody>
+            {groups.map((g) => {
+              const lagTone = severity(g.timeLagSeconds, T.lagSeconds.warn, T.lagSeconds.bad);
+              return (
+                <tr key={g.name} data-testid="queue-group" data-group={g.name}><td><a href={`/consumers?search=${encodeURIComponent(g.name === '__QUEUE_MODE__' ? name : g.name)}`}>{g.name === '__QUEUE_MODE__' ? 'queue mode' : g.name}</a></td>
+                  <td class="num" data-testid="group-completed">{fmtCount(g.completed)}</td><td class="num" data-testid="group-processing">{fmtCount(g.processing)}</td>
+                  <td class="num" data-testid="group-pending">{fmtCount(g.pending)}</td><td class={`num ${lagTone === 'ok' ? '' : lagTone}`} data-testid="group-lag">{fmtDuration(g.timeLagSeconds)}</td>
+                  <td class="num">{fmtCount(g.partitions)} of {fmtCount(r.partitions.length)}</td></tr>
+              );
+            })}
+          </tbody></table>
+        )}
+        {groups.length > 1 && <p class="muted note">Each group reads every message: its figures are against its own position. The queue's Pending counts a message until every group has it; Completed is what every group has consumed.</p>}
       </Card>
       <div class="grid2">
         <Card title="Configuration" actions={<Action needs="READ_WRITE" onClick={() => setModal('edit')}>Edit</Action>}>

@@ -18,13 +18,22 @@ export function lagFrame(st: Status): Frame {
   return frameFrom(st.throughput, s * 1000, ['avg lag ms', 'max lag ms'], (p) => (p.processed > 0 ? [p.avgLagMs, p.maxLagMs] : [null, null]));
 }
 
-/** Cumulative ingested - processed over the window (status throughput). */
-export function pendingDeltaFrame(st: Status): Frame {
-  const s = bucketSeconds(st.bucketMinutes);
-  const f = frameFrom(st.throughput, s * 1000, ['pending Δ'], (p) => [p.ingested - p.processed]);
-  let acc = 0;
-  f.series[0]!.values = f.series[0]!.values.map((v) => (acc += v ?? 0));
-  return f;
+/** The installation's pending messages per bucket (the broker's once-a-minute samples; missing minutes are gaps). */
+export function pendingFrame(st: Status): Frame {
+  return frameFrom(st.pendingHistory, bucketSeconds(st.bucketMinutes) * 1000, ['pending'], (p) => [p.pending]);
+}
+
+/**
+ * How pending changed over the range: the latest sample minus the first one (with when that was), or null before
+ * there are two samples. Never from counters: an ack counts once per consumer group, a message stays pending
+ * until every group has it.
+ */
+export function netFlow(st: Status): { change: number; from: number; at: string } | null {
+  const samples = st.pendingHistory;
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (first === undefined || last === undefined || samples.length < 2) return null;
+  return { change: last.pending - first.pending, from: first.pending, at: first.timestamp };
 }
 
 /** Only the brokers running now: "now" figures and counts never include a stopped process's last samples. */

@@ -2,7 +2,9 @@
 --   Parameters: p_cycle uuid, p_partition_id uuid, p_job text, p_budget integer, p_strict boolean.
 --   p_job 'retention' (queue with retentionEnabled): segments older than retentionSeconds, consumed or not
 --     (kind 'retention'), and segments older than completedRetentionSeconds whose last offset every contacted
---     group has passed (kind 'completed'; a partition no group contacted keeps them).
+--     group has passed (kind 'completed'; a partition no group contacted keeps them) and that no other group
+--     known on the queue (a cursor on another partition, or a subscription record) would still read: such a
+--     group counts from where it will start here (cursor_seed), as the counts of docs/api.md 7.2 do.
 --   p_job 'eviction' (queue with maxWaitTimeSeconds > 0, whatever retentionEnabled says): segments older
 --     than maxWaitTimeSeconds that some contacted group has not passed, or every such segment when no group
 --     contacted the partition (kind 'eviction'). No DLQ entry is created; existing ones of the removed
@@ -28,6 +30,8 @@ DECLARE
   v_partition record;
   v_contacted integer;
   v_lowest bigint;
+  v_locked text[];
+  v_untouched_lowest bigint;
   v_completed_through bigint;
   v_through bigint;
   v_after bigint := 0;
@@ -42,7 +46,7 @@ BEGIN
   PERFORM 1 FROM queen.queues q
   WHERE q.id = (SELECT p.queue_id FROM queen.partitions p WHERE p.id = p_partition_id)
   FOR KEY SHARE;
-  SELECT p.id, p.name, q.name AS queue_name, q.retention_enabled, q.retention_seconds,
+  SELECT p.id, p.name, p.queue_id, q.name AS queue_name, q.retention_enabled, q.retention_seconds,
          q.completed_retention_seconds, q.max_wait_time_seconds
   INTO v_partition
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
@@ -51,8 +55,8 @@ BEGIN
   IF NOT FOUND THEN
     RETURN 0;
   END IF;
-  SELECT count(*), min(locked.committed) INTO v_contacted, v_lowest
-  FROM (SELECT c.committed FROM queen.cursors c
+  SELECT count(*), min(locked.committed), coalesce(array_agg(locked.consumer_group), '{}') INTO v_contacted, v_lowest, v_locked
+  FROM (SELECT c.committed, c.consumer_group FROM queen.cursors c
         WHERE c.partition_id = p_partition_id
         ORDER BY c.consumer_group
         FOR UPDATE) locked;
@@ -66,6 +70,17 @@ BEGIN
                                              v_now - make_interval(secs => v_partition.retention_seconds));
     END IF;
     IF v_partition.completed_retention_seconds > 0 AND v_contacted > 0 THEN
+      -- A group known on the queue that has not reached this partition yet will read it from its start: what it
+      -- has not consumed is not completed. (A group whose cursor appeared after the lock above counts from its
+      -- start, at or below that cursor: safe.)
+      SELECT min(queen.cursor_seed(v_partition.queue_id, p_partition_id, v_partition.name, k.grp))
+      INTO v_untouched_lowest
+      FROM (SELECT c.consumer_group AS grp FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
+            WHERE p.queue_id = v_partition.queue_id
+            UNION
+            SELECT s.consumer_group FROM queen.subscriptions s WHERE s.queue_id = v_partition.queue_id) k
+      WHERE k.grp <> ALL (v_locked);
+      v_lowest := least(v_lowest, v_untouched_lowest);
       -- (least() ignores a null: no segment that old means nothing qualifies, not "up to the lowest cursor")
       v_completed_through := queen.segment_last_before(p_partition_id,
                                v_now - make_interval(secs => v_partition.completed_retention_seconds));

@@ -1,7 +1,7 @@
 /**
  * The bodies of the analytics routes (docs/api.md 7.10) from the bucketed counters and samples of store/stats.ts.
- * Counter series are dense (every bucket, zeros included); per-queue rows and per-process sample series
- * only hold buckets that saw something.
+ * Counter series hold every bucket in which a broker was counting (zeros included) and none before or between
+ * brokers; per-queue rows and per-process sample series only hold buckets that saw something.
  */
 import type { ServerRow } from '../store/heartbeats.js';
 import type { CounterPoint, QueueCounterPoint, SystemPoint } from '../store/stats.js';
@@ -83,11 +83,17 @@ export function statusAnalyticsBody(range: TimeRange, interval: string, points: 
 
 /**
  * The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first.
- * `alive` (an addition to docs/api.md) says whether the process is running now (in `aliveIds`: not stopped, a
+ * `alive` (an addition to docs/api.md) says whether the process is running now (in `alive`: not stopped, a
  * recent heartbeat), so a restarted broker's old samples are not counted as a second running broker;
- * `aliveCount` counts those.
+ * `aliveCount` counts those. A running process counts from its first heartbeat: before its first sample it is
+ * listed with an empty series.
  */
-export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[], aliveIds: ReadonlySet<string>): Record<string, unknown> {
+export function systemMetricsBody(
+  range: TimeRange,
+  rows: readonly SystemPoint[],
+  alive: ReadonlyArray<{ serverId: string; hostname: string; port: number }>,
+): Record<string, unknown> {
+  const aliveIds = new Set(alive.map((a) => a.serverId));
   const replicas = new Map<string, { hostname: string; port: number; workerId: string; alive: boolean; timeSeries: unknown[] }>();
   for (const row of rows) {
     let replica = replicas.get(row.serverId);
@@ -106,6 +112,9 @@ export function systemMetricsBody(range: TimeRange, rows: readonly SystemPoint[]
         registries: { parkedPops: row.parkedPops, inflightRequests: row.inflightRequests },
       },
     });
+  }
+  for (const a of alive) {
+    if (!replicas.has(a.serverId)) replicas.set(a.serverId, { hostname: a.hostname, port: a.port, workerId: a.serverId, alive: true, timeSeries: [] });
   }
   const list = [...replicas.values()];
   return { timeRange: wireRange(range), replicas: list, replicaCount: list.length, aliveCount: list.filter((r) => r.alive).length, bucketMinutes: range.bucketMinutes };

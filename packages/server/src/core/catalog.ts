@@ -19,7 +19,7 @@ export type { SeekTarget } from '../store/consumer-groups.js';
 /** The reads a consistent snapshot offers (status page, worker metrics, retention history, message views). */
 export type SnapshotReads = Pick<Store,
   | 'counterSeries' | 'counterQueueSeries' | 'queueSummaryList' | 'leaseSummary' | 'deadLetterSummary' | 'serverList'
-  | 'partitionFactsList' | 'retentionHistoryList' | 'messageList' | 'cursorFactsFind' | 'queueConsumerMode'>;
+  | 'pendingSeries' | 'partitionFactsList' | 'retentionHistoryList' | 'messageList' | 'cursorFactsFind' | 'queueConsumerMode'>;
 
 /** The catalog the routes read (and administer) through. */
 export type Catalog = Pick<Store,

@@ -1,7 +1,8 @@
 /**
  * Lag and health of consumer groups (docs/api.md 7.7, and the lag figures of 7.2), from cursor facts.
  *
- * Offset lag of a contacted (partition, group): the retained messages above its cursor. Time lag: whole
+ * Offset lag of a (partition, group): the retained messages above its cursor (a partition the group has not
+ * touched yet: above where it will start, so the lag does not jump when the group reaches it). Time lag: whole
  * seconds since the head's createdAt, 0 when caught up. A group's state over one queue: `Dead` when none of its pairs nor
  * its subscription records saw activity for 24 h, else `Lagging` when its largest time lag exceeds 300 s,
  * else `Stable`. "Activity" is what the cursor records: a claim, an ack, or the first contact.
@@ -13,7 +14,7 @@ export const DEAD_AFTER_SECONDS = 24 * 3600;
 /** A largest time lag above this: `Lagging`. */
 export const LAGGING_AFTER_SECONDS = 300;
 
-/** The lag of one contacted (partition, group). */
+/** The lag of one (partition, group). */
 export interface PairLag {
   offsetLag: number;
   timeLagSeconds: number;
@@ -52,16 +53,17 @@ export function groupState(idleSeconds: number, maxTimeLag: number): GroupState 
 
 /**
  * One summary per (group, queue) known from a cursor or a subscription record, ordered by group then
- * queue. Members are the contacted partitions; the subscription fields come from the queue-wide record.
+ * queue. Members are the contacted partitions; lag covers every partition of the queue, the untouched ones
+ * from where the group will start; the subscription fields come from the queue-wide record.
  */
 export function groupSummaries(cursors: GroupCursorFacts[], subscriptions: GroupSubscription[]): GroupSummary[] {
-  interface Entry { group: string; queue: string; lags: PairLag[]; idle: number; record: GroupSubscription | null }
+  interface Entry { group: string; queue: string; lags: PairLag[]; members: number; idle: number; record: GroupSubscription | null }
   const entries = new Map<string, Entry>();
   const entry = (group: string, queue: string): Entry => {
     const key = JSON.stringify([group, queue]);
     let found = entries.get(key);
     if (found === undefined) {
-      found = { group, queue, lags: [], idle: Infinity, record: null };
+      found = { group, queue, lags: [], members: 0, idle: Infinity, record: null };
       entries.set(key, found);
     }
     return found;
@@ -69,7 +71,8 @@ export function groupSummaries(cursors: GroupCursorFacts[], subscriptions: Group
   for (const c of cursors) {
     const e = entry(c.group, c.queue);
     e.lags.push(pairLag(c));
-    e.idle = Math.min(e.idle, c.idleSeconds);
+    if (c.contacted) e.members += 1;
+    if (c.idleSeconds !== null) e.idle = Math.min(e.idle, c.idleSeconds);
   }
   for (const s of subscriptions) {
     const e = entry(s.group, s.queue);
@@ -77,13 +80,13 @@ export function groupSummaries(cursors: GroupCursorFacts[], subscriptions: Group
     if (s.partitionName === '') e.record = s;
   }
   const ordered = [...entries.values()].sort((a, b) => compare(a.group, b.group) || compare(a.queue, b.queue));
-  return ordered.map(({ group, queue, lags, idle, record }) => {
+  return ordered.map(({ group, queue, lags, members, idle, record }) => {
     const maxTimeLag = lags.reduce((max, l) => Math.max(max, l.timeLagSeconds), 0);
     return {
       name: group,
       topics: [queue],
       queueName: queue,
-      members: lags.length,
+      members,
       partitionsWithLag: lags.filter((l) => l.offsetLag > 0).length,
       totalLag: lags.reduce((sum, l) => sum + l.offsetLag, 0),
       maxTimeLag,

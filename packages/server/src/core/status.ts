@@ -11,9 +11,11 @@ import type { OpCounters } from '../store/stats.js';
 import { addCounters, emptyCounters } from './counters.js';
 import type { ServerHealth, ServerRow } from '../store/heartbeats.js';
 import type { PartitionFacts, QueueRow } from '../store/queues.js';
-import type { CounterPoint } from '../store/stats.js';
+import type { CounterPoint, PendingPoint } from '../store/stats.js';
 import type { DeadLetterSummaryRow, LeaseSummaryRow, PartitionActivityRow, QueueSummaryRow } from '../store/status.js';
-import { partitionCounts, referenceCursor, sumCounts, type MessageCounts } from './queue-stats.js';
+import type { GroupCursorFacts } from '../store/consumer-groups.js';
+import { pairLag } from './group-lag.js';
+import { groupCounts, partitionCounts, referenceCursor, sumCounts, type MessageCounts } from './queue-stats.js';
 import { wireRange, type TimeRange } from './time-range.js';
 
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
@@ -60,6 +62,8 @@ export interface StatusFacts {
   leases: LeaseSummaryRow;
   deadLetters: DeadLetterSummaryRow;
   workers: ServerRow[];
+  /** The installation's pending messages per bucket (empty for a filtered status). */
+  pending: PendingPoint[];
 }
 
 /** The body of `GET /api/v1/status`. */
@@ -106,6 +110,7 @@ export function statusBody(facts: StatusFacts): Record<string, unknown> {
     },
     workers: facts.workers.map(workerWire),
     errors: { dbErrors: total.dbErrors, ackFailed: total.ackFailed, dlqMessages: total.dlqMoved },
+    pendingHistory: facts.pending.map((p) => ({ timestamp: p.bucket, pending: p.pending })),
     statsAge: 0,
   };
 }
@@ -121,13 +126,30 @@ export function consumedSince(facts: PartitionFacts, firstRecentOffset: number |
   return Math.max(0, reference - (firstRecentOffset - 1));
 }
 
+/**
+ * Per consumer group of a queue: its own completed / processing / pending counts and its time lag (the age of
+ * the oldest message it has not consumed), every partition counted, untouched ones from where it will start.
+ */
+export function queueGroupsWire(facts: readonly PartitionFacts[], pairs: readonly GroupCursorFacts[]): Array<Record<string, unknown>> {
+  const timeLag = new Map<string, number>();
+  for (const p of pairs) timeLag.set(p.group, Math.max(timeLag.get(p.group) ?? 0, pairLag(p).timeLagSeconds));
+  return groupCounts(facts).map((g) => ({
+    name: g.name, completed: g.completed, processing: g.processing, pending: g.pending, partitions: g.partitions,
+    timeLagSeconds: timeLag.get(g.name) ?? 0,
+  }));
+}
+
 /** The body of `GET /api/v1/status/queues/:queue`. */
-export function queueStatusBody(queue: QueueRow, facts: readonly PartitionFacts[], activity: readonly PartitionActivityRow[]): Record<string, unknown> {
+export function queueStatusBody(
+  queue: QueueRow,
+  facts: readonly PartitionFacts[],
+  activity: readonly PartitionActivityRow[],
+  pairs: readonly GroupCursorFacts[],
+): Record<string, unknown> {
   const byId = new Map(activity.map((a) => [a.id, a]));
-  const groups = new Set<string>();
+  const groups = queueGroupsWire(facts, pairs);
   const partitions = facts.map((f) => {
     const a = byId.get(f.id);
-    for (const c of f.cursors) groups.add(c.group);
     return {
       id: f.id,
       name: f.name,
@@ -171,6 +193,7 @@ export function queueStatusBody(queue: QueueRow, facts: readonly PartitionFacts[
       },
     },
     partitions,
-    totals: { messages: sumCounts(partitions.map((p) => p.messages)), partitions: partitions.length, consumerGroups: groups.size },
+    totals: { messages: sumCounts(partitions.map((p) => p.messages)), partitions: partitions.length, consumerGroups: groups.length },
+    consumerGroups: groups,
   };
 }

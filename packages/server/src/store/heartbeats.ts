@@ -106,6 +106,7 @@ export interface LiveServer {
   serverId: string;
   hostname: string;
   pid: number;
+  port: number;
   startedAt: string;
   lastHeartbeatAt: string;
   parkedPops: number;
@@ -114,7 +115,7 @@ export interface LiveServer {
 /** The processes alive now (not stopped, a heartbeat within `aliveSeconds`), in server_id order. */
 export async function serverAliveList(db: Db, params: { aliveSeconds: number }): Promise<LiveServer[]> {
   const result = await db.query<LiveServer>(
-    `SELECT h.server_id AS "serverId", h.hostname, h.pid, queen.format_millis(h.started_at) AS "startedAt",
+    `SELECT h.server_id AS "serverId", h.hostname, h.pid, h.port, queen.format_millis(h.started_at) AS "startedAt",
             queen.format_millis(h.last_heartbeat_at) AS "lastHeartbeatAt", h.parked_pops AS "parkedPops"
      FROM queen.server_heartbeats h
      WHERE h.stopped_at IS NULL AND h.last_heartbeat_at > now() - make_interval(secs => $1)

@@ -193,6 +193,9 @@ export class Store {
   counterSeries(params: In<typeof stats.counterSeries>) { return stats.counterSeries(this.db, params); }
   counterQueueSeries(params: In<typeof stats.counterQueueSeries>) { return stats.counterQueueSeries(this.db, params); }
   systemSeries(params: In<typeof stats.systemSeries>) { return stats.systemSeries(this.db, params); }
+  pendingSampled() { return stats.pendingSampled(this.db); }
+  pendingRecord(params: In<typeof stats.pendingRecord>) { return stats.pendingRecord(this.db, params); }
+  pendingSeries(params: In<typeof stats.pendingSeries>) { return stats.pendingSeries(this.db, params); }
   maintenanceRead() { return maintenance.maintenanceRead(this.db); }
   maintenanceSet(params: In<typeof maintenance.maintenanceSet>) { return maintenance.maintenanceSet(this.db, params); }
   clusterIdRead() { return maintenance.clusterIdRead(this.db); }

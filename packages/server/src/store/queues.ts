@@ -96,7 +96,12 @@ export interface PartitionFacts {
   deadLetters: string;
   /** Offset ranges [from, to] between the first retained offset and the tail that hold no message (deleted). */
   gaps?: Array<[number, number]>;
-  cursors: Array<{ group: string; committed: number; spanEnd: number | null; live: boolean; retryCount: number }>;
+  /**
+   * Every group known on the partition's queue (a cursor on any of its partitions, or a subscription record):
+   * `contacted` false for a group that has not touched this partition yet, whose `committed` is then where it
+   * will start (`queen.cursor_seed`: its subscription's start, or 0).
+   */
+  cursors: Array<{ group: string; committed: number; spanEnd: number | null; live: boolean; retryCount: number; contacted: boolean }>;
 }
 
 /** Partition facts together with the id of the partition's queue. */
@@ -111,7 +116,26 @@ export async function partitionFactsList(
   params: { queueIds: string[]; partitionIds: string[] },
 ): Promise<LocatedPartitionFacts[]> {
   const result = await db.query<LocatedPartitionFacts>(
-    `SELECT p.queue_id AS "queueId", p.id, p.name, queen.format_millis(p.created_at) AS "createdAt", p.tail,
+    `WITH parts AS (SELECT p.* FROM queen.partitions p WHERE p.queue_id = ANY ($1::uuid[]) OR p.id = ANY ($2::uuid[])),
+     known AS (
+       SELECT DISTINCT q.queue_id, c.consumer_group AS grp
+       FROM (SELECT DISTINCT queue_id FROM parts) q JOIN queen.partitions p ON p.queue_id = q.queue_id
+       JOIN queen.cursors c ON c.partition_id = p.id
+       UNION
+       SELECT s.queue_id, s.consumer_group FROM queen.subscriptions s WHERE s.queue_id IN (SELECT queue_id FROM parts)
+     ),
+     -- Per partition, the known groups that have not touched it, at the offset each will start from (one pass,
+     -- joined below: a subquery per partition would re-read the groups of its queue for every partition).
+     untouched AS (
+       SELECT p.id AS partition_id,
+              jsonb_agg(jsonb_build_object(
+                'group', k.grp, 'committed', queen.cursor_seed(p.queue_id, p.id, p.name, k.grp), 'spanEnd', null,
+                'live', false, 'retryCount', 0, 'contacted', false)) AS pairs
+       FROM parts p JOIN known k ON k.queue_id = p.queue_id
+       WHERE NOT EXISTS (SELECT 1 FROM queen.cursors c WHERE c.partition_id = p.id AND c.consumer_group = k.grp)
+       GROUP BY p.id
+     )
+     SELECT p.queue_id AS "queueId", p.id, p.name, queen.format_millis(p.created_at) AS "createdAt", p.tail,
             seg.first_retained AS "firstRetained", coalesce(seg.total, 0) AS total,
             queen.format_millis(seg.oldest) AS "oldestMessage", queen.format_millis(seg.newest) AS "newestMessage",
             (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id) AS "deadLetters",
@@ -122,17 +146,18 @@ export async function partitionFactsList(
                             UNION ALL
                             SELECT max(s.last_offset) + 1, p.tail FROM queen.segments s WHERE s.partition_id = p.id) g
                       WHERE g.from_offset <= g.to_offset), '[]') AS gaps,
-            coalesce((SELECT json_agg(json_build_object(
+            coalesce((SELECT jsonb_agg(jsonb_build_object(
                         'group', c.consumer_group, 'committed', c.committed, 'spanEnd', c.lease_span_end,
-                        'live', coalesce(c.lease_expires_at > now(), false), 'retryCount', c.retry_count))
-                      FROM queen.cursors c WHERE c.partition_id = p.id), '[]') AS cursors
-     FROM queen.partitions p
+                        'live', coalesce(c.lease_expires_at > now(), false), 'retryCount', c.retry_count, 'contacted', true))
+                      FROM queen.cursors c WHERE c.partition_id = p.id), '[]'::jsonb)
+              || coalesce(u.pairs, '[]'::jsonb) AS cursors
+     FROM parts p
+     LEFT JOIN untouched u ON u.partition_id = p.id
      LEFT JOIN LATERAL (
        SELECT min(s.first_offset) AS first_retained, sum(s.last_offset - s.first_offset + 1) AS total,
               min(s.created_at) AS oldest, max(s.created_at) AS newest
        FROM queen.segments s WHERE s.partition_id = p.id
      ) seg ON true
-     WHERE p.queue_id = ANY ($1::uuid[]) OR p.id = ANY ($2::uuid[])
      ORDER BY p.created_at, p.id`,
     [params.queueIds, params.partitionIds],
   );

@@ -3,8 +3,9 @@
  * process, the purge of old rows, and the bucketed reads of the status and analytics routes.
  *
  * Buckets are aligned on the Unix epoch (so 1440-minute buckets start at 00:00 UTC); callers pass the start
- * of the first bucket. Counter series are dense (a bucket without rows is a bucket with no traffic: zeros);
- * per-queue and sample series hold only buckets that have rows.
+ * of the first bucket. Counter series hold every bucket in which a broker was counting (one without counter rows
+ * had no traffic: zeros), and none before the first broker or while none ran (gaps, not zeros); per-queue and
+ * sample series hold only buckets that have rows.
  */
 import type { Db } from './database.js';
 
@@ -90,10 +91,46 @@ const PURGES = [
   'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
   // The retention history (queen.retention_history) is purged with the metrics (docs/api.md 9.3 metrics cleanup).
   'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))',
+  'DELETE FROM queen.pending_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.pending_history WHERE minute < $1 LIMIT $2))',
 ];
 
+/** Whether the installation's pending count was already sampled in the current minute (database clock). */
+export async function pendingSampled(db: Db): Promise<boolean> {
+  const result = await db.query<{ sampled: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM queen.pending_history WHERE minute = date_trunc('minute', now())) AS sampled",
+  );
+  return result.rows[0]?.sampled ?? false;
+}
+
+/** Records the installation's pending and total messages for the current minute (the first sample of a minute stays). */
+export async function pendingRecord(db: Db, params: { pending: number; total: number }): Promise<void> {
+  await db.query(
+    "INSERT INTO queen.pending_history (minute, pending, total) VALUES (date_trunc('minute', now()), $1, $2) ON CONFLICT (minute) DO NOTHING",
+    [params.pending, params.total],
+  );
+}
+
+/** One bucket of the pending history: the latest sample inside it. */
+export interface PendingPoint {
+  bucket: string;
+  pending: number;
+}
+
+/** The pending history over the range, one point per bucket that holds a sample (the bucket's latest). */
+export async function pendingSeries(db: Db, params: { buckets: Buckets }): Promise<PendingPoint[]> {
+  const result = await db.query<{ bucket: string; pending: string }>(
+    `SELECT DISTINCT ON (date_bin($3::interval, h.minute, timestamptz 'epoch'))
+            queen.format_millis(date_bin($3::interval, h.minute, timestamptz 'epoch')) AS bucket, h.pending
+     FROM queen.pending_history h
+     WHERE h.minute >= $1 AND h.minute <= $2
+     ORDER BY date_bin($3::interval, h.minute, timestamptz 'epoch'), h.minute DESC`,
+    [params.buckets.start, params.buckets.to, `${params.buckets.bucketMinutes} minutes`],
+  );
+  return result.rows.map((row) => ({ bucket: row.bucket, pending: Number(row.pending) }));
+}
+
 /**
- * Deletes counters, samples, process rows and retention history older than `before`, `batchSize` rows per statement (each
+ * Deletes counters, samples, process rows, retention and pending history older than `before`, `batchSize` rows per statement (each
  * commits on its own, so a long purge never holds locks for long). Returns the number of rows deleted.
  */
 export async function statsPurge(db: Db, params: { before: Date; batchSize: number }): Promise<number> {
@@ -116,14 +153,24 @@ const SUMS = `sum(c.push_requests) AS push_requests, sum(c.push_messages) AS pus
 
 const COUNTERS_IN = `queen.stats_counters_in($1, $2, $4, $5, $6, $7, $8) c`;
 
+// A bucket is recorded when a broker (of the filter's hostname / server id) counted in it: it flushed counters or a
+// system sample (every STATS_INTERVAL_MS while it runs). Buckets before the first broker, or while none ran, are
+// absent (gaps), not zeros.
 const SERIES_SQL = `
   WITH totals AS (
     SELECT date_bin($3::interval, c.bucket, timestamptz 'epoch') AS starts_at, ${SUMS}
     FROM ${COUNTERS_IN} GROUP BY 1
+  ),
+  recorded AS (
+    SELECT DISTINCT date_bin($3::interval, m.sampled_at, timestamptz 'epoch') AS starts_at
+    FROM queen.system_metrics m
+    WHERE m.sampled_at >= $1 AND m.sampled_at < $2::timestamptz + $3::interval
+      AND ($7::text IS NULL OR m.hostname = $7) AND ($8::text IS NULL OR m.server_id = $8)
   )
   SELECT queen.format_millis(s.starts_at) AS bucket, t.*
   FROM generate_series($1::timestamptz, $2::timestamptz, $3::interval) AS s(starts_at)
   LEFT JOIN totals t ON t.starts_at = s.starts_at
+  WHERE t.starts_at IS NOT NULL OR s.starts_at IN (SELECT starts_at FROM recorded)
   ORDER BY s.starts_at`;
 
 const QUEUE_SERIES_SQL = `
@@ -150,7 +197,10 @@ function values(buckets: Buckets, filter: CounterFilter): unknown[] {
     filter.hostname, filter.serverId];
 }
 
-/** Counters summed per bucket over the filter, one point per bucket of the range (zeros included). */
+/**
+ * Counters summed per bucket over the filter, one point per recorded bucket of the range (zeros included while a
+ * broker was counting; no point before the first broker or while none ran).
+ */
 export async function counterSeries(db: Db, params: { buckets: Buckets; filter: CounterFilter }): Promise<CounterPoint[]> {
   const result = await db.query<SumsRow>(SERIES_SQL, values(params.buckets, params.filter));
   return result.rows.map((row) => ({ bucket: row.bucket!, ...counters(row) }));

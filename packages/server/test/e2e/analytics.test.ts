@@ -62,8 +62,9 @@ describe('GET /api/v1/analytics/worker-metrics', () => {
     const body = res.json;
     assert.deepEqual(Object.keys(body), ['timeRange', 'bucketMinutes', 'pointCount', 'timeSeries', 'workers', 'queues', 'summary']);
     assert.equal(body.bucketMinutes, 1);
-    assert.equal(body.pointCount, 61);
-    assert.equal(body.timeSeries.length, 61);
+    // The minutes in which the process counted (it started seconds ago), not the 61 buckets of the hour.
+    assert.ok(body.pointCount >= 1 && body.pointCount <= 3, `pointCount ${body.pointCount}`);
+    assert.equal(body.timeSeries.length, body.pointCount);
     assert.deepEqual(Object.keys(body.timeSeries[0]), ['timestamp', 'pushRequests', 'pushMessages', 'popRequests', 'popMessages',
       'ackRequests', 'ackMessages', 'transactions', 'errors']);
     const series = body.timeSeries;
@@ -79,7 +80,7 @@ describe('GET /api/v1/analytics/worker-metrics', () => {
   test('filters: another worker id sees none of it; the hostname sees both processes', async () => {
     const none = (await a.get('/api/v1/analytics/worker-metrics?workerId=no-such-worker')).json;
     assert.deepEqual([none.workers, none.queues, none.summary], [[], [], { pushMessages: 0, popMessages: 0, ackMessages: 0, errors: 0 }]);
-    assert.equal(none.pointCount, 61, 'the series stays dense');
+    assert.equal(none.pointCount, 0, 'no process of that id counted: no bucket (a gap), not 61 zeros');
     const host = (await a.get(`/api/v1/analytics/worker-metrics?hostname=${encodeURIComponent(os.hostname())}`)).json;
     assert.deepEqual(host.workers.map((w: any) => w.workerId), ['an-a', 'an-b']);
     const other = (await a.get('/api/v1/analytics/worker-metrics?hostname=no-such-host')).json;
@@ -224,7 +225,7 @@ describe('GET /api/v1/status/analytics', () => {
     assert.deepEqual(Object.keys(body), ['dataPoints', 'interval', 'from', 'to']);
     assert.equal(body.interval, 'hour');
     assert.equal(Date.parse(body.to) - Date.parse(body.from), DAY);
-    assert.equal(body.dataPoints.length, 25);
+    assert.ok(body.dataPoints.length >= 1 && body.dataPoints.length <= 2, 'the hours in which a broker counted, not 25 buckets of zeros');
     assert.deepEqual(Object.keys(body.dataPoints[0]), ['timestamp', 'messages']);
     assert.deepEqual(Object.keys(body.dataPoints[0].messages), ['ingested', 'processed', 'failed', 'deadLetter']);
     const messages = body.dataPoints.map((p: any) => p.messages);
@@ -238,11 +239,11 @@ describe('GET /api/v1/status/analytics', () => {
     const to = new Date();
     const minutes = (await a.get(`/api/v1/status/analytics?interval=minute&from=${new Date(to.getTime() - 10 * MINUTE).toISOString()}&to=${to.toISOString()}`)).json;
     assert.equal(minutes.interval, 'minute');
-    assert.equal(minutes.dataPoints.length, 11);
-    assert.equal(Date.parse(minutes.dataPoints[1].timestamp) - Date.parse(minutes.dataPoints[0].timestamp), MINUTE);
+    assert.ok(minutes.dataPoints.length >= 1 && minutes.dataPoints.length <= 3, `${minutes.dataPoints.length} minutes`);
+    for (const p of minutes.dataPoints) assert.equal(Date.parse(p.timestamp) % MINUTE, 0);
     const days = (await a.get(`/api/v1/status/analytics?interval=day&from=${new Date(to.getTime() - 3 * DAY).toISOString()}`)).json;
     assert.equal(days.interval, 'day');
-    assert.equal(days.dataPoints.length, 4);
+    assert.ok(days.dataPoints.length >= 1 && days.dataPoints.length <= 2);
     assert.match(days.dataPoints[0].timestamp, /T00:00:00\.000Z$/);
     assert.equal((await a.get('/api/v1/status/analytics?interval=fortnight')).json.interval, 'hour');
   });

@@ -69,11 +69,12 @@ describe('GET /api/v1/consumer-groups', () => {
         'subscriptionMode', 'subscriptionTimestamp', 'subscriptionCreatedAt']);
     }
 
-    // Queue mode: P1 only, cursor 1 of 4 -> a2, a3, a4 unconsumed; its head a2 is 400 s old.
+    // Queue mode: contacted P1 only, cursor 1 of 4 -> a2, a3, a4 unconsumed, its head a2 400 s old; P2, which it
+    // has not touched, counts from the start: b1, b2 unconsumed (just pushed).
     const qm: any = byName.get(QUEUE_MODE);
     within(qm.maxTimeLag, 400, 405, 'queue mode maxTimeLag');
     assert.deepEqual({ ...qm, maxTimeLag: 0 }, {
-      name: QUEUE_MODE, topics: [queue], queueName: queue, members: 1, partitionsWithLag: 1, totalLag: 3, maxTimeLag: 0,
+      name: QUEUE_MODE, topics: [queue], queueName: queue, members: 1, partitionsWithLag: 2, totalLag: 5, maxTimeLag: 0,
       state: 'Lagging', subscriptionMode: 'all', subscriptionTimestamp: null, subscriptionCreatedAt: null,
     });
     // dead: both partitions, only a4 unconsumed (pushed just now), no activity for 25 h.
@@ -91,9 +92,10 @@ describe('GET /api/v1/consumer-groups', () => {
       state: 'Stable', subscriptionMode: 'new', subscriptionTimestamp: record.at, subscriptionCreatedAt: record.created,
     });
     assert.match(record.at, MILLIS);
-    // future: a record only (its start is in the future, so nothing was contacted).
+    // future: a record only (its start is in the future, so nothing was contacted, and nothing is unconsumed).
     const f: any = byName.get(future);
     assert.equal(f.members, 0);
+    assert.equal(f.totalLag, 0);
     assert.equal(f.state, 'Stable');
     assert.equal(f.subscriptionMode, 'timestamp');
     assert.equal(f.subscriptionTimestamp, '2100-01-01T00:00:00.000Z');

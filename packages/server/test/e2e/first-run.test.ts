@@ -19,6 +19,8 @@ describe('the ready line', () => {
   test('embedded, external and URL databases, wildcard hosts', () => {
     const embedded = loadConfig({ PORT: '6632', QUEEN_DATA_DIR: '/srv/app/.queen' });
     assert.equal(readyLine(embedded, '1.2.3', 6632, '/srv/app'), 'Queen 1.2.3 listening on http://localhost:6632 (embedded PostgreSQL at ./.queen/pgdata)');
+    const pinned = loadConfig({ PORT: '6632', QUEEN_DATA_DIR: '/srv/app/.queen', QUEEN_EMBEDDED_PG_PORT: '7733' });
+    assert.equal(readyLine(pinned, '1.2.3', 6632, '/srv/app'), 'Queen 1.2.3 listening on http://localhost:6632 (embedded PostgreSQL at ./.queen/pgdata, port 7733)');
     const external = loadConfig({ HOST: '10.0.0.5', PG_HOST: 'db.internal', PG_PORT: '5433', PG_DB: 'queen', PG_PASSWORD: 'secret' });
     assert.equal(readyLine(external, '1.2.3', 7000), 'Queen 1.2.3 listening on http://10.0.0.5:7000 (PostgreSQL at db.internal:5433/queen)');
     const url = loadConfig({ HOST: '::', DATABASE_URL: 'postgres://u:secret@pg:6543/app' });

@@ -168,6 +168,18 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(ledger.rows, readMigrations().map((m) => ({ name: m.name, checksum: m.checksum })));
   });
 
+  test("a 1.0 group's lag counts the partitions it never touched; a stats refresh samples the pending history (0018)", async () => {
+    const groups = await api.get('/api/v1/consumer-groups');
+    const billing = groups.json.find((g: { name: string; queueName: string }) => g.name === 'billing' && g.queueName === QUEUE);
+    // billing read p1 up to m4: p1's rest and all of p0 and p2 are unconsumed for it.
+    assert.deepEqual([billing.members, billing.totalLag], [1, 3 * PER_PARTITION - 5]);
+    const refresh = await api.post('/api/v1/stats/refresh', {});
+    assert.equal(refresh.status, 200, refresh.text);
+    const sampled = await db.query<{ pending: string; total: string }>('SELECT pending, total FROM queen.pending_history');
+    // Queue mode is known on the queue: its lease holds 4 of p0 (processing); the rest is pending.
+    assert.deepEqual(sampled.rows.map((r) => [Number(r.pending), Number(r.total)]), [[3 * PER_PARTITION - 4, 3 * PER_PARTITION]]);
+  });
+
   test('every function is exactly the one a fresh database gets (no stale body, no leftover overload)', async () => {
     const upgraded = await functionDefinitions(db);
     const reference = await functionDefinitions(fresh);

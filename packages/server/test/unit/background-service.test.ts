@@ -106,7 +106,7 @@ describe('status helpers', () => {
     id: 'p', name: 'Default', createdAt: '', tail: String(tail), firstRetained: '1', total: String(tail),
     oldestMessage: null, newestMessage: null, deadLetters: '0', cursors,
   });
-  const cursor = (group: string, committed: number) => ({ group, committed, spanEnd: null, live: false, retryCount: 0 });
+  const cursor = (group: string, committed: number) => ({ group, committed, spanEnd: null, live: false, retryCount: 0, contacted: true });
 
   test('consumedSince: messages from the first recent offset up to the reference cursor', () => {
     assert.equal(consumedSince(facts(10, [cursor('__QUEUE_MODE__', 7)]), 5), 3); // 5, 6, 7

@@ -87,10 +87,18 @@ describe('defaults (docs/api.md 10)', () => {
   });
 
   test('a malformed pop timeout counts as unset (docs/api.md 5.2) and is reported once in warnings', () => {
-    const config = loadConfig({ DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
+    const config = loadConfig({ HOST: '127.0.0.1', DEFAULT_TIMEOUT: 'soon', POP_DEFAULT_TIMEOUT_MS: '5000' });
     assert.equal(config.pop.defaultTimeoutMs, 5000);
     assert.deepEqual(config.warnings, ['DEFAULT_TIMEOUT is not a non-negative integer (got soon): ignored, as if unset']);
-    assert.deepEqual(loadConfig({}).warnings, []);
+    assert.deepEqual(loadConfig({ HOST: '127.0.0.1' }).warnings, []);
+  });
+
+  test('listening beyond this host with authentication off: one warning naming docs/deployment.md', () => {
+    const open = loadConfig({}).warnings;
+    assert.equal(open.length, 1);
+    assert.match(open[0]!, /^authentication is off \(JWT_ENABLED\) and the broker listens on 0\.0\.0\.0, beyond this host: anyone who reaches port 6632 can read, push and delete .* docs\/deployment\.md "Before production"; on a laptop set HOST=127\.0\.0\.1$/);
+    for (const host of ['127.0.0.1', '::1', 'localhost']) assert.deepEqual(loadConfig({ HOST: host }).warnings, [], host);
+    assert.deepEqual(loadConfig({ HOST: '0.0.0.0', JWT_ENABLED: 'true', JWT_SECRET: 's' }).warnings, []);
   });
 
   test('empty string variables take their defaults', () => {

@@ -22,6 +22,7 @@ function pair(group: string, queue: string, partition: string, offsetLag: number
     totalConsumed: '0',
     lastConsumedAt: null,
     idleSeconds: 10,
+    contacted: true,
     ...extra,
   };
 }
@@ -83,6 +84,15 @@ describe('groupSummaries', () => {
       ['g', 'q2', 0, 'all', null, null],
       ['h', 'q1', 0, 'all', null, null],
     ]);
+  });
+
+  test('an untouched partition counts in the lag (from where the group will start) but is no member and no activity', () => {
+    // g touched P1 (caught up, idle 25 h); P2 it never touched holds 4 messages, the oldest 700 s old.
+    const [s] = groupSummaries([
+      pair('g', 'q', 'P1', 0, null, { idleSeconds: 25 * 3600 }),
+      pair('g', 'q', 'P2', 4, 700, { contacted: false, idleSeconds: null, totalConsumed: '0' }),
+    ], []);
+    assert.deepEqual([s!.members, s!.partitionsWithLag, s!.totalLag, s!.maxTimeLag, s!.state], [1, 1, 4, 700, 'Dead']);
   });
 
   test('the most recent activity of any pair or record decides Dead', () => {

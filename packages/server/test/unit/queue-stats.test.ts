@@ -9,13 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { partitionCounts, sumCounts } from '../../src/core/queue-stats.js';
+import { groupCounts, partitionCounts, sumCounts } from '../../src/core/queue-stats.js';
 import type { PartitionFacts } from '../../src/store/queues.js';
 
 type Cursor = PartitionFacts['cursors'][number];
 
 function cursor(group: string, committed: number, extra: Partial<Cursor> = {}): Cursor {
-  return { group, committed, spanEnd: null, live: false, retryCount: 0, ...extra };
+  return { group, committed, spanEnd: null, live: false, retryCount: 0, contacted: true, ...extra };
 }
 
 /** Facts for a partition whose retained offsets are [first, tail] (or nothing when first is null). */
@@ -165,5 +165,19 @@ describe('sumCounts', () => {
       { total: 15, pending: 8, processing: 3, completed: 4, failed: 1, deadLetter: 3 },
     );
     assert.deepEqual(sumCounts([]), { total: 0, pending: 0, processing: 0, completed: 0, failed: 0, deadLetter: 0 });
+  });
+});
+
+describe('groupCounts', () => {
+  test('each group against its own cursors, summed over partitions; untouched partitions count from their start', () => {
+    // P1 offsets 1..10: billing 10, audit 2 with a live span (2, 4]. P2 offsets 1..5: billing 5, audit untouched (start 0).
+    const p1 = facts(10, 1, [cursor('billing', 10), cursor('audit', 2, { live: true, spanEnd: 4 })]);
+    const p2 = facts(5, 1, [cursor('billing', 5), cursor('audit', 0, { contacted: false })]);
+    assert.deepEqual(groupCounts([p1, p2]), [
+      { name: 'audit', completed: 2, processing: 2, pending: 11, partitions: 1 },
+      { name: 'billing', completed: 15, processing: 0, pending: 0, partitions: 2 },
+    ]);
+    // The queue: reference = the lowest group (audit) on each partition; processing is audit's span.
+    assert.deepEqual(sumCounts([partitionCounts(p1), partitionCounts(p2)]), { total: 15, pending: 11, processing: 2, completed: 2, failed: 0, deadLetter: 0 });
   });
 });

@@ -24,7 +24,7 @@ function partition(queueId: string, total: number, queueModeCursor: number | nul
     newestMessage: null,
     deadLetters: '0',
     cursors: queueModeCursor === null ? [] : [{
-      group: '__QUEUE_MODE__', committed: queueModeCursor, spanEnd: live?.[1] ?? null, live: live !== null, retryCount: 0,
+      group: '__QUEUE_MODE__', committed: queueModeCursor, spanEnd: live?.[1] ?? null, live: live !== null, retryCount: 0, contacted: true,
     }],
   };
 }
@@ -35,7 +35,7 @@ function queue(id: string, namespace: string, task: string, partitions: number):
 
 const pairFacts = (offsetLag: number, headAge: number | null): GroupCursorFacts => ({
   group: 'g', queue: 'q', partitionId: 'p', partitionName: 'P', offsetLag: String(offsetLag),
-  headCreatedAt: null, headAgeSeconds: headAge, liveLeaseId: null, totalConsumed: '0', lastConsumedAt: null, idleSeconds: 0,
+  headCreatedAt: null, headAgeSeconds: headAge, liveLeaseId: null, totalConsumed: '0', lastConsumedAt: null, idleSeconds: 0, contacted: true,
 });
 
 // Queue a: P 10 messages, cursor 4, live span (4, 6] -> completed 4, processing 2, pending 4;

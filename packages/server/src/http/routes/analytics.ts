@@ -35,11 +35,14 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
+        const hostname = query.string('hostname');
+        const serverId = query.string('workerId');
         const [rows, alive] = await Promise.all([
-          catalog.systemSeries({ buckets: range, hostname: query.string('hostname'), serverId: query.string('workerId') }),
+          catalog.systemSeries({ buckets: range, hostname, serverId }),
           catalog.serverAliveList({ aliveSeconds: core.metrics.heartbeat.aliveSeconds }),
         ]);
-        return { status: 200, body: systemMetricsBody(range, rows, new Set(alive.map((r) => r.serverId))) };
+        const matching = alive.filter((a) => (hostname === null || a.hostname === hostname) && (serverId === null || a.serverId === serverId));
+        return { status: 200, body: systemMetricsBody(range, rows, matching) };
       },
     },
     {

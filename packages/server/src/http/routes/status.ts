@@ -41,7 +41,8 @@ export function statusRoutes(core: RouteContext): Route[] {
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
         const filter = queueFilter(query);
-        const { points, queues, leases, deadLetters, workers, facts } = await catalog.snapshot(async (reads) => {
+        const whole = filter.queue === null && filter.namespace === null && filter.task === null;
+        const { points, queues, leases, deadLetters, workers, facts, pending } = await catalog.snapshot(async (reads) => {
           // One client runs one query at a time (pg deprecates queueing them concurrently): in sequence.
           const points = await reads.counterSeries({ buckets: range, filter: { ...filter, hostname: null, serverId: null } });
           const queues = await reads.queueSummaryList({ filter, limit: null, offset: 0 });
@@ -49,10 +50,12 @@ export function statusRoutes(core: RouteContext): Route[] {
           const deadLetters = await reads.deadLetterSummary({ filter });
           const workers = await reads.serverList({ from: range.from, to: range.to, hostname: null, serverId: null });
           const facts = await reads.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] });
-          return { points, queues, leases, deadLetters, workers, facts };
+          // The pending history is of the whole installation: none for a filtered status.
+          const pending = whole ? await reads.pendingSeries({ buckets: range }) : [];
+          return { points, queues, leases, deadLetters, workers, facts, pending };
         });
         const counts = sumCounts(facts.map(partitionCounts));
-        return { status: 200, body: statusBody({ range, points, queues, counts, leases, deadLetters, workers }) };
+        return { status: 200, body: statusBody({ range, points, queues, counts, leases, deadLetters, workers, pending }) };
       },
     },
     {
@@ -83,8 +86,11 @@ export function statusRoutes(core: RouteContext): Route[] {
       async handle({ params }) {
         const found = await catalog.queueDescribe({ name: params.queue ?? '' });
         if (found === null) throw adminNotFound({ error: 'Queue not found' });
-        const activity = await catalog.partitionActivityList({ queueId: found.queue.id });
-        return { status: 200, body: queueStatusBody(found.queue, found.partitions, activity) };
+        const [activity, pairs] = await Promise.all([
+          catalog.partitionActivityList({ queueId: found.queue.id }),
+          catalog.groupCursorList({ group: null, queue: found.queue.name }),
+        ]);
+        return { status: 200, body: queueStatusBody(found.queue, found.partitions, activity, pairs) };
       },
     },
     {
