@@ -5,7 +5,7 @@
 --
 -- Status: run by the Citus tests (test/citus/), not yet by the broker. The functions are not all routable on
 -- Citus yet (docs/scale-out.md, section 10), so a broker must not be pointed at a database converted by it.
--- Run once, with no broker connected, on a database migrated by this release (migration 0020: no triggers).
+-- Run once, with no broker connected, on a database migrated by this release (migration 0019: no triggers).
 --
 -- 1. Re-key: partitions created by releases before computed ids (random v7 ids) get partition_uuid(queue,
 --    partition) in every table that holds a partition id, so the id can be computed from the names from now on.

@@ -76,7 +76,7 @@ BEGIN
 
   -- The stored form (core/push.ts toAppendItem): ids minted, an absent or empty transactionId minted, the
   -- traceId lowercased, an absent payload stored as JSON null; producerSub is null (no JWT in SQL); the trace
-  -- context in its stored form (migration 0017: traceparent, then a space and a non-empty tracestate).
+  -- context in its stored form (migration 0016: traceparent, then a space and a non-empty tracestate).
   SELECT array_agg(t.e ->> 'queue' ORDER BY t.i),
          array_agg(coalesce(t.e ->> 'partition', 'Default') ORDER BY t.i),
          array_agg(coalesce(nullif(t.e ->> 'transactionId', ''), queen.uuid_v7()::text) ORDER BY t.i),

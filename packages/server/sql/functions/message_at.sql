@@ -1,7 +1,7 @@
 -- message_at: the message at offset p_offset of the partition, or no row.
 --   Parameters: p_partition_id uuid, p_offset bigint.
 --   Result: (message id, transactionId, traceId, payload, producerSub, created_at, trace context: migration
---     0017) of that offset.
+--     0016) of that offset.
 --   Locks: none.
 DROP FUNCTION IF EXISTS queen.message_at(uuid, bigint);
 CREATE OR REPLACE FUNCTION queen.message_at(p_partition_id uuid, p_offset bigint)

@@ -7,7 +7,7 @@
 --     a named group's seeding intent ('new' | 'timestamp' | null for all); p_first_attempt allows the queue
 --     creation and record write of docs/api.md 5.3 steps 4-5; p_rotate_after is where the round-robin walk over
 --     partition ids starts (exclusive); p_hold_under > 0 asks for the minPopWaitTime probe first.
---   Result: the delivered messages (trace_context: the stored W3C trace context, migration 0017), grouped by
+--   Result: the delivered messages (trace_context: the stored W3C trace context, migration 0016), grouped by
 --     partition in claim order, each partition in offset order;
 --     or, when nothing was claimed, a single row whose empty_reason says why ('hold' with hold_ms when the
 --     probe found 0 < deliverable < p_hold_under on a queue with minPopWaitTime).

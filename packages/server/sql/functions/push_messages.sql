@@ -2,7 +2,7 @@
 --   Parameters: every item of one or more push requests, written in one transaction. Item i is the i-th
 --             element of each array (queue, partition, message id, transactionId, traceId, payload text,
 --             producerSub, trace context: the stored form of docs/api.md 4.4's traceparent and tracestate,
---             see migration 0017; null when the item has none, and the whole array may be null or omitted);
+--             see migration 0016; null when the item has none, and the whole array may be null or omitted);
 --             items are already validated by the broker.
 --   Result:   one row per item: (item, status 'queued' | 'duplicate' | 'failed', message_id, partition_id,
 --             error, queue_namespace, queue_task), in no particular order.

@@ -2,7 +2,7 @@
  * W3C Trace Context carried by messages (docs/api.md 4.4, docs/monitoring.md "Tracing"): the syntax checks of
  * `traceparent` and `tracestate` (https://www.w3.org/TR/trace-context/), and the one stored form of a pair.
  *
- * Stored form (migration 0017, `segments.trace_contexts`): the traceparent, then a space and the tracestate when
+ * Stored form (migration 0016, `segments.trace_contexts`): the traceparent, then a space and the tracestate when
  * there is one. A traceparent never contains a space, so the first space splits the two. One text per message
  * keeps the push path at one more array, which stays null for segments without any context.
  * sql/functions/trace_context_problem.sql holds the same rules for the SQL API.

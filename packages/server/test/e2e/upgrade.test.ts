@@ -168,7 +168,7 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(ledger.rows, readMigrations().map((m) => ({ name: m.name, checksum: m.checksum })));
   });
 
-  test("a 1.0 group's lag counts the partitions it never touched; a stats refresh samples the pending history (0018)", async () => {
+  test("a 1.0 group's lag counts the partitions it never touched; a stats refresh samples the pending history (0017)", async () => {
     const groups = await api.get('/api/v1/consumer-groups');
     const billing = groups.json.find((g: { name: string; queueName: string }) => g.name === 'billing' && g.queueName === QUEUE);
     // billing read p1 up to m4: p1's rest and all of p0 and p2 are unconsumed for it.
@@ -217,7 +217,7 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(res.json.messages.map((m: { transactionId: string; consumerGroup: string }) => [m.transactionId, m.consumerGroup]), [[txn('p1', 4), 'billing']]);
   });
 
-  test('push, pop and ack work on the upgraded database; segments written by 1.0 read without trace context (0017)', async () => {
+  test('push, pop and ack work on the upgraded database; segments written by 1.0 read without trace context (0016)', async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const pushed = await api.push([{ queue: QUEUE, partition: 'p1', payload: { after: true }, transactionId: 'after-upgrade', traceparent }]);
     assert.equal(pushed.status, 201, pushed.text);
@@ -229,7 +229,7 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(await drainAndAck(api, 'billing'), ['after-upgrade']);
   });
 
-  test('no triggers are left, as on a fresh database (0020); 1.0 partitions keep their ids, a new one gets its computed id', async () => {
+  test('no triggers are left, as on a fresh database (0019); 1.0 partitions keep their ids, a new one gets its computed id', async () => {
     const triggers = (on: TestDatabase) => on.query(
       `SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE NOT t.tgisinternal AND n.nspname IN ('queen', 'queen_streams')`).then((r) => r.rows);
@@ -247,7 +247,7 @@ describe('upgrade from release 1.0', () => {
     assert.deepEqual(await drainAndAck(api, 'billing'), ['new-partition']);
   });
 
-  test('0019: the buffer holds table exists, empty (nothing was buffered across the upgrade)', async () => {
+  test('0018: the buffer holds table exists, empty (nothing was buffered across the upgrade)', async () => {
     const holds = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM queen.buffer_holds');
     assert.equal(holds.rows[0]!.n, 0);
   });
