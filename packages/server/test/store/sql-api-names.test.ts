@@ -11,16 +11,7 @@ import { useSqlSessions } from '../support/hot-path.js';
 
 const sql = useSqlSessions();
 
-/** The SQLSTATE and message of a statement that must fail. */
-async function failure(text: string, values: unknown[] = []): Promise<{ code: string; message: string }> {
-  try {
-    await sql.pool.query(text, values);
-  } catch (error) {
-    const e = error as { code: string; message: string };
-    return { code: e.code, message: e.message };
-  }
-  return assert.fail(`expected ${text} to fail`);
-}
+const { failure } = sql;
 
 const LEASE = '00000000-0000-0000-0000-000000000000';
 const PARTITION = '00000000-0000-0000-0000-000000000001';

@@ -25,16 +25,7 @@ async function value<T = any>(text: string, values: unknown[] = []): Promise<T> 
   return Object.values(row!)[0] as T;
 }
 
-/** The SQLSTATE and message of a statement that must fail. */
-async function failure(text: string, values: unknown[] = []): Promise<{ code: string; message: string }> {
-  try {
-    await sql.pool.query(text, values);
-  } catch (error) {
-    const e = error as { code: string; message: string };
-    return { code: e.code, message: e.message };
-  }
-  return assert.fail(`expected ${text} to fail`);
-}
+const { failure } = sql;
 
 /** Messages stored in a queue (every partition), through the API's own count. */
 const depth = (queue: string, group = '__QUEUE_MODE__'): Promise<number> => value<string>('SELECT queen.depth($1, $2)', [queue, group]).then(Number);

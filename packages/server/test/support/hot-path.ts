@@ -161,6 +161,8 @@ export interface SqlSessions {
   session(): Promise<{ client: pg.Client; pid: number }>;
   /** Resolves once session `waiter` waits on a lock held by session `holder` (pg_blocking_pids); fails after 10 s. */
   blockedBy(waiter: number, holder: number): Promise<void>;
+  /** The SQLSTATE and message of a statement that must fail (the test fails if it succeeds). */
+  failure(text: string, values?: unknown[]): Promise<{ code: string; message: string }>;
 }
 
 /**
@@ -188,6 +190,15 @@ export function useSqlSessions(): SqlSessions {
   return {
     get pool() {
       return live();
+    },
+    async failure(text, values = []) {
+      try {
+        await live().query(text, values);
+      } catch (error) {
+        const e = error as { code: string; message: string };
+        return { code: e.code, message: e.message };
+      }
+      return assert.fail(`expected ${text} to fail`);
     },
     async session() {
       const client = new pg.Client({ ...serverConnection(db!.name), options: '-c TimeZone=UTC -c statement_timeout=30000' } as pg.ClientConfig);
