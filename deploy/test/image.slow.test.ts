@@ -226,7 +226,7 @@ describe('the image', () => {
     volumes.push(volume);
     fs.chownSync(volume, 10001, 10001);
     const running = await start(name, { QUEEN_EMBEDDED_PG_PORT: String(await freePort()) }, [`${volume}:/var/lib/queen`]);
-    assert.match(running.output(), /\(embedded PostgreSQL 17 at \/var\/lib\/queen\/pgdata\)/);
+    assert.match(running.output(), /\(embedded PostgreSQL 17 at \/var\/lib\/queen\/pgdata, port \d+\)/);
     await pushPopAck(running.url);
     await stopGracefully(running);
     const pgdata = fs.statSync(path.join(volume, 'pgdata'));
