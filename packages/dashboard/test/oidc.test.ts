@@ -15,7 +15,7 @@ import { push } from '@queen/client/api';
 import { mint } from '../../server/test/support/auth.js';
 import { createDatabase, freePort, startBroker, type BrokerProcess, type TestDatabase } from '../../server/test/support/harness.js';
 import { brokerApi, expectStatus } from '../../server/test/support/sdk-api.js';
-import { useBrowser } from './support/browser.js';
+import { docImagePath, useBrowser } from './support/browser.js';
 import { count, waitText } from './support/dashboard.js';
 
 const CLIENT_ID = 'queen-dashboard';
@@ -96,7 +96,7 @@ test('the served settings name the provider; the prompt offers it and keeps toke
   await waitText(ui.page.getByTestId('oidc-signin'), `Sign in with ${new URL(issuer).host}`);
   await ui.page.getByTestId('paste-token').locator('summary').click();
   await ui.page.getByTestId('token-input').waitFor();
-  await ui.page.screenshot({ path: new URL('../../../docs/images/sign-in.png', import.meta.url).pathname });
+  await ui.page.screenshot({ path: docImagePath('sign-in.png') });
 });
 
 test('sign-in with authorization code + PKCE: back on the page it started from, who and the role, API calls pass; renewed before expiry', async () => {

@@ -5,7 +5,7 @@
  * running; colour is severity at the documented thresholds (never "the deepest is red"); figures on one screen
  * agree; the message list previews payloads with a size cap. Every view is checked at 1280x800 (a laptop),
  * 1440x900 and 1920x1080: no sideways scrolling, tables as wide as their card; the screenshots at 1440 and 1920
- * land in docs/images/, those at 1280 in packages/dashboard/screenshots/.
+ * are the documentation's (docs/images/ under `npm run docs:images`), those at 1280 in packages/dashboard/screenshots/.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ import { startBroker, useBroker, type BrokerProcess } from '../../server/test/su
 import { brokerApi, expectStatus, found } from '../../server/test/support/sdk-api.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCREENSHOT_DIR, useBrowser } from './support/browser.js';
+import { docImagePath, SCREENSHOT_DIR, useBrowser } from './support/browser.js';
 import { count, open, waitCount, waitText } from './support/dashboard.js';
 import { seedInstallation, QUEUES } from './support/seed.js';
 
@@ -164,8 +164,8 @@ async function overflow(page: import('playwright-core').Page): Promise<string[]>
 /** Where each size's screenshots go: the documentation's at 1440 and 1920, the laptop's beside the other test screenshots. */
 const SHOTS: Record<number, (view: string) => string> = {
   1280: (view) => path.join(SCREENSHOT_DIR, `${view}-1280.png`),
-  1440: (view) => new URL(`../../../docs/images/${view}.png`, import.meta.url).pathname,
-  1920: (view) => new URL(`../../../docs/images/${view}-1920.png`, import.meta.url).pathname,
+  1440: (view) => docImagePath(`${view}.png`),
+  1920: (view) => docImagePath(`${view}-1920.png`),
 };
 
 for (const size of [{ width: 1280, height: 800 }, { width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {

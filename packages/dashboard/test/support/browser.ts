@@ -13,6 +13,18 @@ const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
 /** Where the tests write their screenshots (ignored by git). */
 export const SCREENSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../screenshots');
 
+const DOC_IMAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../docs/images');
+
+/**
+ * Where a screenshot the documentation shows is written: `docs/images/` under `npm run docs:images`
+ * (DOC_IMAGES=1), else beside the other screenshots, so an ordinary test run leaves the work tree clean.
+ */
+export function docImagePath(file: string): string {
+  const dir = process.env.DOC_IMAGES === '1' ? DOC_IMAGES : SCREENSHOT_DIR;
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, file);
+}
+
 /** The Chromium executable: CHROMIUM_PATH, else the usual Debian paths; throws how to install it when none. */
 export function chromiumPath(): string {
   const named = process.env.CHROMIUM_PATH;
