@@ -1,0 +1,152 @@
+/**
+ * `tail` (docs/cli.md): peek without claiming anything, or (`--consume`) consume as a consumer group; Ctrl-C stops
+ * new pops, lets the acks of printed messages finish and exits 0.
+ */
+import type { Command } from 'commander';
+import * as broker from '@queen/client/api';
+import { action, int, positive, sub } from '../../command.js';
+import { CliError, userError } from '../../errors.js';
+import type { Runtime } from '../../runtime.js';
+import { parseDuration } from '../../time.js';
+import { ackMessages, isTransient, messageLine, popOnce, popTarget, sleep, subscriptionFrom, type WireMessage } from './wire.js';
+import { warnIfMissing } from './missing-queue.js';
+/** How often `tail -f` looks for new messages in peek mode. */
+const PEEK_INTERVAL_MILLIS = 500;
+/** The most messages one look asks for (the listing's maximum). */
+const PEEK_PAGE = 1000;
+/** Options only the consuming tail reads. */
+const CONSUME_ONLY: Array<[string, string]> = [['cg', '--cg'], ['autoAck', '--auto-ack'], ['batch', '--batch'], ['maxPartitions', '--max-partitions'], ['from', '--from'], ['since', '--since'], ['concurrency', '--concurrency'], ['timeout', '--timeout']];
+
+/**
+ * `tail` without `--consume`: reads the queue like `kcat -C -o -N`, claiming nothing. Prints the newest `-n`
+ * messages (default 10) oldest first, then with `-f` every message pushed after them, from the message listing
+ * and each message's detail (for its payload); no consumer group, no lease, nothing shown as processing.
+ */
+async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+  const given = CONSUME_ONLY.filter(([key]) => opts[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0) throw userError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --consume (tail only reads without it)`);
+  const api = await rt.api();
+  const first: number = opts.limit ?? 10;
+  const idle: number = opts.idleMillis;
+  const base: broker.MessageListQuery = { queue, partition: opts.partition };
+  const printed = new Map<string, number>(); // id -> createdAt (ms), pruned below the cursor
+  let cursor = 0; // createdAt (ms) of the newest message printed
+  let lastMessageAt = Date.now();
+  const show = async (rows: broker.MessageListRow[]): Promise<void> => {
+    for (const row of rows) {
+      if (rt.signal.aborted) return;
+      const detail = await broker.getMessage(api.http(), row.partitionId, row.transactionId).catch(() => null);
+      if (detail === null || 'error' in detail) continue; // deleted or evicted meanwhile
+      process.stdout.write(`${JSON.stringify({ queue: row.queue, partition: row.partition, transactionId: row.transactionId, partitionId: row.partitionId, createdAt: row.createdAt, status: detail.status ?? row.status, data: detail.payload, ...(row.traceId ? { traceId: row.traceId } : {}) })}\n`);
+      const at = Date.parse(row.createdAt);
+      printed.set(row.id, at);
+      cursor = Math.max(cursor, at);
+    }
+  };
+  // One look at the newest page: print its newest `first`, and count the rest as seen, so the follow starts
+  // after all of them (messages of one push share a millisecond; the broker's clock, not this machine's).
+  const newest = await broker.listMessages(api.http(), { ...base, from: new Date(0).toISOString(), limit: PEEK_PAGE });
+  await show(newest.messages.slice(0, Math.min(first, PEEK_PAGE)).reverse());
+  for (const row of newest.messages) {
+    const at = Date.parse(row.createdAt);
+    printed.set(row.id, at);
+    cursor = Math.max(cursor, at);
+  }
+  if (!opts.follow) return;
+  while (!rt.signal.aborted) {
+    if (idle > 0 && Date.now() - lastMessageAt >= idle) return;
+    await sleep(PEEK_INTERVAL_MILLIS, rt.signal);
+    if (rt.signal.aborted) return;
+    // From just before the newest printed message (same-millisecond neighbours), newest first: print the unseen.
+    const body = await broker.listMessages(api.http(), { ...base, from: new Date(Math.max(cursor - 1, 0)).toISOString(), limit: PEEK_PAGE });
+    const fresh = body.messages.filter((m) => !printed.has(m.id)).reverse();
+    if (fresh.length === 0) continue;
+    await show(fresh);
+    lastMessageAt = Date.now();
+    for (const [id, at] of printed) if (at < cursor - 1) printed.delete(id);
+  }
+}
+
+/** `tail --consume`: pops as a consumer group (default `queenctl-tail`), acking with `--auto-ack`. */
+async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
+  const api = await rt.api();
+  opts = { cg: 'queenctl-tail', limit: 0, batch: 1, maxPartitions: 1, concurrency: 1, timeout: '30s', ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  await warnIfMissing(rt, api, queue);
+  const group: string = opts.cg;
+  const oneShot = !opts.follow && opts.limit === 0;
+  const max = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : Infinity;
+  const timeout = parseDuration(opts.timeout, '--timeout');
+  const idle: number = opts.idleMillis;
+  const target = popTarget(queue, opts.partition, {});
+  const base: broker.PopQuery = { wait: true, consumerGroup: group, subscriptionMode: opts.from, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined };
+  const state = { emitted: 0, reserved: 0, lastMessageAt: Date.now(), warned: false, stop: false };
+  const stdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') state.stop = true;
+  };
+  process.stdout.on('error', stdoutError);
+  const loop = async (): Promise<void> => {
+    while (!rt.signal.aborted && !state.stop) {
+      const want = Math.min(opts.batch as number, max - state.emitted - state.reserved);
+      if (want <= 0) return;
+      let waitMillis = timeout;
+      if (idle > 0) {
+        const left = idle - (Date.now() - state.lastMessageAt);
+        if (left <= 0) return;
+        waitMillis = Math.min(waitMillis, left);
+      }
+      state.reserved += want;
+      let messages: WireMessage[];
+      let answerQueue: string;
+      try {
+        ({ messages, queue: answerQueue } = await popOnce(api, target, { ...base, batch: want, timeout: waitMillis }, waitMillis));
+      } catch (error) {
+        if (rt.signal.aborted) return;
+        if (!isTransient(error)) throw error;
+        if (!state.warned) rt.out.warn(`${(error as Error).message}; retrying`);
+        state.warned = true;
+        await sleep(1000, rt.signal);
+        continue;
+      } finally {
+        state.reserved -= want;
+      }
+      state.warned = false;
+      if (messages.length === 0) {
+        if (oneShot) state.stop = true;
+        continue;
+      }
+      for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue))}\n`);
+      state.emitted += messages.length;
+      state.lastMessageAt = Date.now();
+      if (opts.autoAck) {
+        const refused = await ackMessages(api, messages, group);
+        for (const r of refused) rt.out.warn(`ack of ${r.transactionId} refused: ${r.error}`);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency as number }, loop));
+  } catch (error) {
+    if (error instanceof CliError) throw new CliError(`tail: ${error.message}`, error.exitCode);
+    throw error;
+  } finally {
+    process.stdout.off('error', stdoutError);
+  }
+}
+
+/** Registers `tail`. */
+export function registerTail(program: Command): void {
+  action(sub(program, 'tail <queue>', 'Print the newest messages of a queue as NDJSON without consuming them (-f: and every new one); --consume reads as a consumer group', ['queenctl tail orders', 'queenctl tail orders -f -n 0', 'queenctl tail orders --consume --cg audit -f --auto-ack', 'queenctl tail orders --consume -n 5 --idle-millis 2000'])
+    .option('--partition <name>', 'only this partition')
+    .option('-f, --follow', 'keep waiting for new messages')
+    .option('-n, --limit <n>', 'peek: how many of the newest messages to print first (default 10); --consume: stop after n (default 0 = no limit)', int)
+    .option('--idle-millis <ms>', 'stop after this long without a message (0 = never)', int, 0)
+    .option('--consume', 'consume as a consumer group (pops: the messages are leased to it, and acked with --auto-ack)')
+    .option('--cg <group>', 'with --consume: consumer group (default queenctl-tail)')
+    .option('--batch <n>', 'with --consume: messages per pop (default 1)', positive)
+    .option('--max-partitions <n>', 'with --consume: partitions one pop may claim', positive)
+    .option('--auto-ack', 'with --consume: ack each message after printing it')
+    .option('--from <mode>', 'with --consume: where a new group starts: all, new, new-only')
+    .option('--since <time>', 'with --consume: where a new group starts: a time (now, 15m ago, RFC 3339)')
+    .option('--concurrency <n>', 'with --consume: pops in flight', positive)
+    .option('--timeout <duration>', 'with --consume: per-pop long-poll wait (default 30s)'), async (rt, opts, queue) => (opts.consume ? consumeTail(rt, queue!, opts) : peekTail(rt, queue!, opts)));
+}
