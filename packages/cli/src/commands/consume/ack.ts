@@ -1,9 +1,17 @@
 /** `ack` (docs/cli.md): one message, or (`--batch`) every NDJSON line of pop/tail output. */
 import type { Command } from 'commander';
+import type { AckStatus } from '@queen/client';
 import * as broker from '@queen/client/api';
+import type { Api } from '../../api.js';
 import { action, sub } from '../../command.js';
 import { CliError, EXIT, noop, serverError, userError } from '../../errors.js';
-import { ackMessages } from './wire.js';
+
+/** Acks messages `completed` (or `failed`) for a group in one request; resolves with the refused ones. */
+async function ackMessages(api: Api, messages: Array<{ transactionId: string; partitionId: string; leaseId?: string; consumerGroup?: string }>, group: string | undefined, status: AckStatus = 'completed', error?: string): Promise<Array<{ transactionId: string; error: string }>> {
+  const acknowledgments = messages.map((m) => ({ transactionId: m.transactionId, partitionId: m.partitionId, status, ...(m.leaseId ? { leaseId: m.leaseId } : {}), ...(m.consumerGroup ? { consumerGroup: m.consumerGroup } : {}), ...(error ? { error } : {}) }));
+  const body = await broker.ackBatch(api.http({ signal: null, allowFailure: true }), { acknowledgments, ...(group ? { consumerGroup: group } : {}) });
+  return body.filter((r) => !r.success).map((r) => ({ transactionId: r.transactionId, error: r.error ?? 'refused' }));
+}
 
 /** Registers `ack`. */
 export function registerAck(program: Command): void {

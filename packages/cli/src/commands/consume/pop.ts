@@ -1,11 +1,35 @@
 /** `pop` (docs/cli.md): pop once (or up to -n) and print one NDJSON line per message. */
 import type { Command } from 'commander';
 import * as broker from '@queen/client/api';
+import type { Api, CallOptions } from '../../api.js';
 import { action, positive, bool, sub } from '../../command.js';
-import { noop } from '../../errors.js';
+import { noop, userError } from '../../errors.js';
 import { parseDuration } from '../../time.js';
-import { messageLine, popOnce, popTarget, subscriptionFrom } from './wire.js';
+import { messageLine, subscriptionFrom, type WireMessage } from './wire.js';
 import { warnIfMissing } from './missing-queue.js';
+
+/** Which pop route a run uses: one partition, a whole queue, or discovery by namespace/task. */
+interface PopTarget {
+  queue: string | undefined;
+  partition: string | undefined;
+}
+
+function popTarget(queue: string | undefined, partition: string | undefined, opts: { namespace?: string; task?: string }): PopTarget {
+  if (!queue && !opts.namespace && !opts.task) throw userError('pop needs a queue, or --namespace and/or --task for a discovery pop');
+  return { queue: queue || undefined, partition: queue ? partition : undefined };
+}
+
+/** One pop: the messages (empty on 204 or a long-poll timeout) and the answer's queue name. */
+async function popOnce(api: Api, target: PopTarget, params: broker.PopQuery, waitMillis: number, signal?: AbortSignal | null): Promise<{ messages: WireMessage[]; queue: string }> {
+  const options: CallOptions = { longPoll: true, timeoutMillis: waitMillis + 5000, allowFailure: true, ...(signal !== undefined ? { signal } : {}) };
+  const http = api.http(options);
+  const body = target.queue === undefined
+    ? await broker.popDiscovery(http, params as broker.PopQuery & { namespace: string })
+    : target.partition
+      ? await broker.popPartition(http, target.queue, target.partition, params)
+      : await broker.popQueue(http, target.queue, params);
+  return { messages: body?.messages ?? [], queue: body?.queue ?? '' };
+}
 
 /** Registers `pop`. */
 export function registerPop(program: Command): void {

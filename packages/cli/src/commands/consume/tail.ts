@@ -3,13 +3,15 @@
  * new pops, lets the acks of printed messages finish and exits 0.
  */
 import type { Command } from 'commander';
+import type { SubscriptionMode } from '@queen/client';
 import * as broker from '@queen/client/api';
 import { action, int, positive, sub } from '../../command.js';
-import { CliError, userError } from '../../errors.js';
+import { CliError, toCliError, userError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { parseDuration } from '../../time.js';
-import { ackMessages, isTransient, messageLine, popOnce, popTarget, sleep, subscriptionFrom, type WireMessage } from './wire.js';
+import { messageLine, subscriptionFrom } from './wire.js';
 import { warnIfMissing } from './missing-queue.js';
+
 /** How often `tail -f` looks for new messages in peek mode. */
 const PEEK_INTERVAL_MILLIS = 500;
 /** The most messages one look asks for (the listing's maximum). */
@@ -67,70 +69,65 @@ async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): 
   }
 }
 
-/** `tail --consume`: pops as a consumer group (default `queenctl-tail`), acking with `--auto-ack`. */
+/**
+ * `tail --consume`: the SDK's consume loop as a consumer group (default `queenctl-tail`), printing each message
+ * and, with `--auto-ack`, acking it after printing. Without `--follow` and `-n` it stops on the first empty
+ * long poll (an idle time of one `--timeout`). Ctrl-C or a closed stdout stops the pops; acks of printed
+ * messages finish.
+ */
 async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
   const api = await rt.api();
   opts = { cg: 'queenctl-tail', limit: 0, batch: 1, maxPartitions: 1, concurrency: 1, timeout: '30s', ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
   await warnIfMissing(rt, api, queue);
-  const group: string = opts.cg;
   const oneShot = !opts.follow && opts.limit === 0;
-  const max = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : Infinity;
   const timeout = parseDuration(opts.timeout, '--timeout');
-  const idle: number = opts.idleMillis;
-  const target = popTarget(queue, opts.partition, {});
-  const base: broker.PopQuery = { wait: true, consumerGroup: group, subscriptionMode: opts.from, subscriptionFrom: subscriptionFrom(opts.since), partitions: opts.maxPartitions > 1 ? opts.maxPartitions : undefined };
-  const state = { emitted: 0, reserved: 0, lastMessageAt: Date.now(), warned: false, stop: false };
+  const idle: number = opts.idleMillis > 0 ? opts.idleMillis : oneShot ? timeout : 0;
+  const limit: number = opts.limit > 0 ? opts.limit : oneShot ? (opts.batch > 1 ? opts.batch : 100) : 0;
+  const builder = api.queen.queue(queue).group(opts.cg).batch(opts.batch).concurrency(opts.concurrency).timeoutMillis(timeout).autoAck(opts.autoAck === true);
+  if (opts.partition) builder.partition(opts.partition);
+  if (opts.maxPartitions > 1) builder.partitions(opts.maxPartitions);
+  if (opts.from) builder.subscriptionMode(opts.from as SubscriptionMode);
+  const since = subscriptionFrom(opts.since);
+  if (since !== undefined) builder.subscriptionFrom(since);
+  if (limit > 0) builder.limit(limit);
+  if (idle > 0) builder.idleMillis(idle);
+  const closed = new AbortController();
   const stdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') state.stop = true;
+    if (error.code === 'EPIPE') closed.abort();
   };
   process.stdout.on('error', stdoutError);
-  const loop = async (): Promise<void> => {
-    while (!rt.signal.aborted && !state.stop) {
-      const want = Math.min(opts.batch as number, max - state.emitted - state.reserved);
-      if (want <= 0) return;
-      let waitMillis = timeout;
-      if (idle > 0) {
-        const left = idle - (Date.now() - state.lastMessageAt);
-        if (left <= 0) return;
-        waitMillis = Math.min(waitMillis, left);
-      }
-      state.reserved += want;
-      let messages: WireMessage[];
-      let answerQueue: string;
-      try {
-        ({ messages, queue: answerQueue } = await popOnce(api, target, { ...base, batch: want, timeout: waitMillis }, waitMillis));
-      } catch (error) {
-        if (rt.signal.aborted) return;
-        if (!isTransient(error)) throw error;
-        if (!state.warned) rt.out.warn(`${(error as Error).message}; retrying`);
-        state.warned = true;
-        await sleep(1000, rt.signal);
-        continue;
-      } finally {
-        state.reserved -= want;
-      }
-      state.warned = false;
-      if (messages.length === 0) {
-        if (oneShot) state.stop = true;
-        continue;
-      }
-      for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, answerQueue || queue))}\n`);
-      state.emitted += messages.length;
-      state.lastMessageAt = Date.now();
-      if (opts.autoAck) {
-        const refused = await ackMessages(api, messages, group);
-        for (const r of refused) rt.out.warn(`ack of ${r.transactionId} refused: ${r.error}`);
-      }
-    }
-  };
+  let warned: string | undefined;
   try {
-    await Promise.all(Array.from({ length: opts.concurrency as number }, loop));
+    await builder.consume((messages) => {
+      for (const m of messages) process.stdout.write(`${JSON.stringify(messageLine(m, queue))}\n`);
+      warned = undefined;
+    }, {
+      signal: AbortSignal.any([rt.signal, closed.signal]),
+      onPopRetry: (error) => {
+        const text = toCliError(error).message;
+        if (text !== warned) rt.out.warn(`${text}; retrying`);
+        warned = text;
+      },
+      onAckRefused: (r) => rt.out.warn(`ack of ${r.transactionId} refused: ${r.error}`),
+    });
   } catch (error) {
-    if (error instanceof CliError) throw new CliError(`tail: ${error.message}`, error.exitCode);
-    throw error;
+    const failure = toCliError(error, { method: 'GET', path: queue });
+    throw new CliError(`tail: ${failure.message}`, failure.exitCode);
   } finally {
     process.stdout.off('error', stdoutError);
   }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 /** Registers `tail`. */
