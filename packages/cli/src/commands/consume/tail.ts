@@ -12,60 +12,25 @@ import { parseDuration } from '../../time.js';
 import { messageLine, subscriptionFrom } from './wire.js';
 import { warnIfMissing } from './missing-queue.js';
 
-/** How often `tail -f` looks for new messages in peek mode. */
-const PEEK_INTERVAL_MILLIS = 500;
-/** The most messages one look asks for (the listing's maximum). */
-const PEEK_PAGE = 1000;
 /** Options only the consuming tail reads. */
 const CONSUME_ONLY: Array<[string, string]> = [['cg', '--cg'], ['autoAck', '--auto-ack'], ['batch', '--batch'], ['maxPartitions', '--max-partitions'], ['from', '--from'], ['since', '--since'], ['concurrency', '--concurrency'], ['timeout', '--timeout']];
 
 /**
- * `tail` without `--consume`: reads the queue like `kcat -C -o -N`, claiming nothing. Prints the newest `-n`
- * messages (default 10) oldest first, then with `-f` every message pushed after them, from the message listing
- * and each message's detail (for its payload); no consumer group, no lease, nothing shown as processing.
+ * `tail` without `--consume`: the SDK's peek (docs/client.md "Peek"), claiming nothing: the newest `-n` messages
+ * (default 10) oldest first, then with `-f` every message pushed after them; no consumer group, no lease.
  */
 async function peekTail(rt: Runtime, queue: string, opts: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- commander options
   const given = CONSUME_ONLY.filter(([key]) => opts[key] !== undefined).map(([, flag]) => flag);
   if (given.length > 0) throw userError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --consume (tail only reads without it)`);
   const api = await rt.api();
-  const first: number = opts.limit ?? 10;
-  const idle: number = opts.idleMillis;
-  const base: broker.MessageListQuery = { queue, partition: opts.partition };
-  const printed = new Map<string, number>(); // id -> createdAt (ms), pruned below the cursor
-  let cursor = 0; // createdAt (ms) of the newest message printed
-  let lastMessageAt = Date.now();
-  const show = async (rows: broker.MessageListRow[]): Promise<void> => {
-    for (const row of rows) {
-      if (rt.signal.aborted) return;
-      const detail = await broker.getMessage(api.http(), row.partitionId, row.transactionId).catch(() => null);
-      if (detail === null || 'error' in detail) continue; // deleted or evicted meanwhile
+  const builder = api.queen.queue(queue);
+  if (opts.partition) builder.partition(opts.partition);
+  try {
+    for await (const { row, detail } of builder.peek({ last: opts.limit ?? 10, follow: opts.follow === true, idleMillis: opts.idleMillis, signal: rt.signal })) {
       process.stdout.write(`${JSON.stringify({ queue: row.queue, partition: row.partition, transactionId: row.transactionId, partitionId: row.partitionId, createdAt: row.createdAt, status: detail.status ?? row.status, data: detail.payload, ...(row.traceId ? { traceId: row.traceId } : {}) })}\n`);
-      const at = Date.parse(row.createdAt);
-      printed.set(row.id, at);
-      cursor = Math.max(cursor, at);
     }
-  };
-  // One look at the newest page: print its newest `first`, and count the rest as seen, so the follow starts
-  // after all of them (messages of one push share a millisecond; the broker's clock, not this machine's).
-  const newest = await broker.listMessages(api.http(), { ...base, from: new Date(0).toISOString(), limit: PEEK_PAGE });
-  await show(newest.messages.slice(0, Math.min(first, PEEK_PAGE)).reverse());
-  for (const row of newest.messages) {
-    const at = Date.parse(row.createdAt);
-    printed.set(row.id, at);
-    cursor = Math.max(cursor, at);
-  }
-  if (!opts.follow) return;
-  while (!rt.signal.aborted) {
-    if (idle > 0 && Date.now() - lastMessageAt >= idle) return;
-    await sleep(PEEK_INTERVAL_MILLIS, rt.signal);
-    if (rt.signal.aborted) return;
-    // From just before the newest printed message (same-millisecond neighbours), newest first: print the unseen.
-    const body = await broker.listMessages(api.http(), { ...base, from: new Date(Math.max(cursor - 1, 0)).toISOString(), limit: PEEK_PAGE });
-    const fresh = body.messages.filter((m) => !printed.has(m.id)).reverse();
-    if (fresh.length === 0) continue;
-    await show(fresh);
-    lastMessageAt = Date.now();
-    for (const [id, at] of printed) if (at < cursor - 1) printed.delete(id);
+  } catch (error) {
+    throw toCliError(error, { method: broker.routes.listMessages.method, path: broker.routes.listMessages.path });
   }
 }
 
@@ -118,17 +83,6 @@ async function consumeTail(rt: Runtime, queue: string, opts: Record<string, any>
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 /** Registers `tail`. */
 export function registerTail(program: Command): void {
