@@ -4,8 +4,11 @@
  * Design: one undici Pool (keep-alive, no pipelining) with enough connections for every concurrent worker of
  * a scenario, long-polls included. Each method issues one request, always reads the whole body, and narrows
  * the JSON into typed values without `any`. Non-2xx answers are returned as status codes, not thrown, so the
- * load loops can count them; only transport errors (refused, reset, timeout) throw.
+ * load loops can count them; only transport errors (refused, reset, timeout) throw. Paths and methods come
+ * from the SDK's API layer (`@queen/client/api`): the bench spells no route itself, but keeps its own undici
+ * pool (no retries, no failover: a load generator counts what each request got).
  */
+import { pathOf, routes, type ApiRoute } from '@queen/client/api';
 import { Pool } from 'undici';
 import { matchAckResults, type AckResultItem } from './ack-match.js';
 
@@ -144,12 +147,18 @@ export interface RequestCounts {
   ack: number;
 }
 
+/** The paths of the hot routes, built once (the load generator shares the box: per-request work is measured). */
+const PUSH_PATH = pathOf(routes.push, {});
+const ACK_PATH = pathOf(routes.ackBatch, {});
+
 /** A client for one broker; create one per process and `close()` it at the end. */
 export class QueenClient {
   /** Requests sent so far, per kind. */
   readonly sent: RequestCounts = { push: 0, pop: 0, ack: 0 };
   private readonly pool: Pool;
   private readonly prefix: string;
+  /** The `popQueue` path of each queue popped so far. */
+  private readonly popPaths = new Map<string, string>();
 
   /** `baseUrl` is the broker's root URL, e.g. http://127.0.0.1:6632. */
   constructor(readonly baseUrl: string, connections = 64) {
@@ -158,16 +167,16 @@ export class QueenClient {
     this.pool = new Pool(url.origin, { connections, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
   }
 
-  /** POST /api/v1/push. */
+  /** The `push` route. */
   async push(items: readonly PushRequestItem[]): Promise<PushResponse> {
     this.sent.push++;
-    const { statusCode, body } = await this.call('POST', '/api/v1/push', { items });
+    const { statusCode, body } = await this.call(routes.push, PUSH_PATH, { items });
     return { statusCode, results: statusCode >= 200 && statusCode < 300 ? parsePushResults(body) : [] };
   }
 
   /**
-   * GET /api/v1/pop/queue/:queue (wildcard over the queue's partitions). Aborting `signal` abandons the
-   * request (it then rejects), which the broker sees as the client going away.
+   * The `popQueue` route (wildcard over the queue's partitions). Aborting `signal` abandons the request (it
+   * then rejects), which the broker sees as the client going away.
    */
   async pop(queue: string, options: PopOptions, signal?: AbortSignal): Promise<PopResponse> {
     this.sent.pop++;
@@ -178,7 +187,9 @@ export class QueenClient {
     query.set('autoAck', String(options.autoAck));
     if (options.consumerGroup !== undefined) query.set('consumerGroup', options.consumerGroup);
     if (options.partitions !== undefined) query.set('partitions', String(options.partitions));
-    const { statusCode, body } = await this.call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query}`, undefined, signal);
+    let path = this.popPaths.get(queue);
+    if (path === undefined) this.popPaths.set(queue, (path = pathOf(routes.popQueue, { queue })));
+    const { statusCode, body } = await this.call(routes.popQueue, `${path}?${query}`, undefined, signal);
     if (statusCode !== 200 || !isRecord(body)) return { statusCode, messages: [], leaseId: null, partitionsClaimed: 0 };
     return {
       statusCode,
@@ -188,30 +199,30 @@ export class QueenClient {
     };
   }
 
-  /** POST /api/v1/ack/batch. */
+  /** The `ackBatch` route. */
   async ack(acknowledgments: readonly AckItem[], consumerGroup?: string): Promise<AckResponse> {
     this.sent.ack++;
     const payload = consumerGroup === undefined ? { acknowledgments } : { acknowledgments, consumerGroup };
-    const { statusCode, body } = await this.call('POST', '/api/v1/ack/batch', payload);
+    const { statusCode, body } = await this.call(routes.ackBatch, ACK_PATH, payload);
     return { statusCode, results: matchAckResults(acknowledgments, statusCode >= 200 && statusCode < 300 ? body : undefined) };
   }
 
-  /** POST /api/v1/configure; throws unless 2xx. */
+  /** The `configure` route; throws unless 2xx. */
   async configure(queue: string, options: Record<string, unknown>): Promise<void> {
-    const { statusCode, text } = await this.call('POST', '/api/v1/configure', { queue, options });
+    const { statusCode, text } = await this.call(routes.configure, pathOf(routes.configure, {}), { queue, options });
     if (statusCode < 200 || statusCode >= 300) throw new Error(`configure ${queue}: HTTP ${statusCode} ${text.slice(0, 200)}`);
   }
 
-  /** DELETE /api/v1/resources/queues/:queue; returns the HTTP status. */
+  /** The `deleteQueue` route; returns the HTTP status. */
   async deleteQueue(queue: string): Promise<number> {
-    const { statusCode } = await this.call('DELETE', `/api/v1/resources/queues/${encodeURIComponent(queue)}`);
+    const { statusCode } = await this.call(routes.deleteQueue, pathOf(routes.deleteQueue, { queue }));
     return statusCode;
   }
 
-  /** GET /health; true on 200, false on any other answer or transport error. */
+  /** The `health` route; true on 200, false on any other answer or transport error. */
   async health(): Promise<boolean> {
     try {
-      return (await this.call('GET', '/health')).statusCode === 200;
+      return (await this.call(routes.health, pathOf(routes.health, {}))).statusCode === 200;
     } catch {
       return false;
     }
@@ -222,10 +233,11 @@ export class QueenClient {
     await this.pool.close();
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown, signal?: AbortSignal):
+  /** Sends `path` (built by the API layer's `pathOf` for `route`) with `route`'s method. */
+  private async call(route: ApiRoute, path: string, payload?: unknown, signal?: AbortSignal):
     Promise<{ statusCode: number; body: unknown; text: string }> {
     const response = await this.pool.request({
-      method,
+      method: route.method,
       path: this.prefix + path,
       ...(signal === undefined ? {} : { signal }),
       ...(payload === undefined ? { headers: AUTHORIZATION } : { headers: { ...AUTHORIZATION, 'content-type': 'application/json' }, body: JSON.stringify(payload) }),

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pathOf, routes } from '@queen/client/api';
 import { startBroker, type BrokerHandle } from '../dist/broker-process.js';
 import { officialDriver, oursDriver, type Pipeline, type StreamDriver } from './drivers.js';
 
@@ -29,18 +30,18 @@ const pipelinesAt = args.indexOf('--pipelines');
 const PIPELINES = (pipelinesAt === -1 ? 'map-sink,tumbling' : args[pipelinesAt + 1]!).split(',') as Pipeline[];
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-async function post(url: string, route: string, body: unknown): Promise<void> {
-  const res = await fetch(url + route, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+async function post(url: string, target: string, body: unknown): Promise<void> {
+  const res = await fetch(url + target, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${target}: ${res.status} ${await res.text()}`);
 }
 
 async function fill(url: string, queue: string): Promise<void> {
-  await post(url, '/api/v1/configure', { queue, options: { leaseTime: 60 } });
+  await post(url, pathOf(routes.configure, {}), { queue, options: { leaseTime: 60 } });
   const perPartition = Math.ceil(MESSAGES / PARTITIONS);
   for (let p = 0; p < PARTITIONS; p++) {
     for (let i = 0; i < perPartition; i += 1000) {
       const n = Math.min(1000, perPartition - i);
-      await post(url, '/api/v1/push', { items: Array.from({ length: n }, (_, k) => ({ queue, partition: `p${p}`, payload: { n: i + k } })) });
+      await post(url, pathOf(routes.push, {}), { items: Array.from({ length: n }, (_, k) => ({ queue, partition: `p${p}`, payload: { n: i + k } })) });
     }
   }
 }

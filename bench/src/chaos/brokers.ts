@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathOf, routes } from '@queen/client/api';
 
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -230,7 +231,7 @@ export class BrokerSlot {
   /** True when /health (or `readyPath`) answers 200. */
   async healthy(): Promise<boolean> {
     try {
-      const response = await fetch(`${this.url}${this.options.readyPath ?? '/health'}`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`${this.url}${this.options.readyPath ?? pathOf(routes.health, {})}`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
       return response.status === 200;
     } catch {

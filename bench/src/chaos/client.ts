@@ -6,7 +6,9 @@
  * Pool reconnects by itself: requests on a connection the killed broker held reject (socket closed/reset),
  * requests while it is down reject with ECONNREFUSED, and the first request after the restart opens a new
  * connection. Nothing is retried here: the producers and consumers decide what a failure means.
+ * Paths and methods come from the SDK's API layer (`@queen/client/api`).
  */
+import { pathOf, routes, type ApiRoute, type PathParams } from '@queen/client/api';
 import { Pool } from 'undici';
 import { matchAckResults, type AckKey } from '../ack-match.js';
 
@@ -121,39 +123,38 @@ export class ChaosClient {
     });
   }
 
-  /** POST /api/v1/push. */
+  /** The `push` route. */
   push(items: readonly ChaosPushItem[]): Promise<RawAnswer> {
-    return this.call('POST', '/api/v1/push', { items });
+    return this.call(routes.push, {}, { body: { items } });
   }
 
   /** Wildcard long-poll pop in queue mode, no autoAck. */
   pop(queue: string, batch: number, timeoutMs: number): Promise<RawAnswer> {
-    const query = new URLSearchParams({ batch: String(batch), wait: 'true', timeout: String(timeoutMs), autoAck: 'false' });
-    return this.call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?${query}`);
+    return this.call(routes.popQueue, { queue }, { query: { batch, wait: true, timeout: timeoutMs, autoAck: false } });
   }
 
-  /** POST /api/v1/ack/batch. */
+  /** The `ackBatch` route. */
   ack(acknowledgments: readonly ChaosAckItem[]): Promise<RawAnswer> {
-    return this.call('POST', '/api/v1/ack/batch', { acknowledgments });
+    return this.call(routes.ackBatch, {}, { body: { acknowledgments } });
   }
 
-  /** POST /api/v1/configure; throws unless 2xx. */
+  /** The `configure` route; throws unless 2xx. */
   async configure(queue: string, options: Record<string, unknown>): Promise<void> {
-    const answer = await this.call('POST', '/api/v1/configure', { queue, options });
+    const answer = await this.call(routes.configure, {}, { body: { queue, options } });
     if (answer.statusCode < 200 || answer.statusCode >= 300) {
       throw new Error(`configure ${queue}: HTTP ${answer.statusCode} ${answer.text.slice(0, 200)}`);
     }
   }
 
-  /** DELETE /api/v1/resources/queues/:queue; the HTTP status. */
+  /** The `deleteQueue` route; the HTTP status. */
   async deleteQueue(queue: string): Promise<number> {
-    return (await this.call('DELETE', `/api/v1/resources/queues/${encodeURIComponent(queue)}`)).statusCode;
+    return (await this.call(routes.deleteQueue, { queue })).statusCode;
   }
 
-  /** GET /health status code, or 0 on a transport error. */
+  /** The `health` route's status code, or 0 on a transport error. */
   async health(): Promise<number> {
     try {
-      return (await this.call('GET', '/health')).statusCode;
+      return (await this.call(routes.health, {})).statusCode;
     } catch {
       return 0;
     }
@@ -169,10 +170,11 @@ export class ChaosClient {
     await this.pool.destroy();
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, payload?: unknown): Promise<RawAnswer> {
+  private async call<P extends string>(route: ApiRoute<P>, params: PathParams<P>, input: { query?: Record<string, string | number | boolean>; body?: unknown } = {}): Promise<RawAnswer> {
+    const payload = input.body;
     const response = await this.pool.request({
-      method,
-      path,
+      method: route.method,
+      path: pathOf(route, params, input.query),
       ...(payload === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
     });
     const text = await response.body.text();

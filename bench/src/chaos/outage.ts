@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { pathOf, routes } from '@queen/client/api';
 import { freePort } from '../broker-process.js';
 import { BrokerSlot } from './brokers.js';
 import { startEmbeddedDatabase, type ChaosDatabase } from './postgres.js';
@@ -23,7 +24,7 @@ interface Health { status: number; state: string; buffered: number }
 
 async function health(url: string): Promise<Health> {
   try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3000) });
+    const res = await fetch(`${url}${pathOf(routes.health, {})}`, { signal: AbortSignal.timeout(3000) });
     const body = (await res.json()) as { buffer?: { state: string; buffered_messages: number } };
     return { status: res.status, state: body.buffer?.state ?? 'unknown', buffered: body.buffer?.buffered_messages ?? -1 };
   } catch {
@@ -31,8 +32,8 @@ async function health(url: string): Promise<Health> {
   }
 }
 
-async function post(url: string, route: string, body: unknown): Promise<Response> {
-  return fetch(`${url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+async function post(url: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -67,7 +68,7 @@ export async function outageMain(argv: readonly string[], repoRoot: string): Pro
       for (let round = 0; running; round++) {
         const from = pushed.get(partition)! + 1;
         const items = Array.from({ length: BATCH }, (_, i) => ({ queue, partition, transactionId: `${partition}-${from + i}`, payload: { n: from + i } }));
-        const res = await post(url, '/api/v1/push', { items }).catch(() => null);
+        const res = await post(url, pathOf(routes.push, {}), { items }).catch(() => null);
         if (res?.status === 201) pushed.set(partition, from + BATCH - 1);
         else failures++;
         await res?.text();
@@ -101,7 +102,7 @@ export async function outageMain(argv: readonly string[], repoRoot: string): Pro
     for (const partition of partitions) {
       const got: string[] = [];
       for (let idle = 0; got.length < pushed.get(partition)! && idle < 50;) {
-        const res = await fetch(`${url}/api/v1/pop/queue/${queue}/partition/${partition}?batch=1000&autoAck=true&wait=false`);
+        const res = await fetch(`${url}${pathOf(routes.popPartition, { queue, partition }, { batch: 1000, autoAck: true, wait: false })}`);
         if (res.status !== 200) { await res.text(); idle++; await sleep(100); continue; }
         got.push(...((await res.json()) as { messages: Array<{ transactionId: string }> }).messages.map((m) => m.transactionId));
       }

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { pathOf, routes } from '@queen/client/api';
 import { freePort } from '../broker-process.js';
 import { Checker } from '../checker.js';
 import { now, sleep } from '../scenarios/common.js';
@@ -35,7 +36,7 @@ import { Counter } from './workload.js';
 const BATCH = 10;
 const PARTITIONS_PER_PRODUCER = 2;
 const PRE_STOP_MS = 5000;
-const PROBE = { path: '/ready', periodMs: 5000, timeoutMs: 3000, failureThreshold: 2 };
+const PROBE = { path: pathOf(routes.ready, {}), periodMs: 5000, timeoutMs: 3000, failureThreshold: 2 };
 const RESUME_TARGET_S = 5;
 const GROUP = '__QUEUE_MODE__';
 
@@ -161,7 +162,7 @@ export async function serviceMain(argv: readonly string[], repoRoot: string): Pr
   try {
     database = await startEmbeddedDatabase(folder, log);
     for (const name of ['a', 'b']) {
-      slots.push(new BrokerSlot({ name, port: await freePort(), entry, repoRoot, folder, databaseEnv: database.brokerEnv, log, readyPath: '/ready',
+      slots.push(new BrokerSlot({ name, port: await freePort(), entry, repoRoot, folder, databaseEnv: database.brokerEnv, log, readyPath: pathOf(routes.ready, {}),
         onUnexpectedExit: (exit) => log(`FINDING: unexpected exit ${JSON.stringify(exit)}`) }));
     }
     for (const slot of slots) await slot.start();

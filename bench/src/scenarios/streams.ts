@@ -13,6 +13,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { routes } from '@queen/client/api';
 import { loadOfficialClient, type OfficialHandle, type OfficialStream } from '../official/client.js';
 import { Samples, perSecond, round } from '../stats.js';
 import { describeError, freshQueueName, now, partitionNames, sleep, withQueue, type ScenarioContext, type ScenarioResult } from './common.js';
@@ -38,7 +39,7 @@ class CycleTimer {
     const latency = this.latency;
     globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (!url.endsWith('/streams/v1/cycle')) return original(input, init);
+      if (!url.endsWith(routes.cycle.path)) return original(input, init);
       const started = now();
       const res = await original(input, init);
       const body = await res.text();

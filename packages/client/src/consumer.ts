@@ -177,6 +177,7 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<Consume
         if (error instanceof QueenError && error.code === 'TIMEOUT' && spec.wait) continue;
         if (!(error instanceof QueenError) || isCallerError(error)) throw error;
         this.ctx.logger.warn('consume pop failed, re-polling in 1 s', { queue: spec.queue, code: error.code, status: error.status, error: error.message });
+        this.progress(() => this.options.onPopRetry?.(error));
         await sleep(1000, signal).catch(() => undefined);
         continue;
       }
@@ -303,15 +304,29 @@ export class ConsumeBuilder<T, M extends ConsumeMode> implements Promise<Consume
 
   private async ackLogged(target: Message<T> | Message<T>[], status: AckStatus, error?: string): Promise<AckResponse> {
     const answer = await this.ctx.ack(target as Message | Message[], status, error === undefined ? {} : { error });
+    const refused = this.options.onAckRefused;
     if (answer.results.length === 0 && answer.error !== undefined) {
       this.ctx.logger.error('ack failed', { queue: this.spec.queue, status, error: answer.error });
+      for (const message of [target].flat()) this.progress(() => refused?.({ transactionId: message.transactionId, error: answer.error! }));
     }
     for (const item of answer.failed) {
       // In a failed batch the broker refuses the later messages of a partition on purpose.
       if (item.error?.startsWith('Not applied')) this.ctx.logger.debug('ack not applied', { transactionId: item.transactionId, error: item.error });
-      else this.ctx.logger.warn('ack refused', { transactionId: item.transactionId, status, error: item.error });
+      else {
+        this.ctx.logger.warn('ack refused', { transactionId: item.transactionId, status, error: item.error });
+        this.progress(() => refused?.({ transactionId: item.transactionId, error: item.error ?? 'refused' }));
+      }
     }
     return answer;
+  }
+
+  /** Runs a progress callback; one that throws is logged, and the consume goes on. */
+  private progress(callback: () => void): void {
+    try {
+      callback();
+    } catch (error) {
+      this.ctx.logger.error('consume callback threw', { queue: this.spec.queue, error: errorMessage(error) });
+    }
   }
 }
 

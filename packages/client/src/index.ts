@@ -14,6 +14,7 @@ export type { PushCallbacks } from './push-wire.js';
 export { ConsumeBuilder, type ConsumeHandler, type ConsumeInput, type ConsumeMode } from './consumer.js';
 export { TransactionBuilder, TransactionQueue } from './transaction.js';
 export { DLQBuilder } from './dlq.js';
+export type { PeekedMessage, PeekOptions } from './peek.js';
 export { Admin, type AdminBody } from './admin.js';
 export { OperationBuilder } from './operation.js';
 export type { HttpResponse, RequestSpec } from './http.js';

@@ -15,6 +15,7 @@ import { deleteQueue } from './api/resources.js';
 import { recording } from './api/route.js';
 import type { HttpResponse } from './http.js';
 import { OperationBuilder } from './operation.js';
+import { peek, type PeekedMessage, type PeekOptions } from './peek.js';
 import { pop } from './pop.js';
 import { PushBuilder } from './push.js';
 import type { BufferedPush, BufferOptions, ConfigureResult, ConsumeOptions, DeleteResult, Message, PushInput, PushOptions, PushResultItem, QueueOptions, SqlClient, SubscriptionMode } from './types.js';
@@ -210,6 +211,15 @@ export class QueueBuilder<T = unknown, Mode extends ConsumeMode = 'batch', Buffe
   consume(handler: ConsumeHandler<T, Mode>, options: ConsumeOptions = {}): ConsumeBuilder<T, Mode> {
     const spec: ConsumeSpec = { ...this.spec, renewIntervalMillis: this.explicitRenew.on ? renewInterval(this.spec.leaseSeconds, this.explicitRenew.intervalMillis) : undefined };
     return new ConsumeBuilder<T, Mode>(this.ctx, spec, handler, options);
+  }
+
+  /**
+   * The queue's messages (this builder's partition when set) without claiming any: the newest `last`, then with
+   * `follow` the new ones (docs/client.md "Peek").
+   */
+  peek(options: PeekOptions = {}): AsyncGenerator<PeekedMessage> {
+    this.ctx.assertOpen();
+    return peek(this.ctx.transport, { queue: this.requireName('peek'), partition: this.spec.partition }, options);
   }
 
   /** Sends this builder's buffered items now. */

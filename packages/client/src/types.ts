@@ -3,6 +3,7 @@
  * are snake_case because the broker's are), so a value can be logged or compared against docs/api.md as is.
  */
 import type { QueenTelemetry } from './telemetry.js';
+import type { QueenError } from './errors.js';
 
 /** Ack statuses the broker accepts (`success` is an alias of `completed`). */
 export type AckStatus = 'completed' | 'success' | 'failed' | 'dlq' | 'retry';
@@ -301,9 +302,14 @@ export interface ConsumeResult {
   failed: number;
 }
 
-/** Options of `consume()`. */
+/** Options of `consume()`: a hard stop and progress callbacks (their errors are logged, never fatal). */
 export interface ConsumeOptions {
+  /** Aborting it stops every loop at once: pops in flight are abandoned, the consume resolves. */
   signal?: AbortSignal;
+  /** A pop failed with an error that passes (server error, network, 429); the loop polls again in 1 s. */
+  onPopRetry?: (error: QueenError) => void;
+  /** An auto-ack the broker refused (or whose request failed): the message stays leased, then is redelivered. */
+  onAckRefused?: (refusal: { transactionId: string; error: string }) => void;
 }
 
 /** Query parameters of admin reads: `undefined`/`null` entries are left out, Dates become ISO strings. */

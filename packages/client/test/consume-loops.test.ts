@@ -115,3 +115,49 @@ describe('consume loops stop cleanly', () => {
     await q.close();
   });
 });
+
+describe('consume progress callbacks', () => {
+  test('onPopRetry gets each passing pop failure before the re-poll; onAckRefused each refused auto-ack', async () => {
+    let pops = 0;
+    const s = await serve((req) => {
+      if (req.url.startsWith(routes.ackBatch.path)) {
+        const body = JSON.parse(req.body) as { acknowledgments: Array<{ transactionId: string }> };
+        return { status: 200, body: body.acknowledgments.map((a) => ({ transactionId: a.transactionId, status: 'completed', success: false, error: 'Invalid lease', leaseReleased: false, dlq: false })) };
+      }
+      if (req.url.startsWith(routes.ackMessage.path)) {
+        const body = JSON.parse(req.body) as { transactionId: string };
+        return { status: 200, body: [{ transactionId: body.transactionId, status: 'completed', success: false, error: 'Invalid lease', leaseReleased: false, dlq: false }] };
+      }
+      pops += 1;
+      if (pops === 1) return { status: 503, body: { error: 'Service Unavailable: the database is unreachable' } };
+      if (pops === 2) return { status: 200, body: { messages: [wireMessage(1)] } };
+      return { status: 204 };
+    });
+    const q = testClient(s.url, { retryAttempts: 1 });
+    const retries: Array<[string, number | undefined]> = [];
+    const refused: Array<{ transactionId: string; error: string }> = [];
+    const result = await q.queue<number>('q').limit(1).consume(() => undefined, {
+      onPopRetry: (error) => retries.push([error.code, error.status]),
+      onAckRefused: (r) => refused.push(r),
+    });
+    assert.deepEqual(result, { processed: 1, failed: 0 });
+    assert.deepEqual(retries, [['HTTP', 503]]);
+    assert.deepEqual(refused, [{ transactionId: 'tx-1', error: 'Invalid lease' }]);
+    await q.close();
+  });
+
+  test('a progress callback that throws is logged and the consume goes on', async () => {
+    let pops = 0;
+    const s = await serve((req) => {
+      if (req.url.startsWith(routes.ackMessage.path) || req.url.startsWith(routes.ackBatch.path)) return ackAnswer(req);
+      pops += 1;
+      return pops === 1 ? { status: 500, body: { error: 'Internal server error' } } : { status: 200, body: { messages: [wireMessage(1)] } };
+    });
+    const logger = recordingLogger();
+    const q = testClient(s.url, { retryAttempts: 1, logger });
+    const result = await q.queue<number>('q').limit(1).consume(() => undefined, { onPopRetry: () => { throw new Error('boom'); } });
+    assert.deepEqual(result, { processed: 1, failed: 0 });
+    assert.ok(logger.entries.some((e) => e.level === 'error' && e.msg === 'consume callback threw'));
+    await q.close();
+  });
+});

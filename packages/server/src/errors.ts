@@ -1,67 +1,75 @@
 /**
- * The one error type of the broker: an HTTP status plus the exact wire body (docs/api.md 1.4, 1.5).
- * Core code throws these; the HTTP layer writes them verbatim.
+ * The broker's errors, free of any transport: a kind (what went wrong, as a client must react to it) and the
+ * exact text of docs/api.md 1.4/1.5. Every layer below http/ raises these; http/errors.ts alone maps a kind
+ * to a status, a body and headers (one table), so core, store, auth, buffer and services never name a status.
  */
 
-/** An error that knows its HTTP status and its JSON body. */
-export class HttpError extends Error {
+/**
+ * What went wrong, in the terms a caller reacts to:
+ * - `invalid`: the request's input is at fault (sending it again fails again).
+ * - `unauthenticated` / `forbidden`: no acceptable credentials / credentials below the operation's level.
+ * - `notFound`: the named thing does not exist.   `conflict`: the request contradicts stored state.
+ * - `tooLarge`: the request exceeds a configured bound.   `cancelled`: its client left before the answer.
+ * - `unavailable`: the database (or the buffer standing in for it) cannot take the work now; retry soon.
+ * - `busy`: no pooled connection became free in time.   `timeout`: the statement was cancelled by its timeout.
+ * - `internal`: a fault of the broker or its configuration (the text never quotes internals).
+ */
+export type ErrorKind =
+  | 'invalid' | 'unauthenticated' | 'forbidden' | 'notFound' | 'conflict' | 'tooLarge' | 'cancelled'
+  | 'unavailable' | 'busy' | 'timeout' | 'internal';
+
+/** An error of the broker: its kind, its wire text (`message`) and fields the answer carries besides the text. */
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-    readonly headers: Record<string, string> = {},
+    readonly kind: ErrorKind,
+    text: string,
+    /** Fields of the answer written before `error` (e.g. the streams conflict's `success`, `query_id`, `name`). */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
-    super(typeof body.error === 'string' ? body.error : `HTTP ${status}`);
+    super(text);
   }
 }
 
 /**
- * A 400 about one input value (malformed escape, unstorable text, integer out of range) raised by the
- * parsing layer before the route knows its shape: the server answers it as `{"error":text}`, or in the pop
- * shape on the pop routes.
+ * One input value the parsing layer refused (malformed escape, unstorable text, integer out of range) before
+ * the route knows its shape; a subclass per reason lets callers tell them apart.
  */
-export class InvalidInput extends HttpError {
+export class InvalidInput extends DomainError {
   constructor(text: string) {
-    super(400, { error: text });
+    super('invalid', text);
   }
 }
 
-/** 400 `{"error": text}`. */
-export const badRequest = (text: string): HttpError => new HttpError(400, { error: text });
+/** The request's input is at fault: `text` is the answer's `error`. */
+export const invalid = (text: string): DomainError => new DomainError('invalid', text);
 
-/** 400 in the pop routes' shape: `{"success":false,"error":text,"messages":[]}`. */
-export const popBadRequest = (text: string): HttpError =>
-  new HttpError(400, { success: false, error: text, messages: [] });
+/** The database answers, but no pooled connection became free in time (`pool`). */
+export const poolUnavailable = (): DomainError => new DomainError('busy', 'pool');
 
-/** 500 `{"error":"pool"}`: the database answers, but no pooled connection became free in time. */
-export const poolUnavailable = (): HttpError => new HttpError(500, { error: 'pool' });
-
-/** Seconds a client is asked to wait before retrying a 503 (the broker probes the database every second). */
+/** Seconds a client is asked to wait before retrying an `unavailable` (the broker probes the database every second). */
 export const RETRY_AFTER_SECONDS = 1;
 
-/** The 503 text while PostgreSQL is unreachable (docs/decisions.md: outage answers). */
+/** The text while PostgreSQL is unreachable (docs/decisions.md: outage answers). */
 export const DATABASE_UNREACHABLE = 'Service Unavailable: the database is unreachable';
 
-/** The 503 text of a push that had to be buffered while the buffer is full (FILE_BUFFER_MAX_BYTES). */
+/** The text of a push that had to be buffered while the buffer is full (FILE_BUFFER_MAX_BYTES). */
 export const BUFFER_FULL = 'Service Unavailable: the failover buffer is full';
 
-/** 503 with `Retry-After`: the push's items had to be buffered and the buffer has no room (none was kept). */
-export const bufferFull = (): HttpError => new HttpError(503, { error: BUFFER_FULL }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+/** The push's items had to be buffered and the buffer has no room (none was kept). */
+export const bufferFull = (): DomainError => new DomainError('unavailable', BUFFER_FULL);
 
-/** 503 with `Retry-After`: PostgreSQL is unreachable or went away; pushes are still buffered. */
-export const databaseUnreachable = (): HttpError =>
-  new HttpError(503, { error: DATABASE_UNREACHABLE }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+/** PostgreSQL is unreachable or went away; pushes are still buffered. */
+export const databaseUnreachable = (): DomainError => new DomainError('unavailable', DATABASE_UNREACHABLE);
 
-/** 500 for a cancelled statement; the pop routes say `pop failed`, everything else `statement timeout`. */
-export const statementTimeout = (onPop: boolean): HttpError =>
-  new HttpError(500, { error: onPop ? 'pop failed' : 'statement timeout' });
+/** A statement cancelled by statement_timeout (the pop routes word it `pop failed`, http/errors.ts). */
+export const statementTimeout = (): DomainError => new DomainError('timeout', 'statement timeout');
 
-/** 200 with `X-Queen-Status: 404`: an admin look-up that missed (docs/api.md 1.4). */
-export const adminNotFound = (body: Record<string, unknown>): HttpError =>
-  new HttpError(200, body, { 'X-Queen-Status': '404' });
+/** Any other failure PostgreSQL reported: its text is logged, never sent (it can quote stored data or the schema). */
+export const databaseFailure = (): DomainError => new DomainError('internal', 'Internal server error');
 
-/** 413: a transaction with more operations (push items + acks) than TRANSACTION_MAX_OPERATIONS allows. */
-export const transactionTooLarge = (count: number, max: number): HttpError =>
-  new HttpError(413, { error: `Transaction too large: ${count} operations, at most ${max} (TRANSACTION_MAX_OPERATIONS)` });
+/** Work whose client left: nobody reads the answer, the server writes nothing on a closed connection. */
+export const clientLeft = (): DomainError => new DomainError('cancelled', 'Client closed request');
 
-/** The error of work whose client left (499): nobody reads it, the server writes nothing on a closed response. */
-export const clientLeft = (): HttpError => new HttpError(499, { error: 'Client closed request' });
+/** A transaction with more operations (push items + acks) than TRANSACTION_MAX_OPERATIONS allows. */
+export const transactionTooLarge = (count: number, max: number): DomainError =>
+  new DomainError('tooLarge', `Transaction too large: ${count} operations, at most ${max} (TRANSACTION_MAX_OPERATIONS)`);

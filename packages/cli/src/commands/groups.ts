@@ -10,7 +10,7 @@ import { userError } from '../errors.js';
 import { arrayAt, type Column } from '../output.js';
 import { rfc3339, parseTime, seekLabel, seekTarget } from '../time.js';
 import { requireYes } from './queues.js';
-import { printLag } from './top.js';
+import { printLag } from './top/lag.js';
 
 /** Registers `cg`, `namespace` and `task`. */
 export function registerGroups(program: Command): void {

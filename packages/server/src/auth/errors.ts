@@ -1,42 +1,42 @@
 /**
- * The wire errors of authentication (docs/api.md 9.7), and the one place where jose's error classes become them.
+ * The errors of authentication (docs/api.md 9.7), and the one place where jose's error classes become them.
  *
  * jose reports every failure as a typed error (signature, expiry, claim, key set); callers of `fromJoseError`
  * never look at jose messages themselves, so a jose upgrade that renames a message changes only the `<detail>`
  * parts here, never the fixed texts that clients and tests compare.
  */
 import { errors as jose } from 'jose';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
-const unauthorized = (text: string): HttpError => new HttpError(401, { error: text });
+const unauthorized = (text: string): DomainError => new DomainError('unauthenticated', text);
 
-/** 401 `Authentication required`: no token in the request. */
-export const authenticationRequired = (): HttpError => unauthorized('Authentication required');
+/** Unauthenticated `Authentication required`: no token in the request. */
+export const authenticationRequired = (): DomainError => unauthorized('Authentication required');
 
-/** 401 `Token decode error: <detail>`: not a decodable JWT. */
-export const tokenDecodeError = (detail: string): HttpError => unauthorized(`Token decode error: ${detail}`);
+/** Unauthenticated `Token decode error: <detail>`: not a decodable JWT. */
+export const tokenDecodeError = (detail: string): DomainError => unauthorized(`Token decode error: ${detail}`);
 
-/** 401 `Token uses <alg>, expected <alg>`: the header's algorithm is not the configured one. */
-export const algorithmMismatch = (used: string, expected: string): HttpError => unauthorized(`Token uses ${used}, expected ${expected}`);
+/** Unauthenticated `Token uses <alg>, expected <alg>`: the header's algorithm is not the configured one. */
+export const algorithmMismatch = (used: string, expected: string): DomainError => unauthorized(`Token uses ${used}, expected ${expected}`);
 
-/** 401 `Invalid token signature`. */
-export const invalidSignature = (): HttpError => unauthorized('Invalid token signature');
+/** Unauthenticated `Invalid token signature`. */
+export const invalidSignature = (): DomainError => unauthorized('Invalid token signature');
 
-/** 401 `<ALG> validation error: <detail>`: any other failure of an asymmetric verification (no key, JWKS down). */
-export const validationError = (family: string, detail: string): HttpError => unauthorized(`${family} validation error: ${detail}`);
+/** Unauthenticated `<ALG> validation error: <detail>`: any other failure of an asymmetric verification (no key, JWKS down). */
+export const validationError = (family: string, detail: string): DomainError => unauthorized(`${family} validation error: ${detail}`);
 
-/** 403 `Insufficient permissions`: no recognised role, or a role below the route's level. */
-export const insufficientPermissions = (): HttpError => new HttpError(403, { error: 'Insufficient permissions' });
+/** Forbidden `Insufficient permissions`: no recognised role, or a role below the route's level. */
+export const insufficientPermissions = (): DomainError => new DomainError('forbidden', 'Insufficient permissions');
 
-/** 500 `HS256 secret not configured`: an HMAC token arrived and JWT_SECRET is unset. */
-export const secretNotConfigured = (): HttpError => new HttpError(500, { error: 'HS256 secret not configured' });
+/** Internal `HS256 secret not configured`: an HMAC token arrived and JWT_SECRET is unset. */
+export const secretNotConfigured = (): DomainError => new DomainError('internal', 'HS256 secret not configured');
 
 /**
  * Maps an error thrown while verifying a token to its wire error. `family` names the verification that ran
  * (`HS256`, `RS256` or `EdDSA`) for the `<ALG> validation error` texts.
  */
-export function fromJoseError(error: unknown, family: string): HttpError {
-  if (error instanceof HttpError) return error;
+export function fromJoseError(error: unknown, family: string): DomainError {
+  if (error instanceof DomainError) return error;
   if (error instanceof jose.JWSSignatureVerificationFailed) return invalidSignature();
   if (error instanceof jose.JWTExpired) return unauthorized('Token has expired');
   if (error instanceof jose.JWTClaimValidationFailed) {

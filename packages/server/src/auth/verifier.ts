@@ -10,7 +10,7 @@
  * expires exactly when a fresh verification would refuse it, and every JWKS fetch empties the cache so that a
  * key removed from the set stops working at the refresh, as without the cache. A configuration that can never verify anything (an RS256 or
  * EdDSA broker without a key, an unreadable PEM, a PEM of the wrong type) is a ConfigError at start-up;
- * a missing HS256 secret is not, because docs/api.md 9.7 makes it a 500 at request time.
+ * a missing HS256 secret is not, because docs/api.md 9.7 makes it an internal error at request time.
  */
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors as jose, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
@@ -91,7 +91,7 @@ export class TokenVerifier {
     }
   }
 
-  /** True when HMAC tokens would get 500 `HS256 secret not configured` (worth a start-up warning). */
+  /** True when HMAC tokens would get `HS256 secret not configured` (worth a start-up warning). */
   get secretMissing(): boolean {
     return this.secret === null && this.accepted.has('HS256');
   }

@@ -12,14 +12,14 @@ import type { Authenticator } from '../auth/index.js';
 import type { Config } from '../config.js';
 import { MessageAdmin } from '../core/message-admin.js';
 import { StreamsService } from '../core/streams/service.js';
-import { HttpError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { RouteContext } from '../http/context.js';
 import type { Reply, Route } from '../http/route.js';
 import { routeTable } from '../http/routes/index.js';
 import { createHttpServer, errorReply, internalError, type HttpServer } from '../http/server.js';
 import { createStaticHandler, type StaticHandler } from '../http/static.js';
 import type { Logger } from '../logger.js';
-import { toWireError } from '../store/database.js';
+import { toDomainError } from '../store/database.js';
 import { Store } from '../store/index.js';
 import { AdmissionGate, admittedPool } from './admission.js';
 import type { Database } from './database.js';
@@ -60,10 +60,10 @@ export function serve(options: ServeOptions, defer: Defer): Served {
   const { config, log, server, auth, monitoring: { metrics }, read, lifecycle, online } = options;
   const toReply = (error: unknown, route: Route): Reply => {
     metrics.recorder.failure(error);
-    const mapped = toWireError(error, route.popShape === true);
-    if (mapped instanceof HttpError) {
-      if (mapped !== error && mapped.body.error === 'Internal server error') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
-      return errorReply(mapped);
+    const mapped = toDomainError(error);
+    if (mapped instanceof DomainError) {
+      if (mapped.kind === 'internal') log.error({ err: error, route: `${route.method} ${route.path}` }, 'unexpected database error');
+      return errorReply(mapped, route.popShape);
     }
     return internalError(log, mapped, `${route.method} ${route.path}`);
   };

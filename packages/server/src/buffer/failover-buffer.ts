@@ -51,7 +51,7 @@ export interface FailoverDeps extends Omit<ReplayDeps, 'onEmpty' | 'store'> {
   store: Pick<Store, 'segmentAppendReplay' | 'ping' | 'bufferHoldsPublish' | 'bufferHoldsEarlier' | 'serverAliveList'>;
 }
 
-/** `bufferStats` of `GET /api/v1/system/maintenance` (docs/api.md 7.9). */
+/** `bufferStats` of `GET …/system/maintenance` (docs/api.md 7.9). */
 export interface BufferStats {
   pendingCount: number;
   failedCount: number;

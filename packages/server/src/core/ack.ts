@@ -73,7 +73,7 @@ export class AckService {
     });
   }
 
-  /** Extends a live lease by `seconds` (`POST /api/v1/lease/:leaseId/extend`); the id is a lowercase UUID. */
+  /** Extends a live lease by `seconds` (`POST …/lease/:leaseId/extend`); the id is a lowercase UUID. */
   extendLease(params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
     return this.store.leaseExtend(params);
   }

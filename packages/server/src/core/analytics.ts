@@ -8,7 +8,7 @@ import type { CounterPoint, QueueCounterPoint, SystemPoint } from '../store/stat
 import { averageLagMs, sumPoints, workerWire } from './status.js';
 import { wireRange, type TimeRange } from './time-range.js';
 
-/** The body of `GET /api/v1/analytics/worker-metrics`. */
+/** The body of `GET …/analytics/worker-metrics`. */
 export function workerMetricsBody(
   range: TimeRange,
   points: readonly CounterPoint[],
@@ -45,14 +45,14 @@ export function workerMetricsBody(
   };
 }
 
-/** The rows of `GET /api/v1/analytics/queue-lag`: buckets in which the queue delivered messages. */
+/** The rows of `GET …/analytics/queue-lag`: buckets in which the queue delivered messages. */
 export function queueLagRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
   return points
     .filter((p) => p.popMessages > 0)
     .map((p) => ({ timestamp: p.bucket, queue: p.queue, popMessages: p.popMessages, avgLagMs: averageLagMs(p), maxLagMs: p.lagMaxMs }));
 }
 
-/** The rows of `GET /api/v1/analytics/queue-ops`. */
+/** The rows of `GET …/analytics/queue-ops`. */
 export function queueOpsRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
   return points.map((p) => ({
     timestamp: p.bucket,
@@ -69,7 +69,7 @@ export function queueOpsRows(points: readonly QueueCounterPoint[]): Array<Record
   }));
 }
 
-/** The body of `GET /api/v1/status/analytics`. */
+/** The body of `GET …/status/analytics`. */
 export function statusAnalyticsBody(range: TimeRange, interval: string, points: readonly CounterPoint[]): Record<string, unknown> {
   return {
     dataPoints: points.map((p) => ({
@@ -82,7 +82,7 @@ export function statusAnalyticsBody(range: TimeRange, interval: string, points: 
 }
 
 /**
- * The body of `GET /api/v1/analytics/system-metrics`: one replica per process, its buckets oldest first.
+ * The body of `GET …/analytics/system-metrics`: one replica per process, its buckets oldest first.
  * `alive` (an addition to docs/api.md) says whether the process is running now (in `alive`: not stopped, a
  * recent heartbeat), so a restarted broker's old samples are not counted as a second running broker;
  * `aliveCount` counts those. A running process counts from its first heartbeat: before its first sample it is

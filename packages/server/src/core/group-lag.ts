@@ -30,7 +30,7 @@ export function pairLag(facts: GroupCursorFacts): PairLag {
 /** Group state from its largest time lag and its most recent activity. */
 export type GroupState = 'Dead' | 'Lagging' | 'Stable';
 
-/** One element of `GET /api/v1/consumer-groups`: a group on one queue. */
+/** One element of `GET …/consumer-groups`: a group on one queue. */
 export interface GroupSummary {
   name: string;
   topics: string[];

@@ -38,11 +38,6 @@ export function messageKey(partitionId: string, transactionId: string): MessageK
   return { partitionId: partitionId.toLowerCase(), transactionId };
 }
 
-/** The path of the message route that serves one message in full (docs/api.md 7.4). */
-export function messagePath(partitionId: string, transactionId: string): string {
-  return `/api/v1/messages/${partitionId}/${encodeURIComponent(transactionId)}`;
-}
-
 /**
  * The flags of a value a listing left out because its page's byte budget (LISTING_MAX_BYTES) was spent:
  * `<field>Omitted: true`, `<field>Bytes` (its stored size) and, when a route serves it in full, `<field>Url`.

@@ -34,10 +34,10 @@ export type PushOutcome =
   | { status: 'failed'; transactionId: string | null; queue: string; partition: string; error: string }
   | { status: 'buffered'; transactionId: string; queue: string; partition: string };
 
-/** The buffer has no room for the items (FILE_BUFFER_MAX_BYTES): the push answers 503 + Retry-After, none is kept. */
+/** The buffer has no room for the items (FILE_BUFFER_MAX_BYTES): the push is refused as unavailable, none is kept. */
 export class BufferFullError extends Error {}
 
-/** The per-item error of items that had to be buffered and could not be (the push answers 500, docs/api.md 4.4). */
+/** The per-item error of items that had to be buffered and could not be (the push answers a server error, docs/api.md 4.4). */
 export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 
 /**

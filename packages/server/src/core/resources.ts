@@ -55,7 +55,7 @@ export function scopeSummaries(queues: QueueListing[], counts: Map<string, Messa
   return [...scopes.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The body of `GET /api/v1/resources/overview`. */
+/** The body of `GET …/resources/overview`. */
 export interface Overview {
   queues: number;
   partitions: number;

@@ -53,7 +53,7 @@ export function serverHealthWire(health: ServerHealth): Record<string, number> {
   };
 }
 
-/** Everything `GET /api/v1/status` is made of. */
+/** Everything `GET …/status` is made of. */
 export interface StatusFacts {
   range: TimeRange;
   points: CounterPoint[];
@@ -66,7 +66,7 @@ export interface StatusFacts {
   pending: PendingPoint[];
 }
 
-/** The body of `GET /api/v1/status`. */
+/** The body of `GET …/status`. */
 export function statusBody(facts: StatusFacts): Record<string, unknown> {
   const { range, points } = facts;
   const bucketSeconds = range.bucketMinutes * 60;
@@ -139,7 +139,7 @@ export function queueGroupsWire(facts: readonly PartitionFacts[], pairs: readonl
   }));
 }
 
-/** The body of `GET /api/v1/status/queues/:queue`. */
+/** The body of `GET …/status/queues/:queue`. */
 export function queueStatusBody(
   queue: QueueRow,
   facts: readonly PartitionFacts[],

@@ -2,10 +2,10 @@
  * The trace objects of docs/api.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
  * from the camelCase rows of store/traces.ts, in upstream's key order.
  */
-import { messagePath, omittedFlags } from './messages.js';
+import { omittedFlags } from './messages.js';
 import type { NamedTraceEvent, TraceEvent, TraceNameSummary } from '../store/traces.js';
 
-/** One event of `GET /api/v1/traces/:partitionId/:transactionId`. */
+/** One event of `GET …/traces/:partitionId/:transactionId`. */
 export function traceEventWire(event: TraceEvent): Record<string, unknown> {
   return {
     id: event.id,
@@ -19,8 +19,11 @@ export function traceEventWire(event: TraceEvent): Record<string, unknown> {
   };
 }
 
-/** One event of `GET /api/v1/traces/by-name/:traceName`, with its message. */
-export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unknown> {
+/**
+ * One event of `GET …/traces/by-name/:traceName`, with its message; `messageUrl` names where a message
+ * whose payload was left out is served in full (the HTTP layer knows the route).
+ */
+export function namedTraceEventWire(event: NamedTraceEvent, messageUrl: (partitionId: string, transactionId: string) => string): Record<string, unknown> {
   return {
     id: event.id,
     transaction_id: event.transactionId,
@@ -35,13 +38,13 @@ export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unkn
     partition_name: event.partitionName,
     message_payload: event.messagePayload,
     ...(event.messagePayloadOmitted
-      ? omittedFlags('message_payload', event.messagePayloadBytes, messagePath(event.partitionId, event.transactionId), true)
+      ? omittedFlags('message_payload', event.messagePayloadBytes, messageUrl(event.partitionId, event.transactionId), true)
       : {}),
     trace_names: event.traceNames,
   };
 }
 
-/** One name of `GET /api/v1/traces/names`. */
+/** One name of `GET …/traces/names`. */
 export function traceNameWire(summary: TraceNameSummary): Record<string, unknown> {
   return {
     trace_name: summary.traceName,

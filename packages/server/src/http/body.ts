@@ -3,7 +3,8 @@
  * error texts of the spec. A body over the limit is never applied: the broker answers 413 and stops reading.
  */
 import type { IncomingMessage } from 'node:http';
-import { HttpError, badRequest } from '../errors.js';
+import { invalid } from '../errors.js';
+import { HttpError } from './errors.js';
 
 /** How a route reads its body: required (empty is a 400), optional (empty means `{}`). */
 export type BodyMode = 'required' | 'optional';
@@ -131,17 +132,17 @@ export function parseJsonObject(raw: Buffer, mode: BodyMode, maxDepth: number): 
   const text = raw.toString('utf8');
   if (text.trim().length === 0) {
     if (mode === 'optional') return {};
-    throw badRequest('Empty request body');
+    throw invalid('Empty request body');
   }
-  if (jsonDepthExceeds(text, maxDepth)) throw badRequest(`Invalid JSON: nested deeper than ${maxDepth} levels`);
+  if (jsonDepthExceeds(text, maxDepth)) throw invalid(`Invalid JSON: nested deeper than ${maxDepth} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw badRequest(`Invalid JSON: ${(error as Error).message}`);
+    throw invalid(`Invalid JSON: ${(error as Error).message}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw badRequest('Request body must be a JSON object');
+    throw invalid('Request body must be a JSON object');
   }
   return parsed as Record<string, unknown>;
 }

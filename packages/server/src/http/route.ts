@@ -40,5 +40,7 @@ export interface Route {
   body?: BodyMode;
   /** 400s on this route use the pop shape `{"success":false,"error":...,"messages":[]}`. */
   popShape?: boolean;
+  /** Its 200s count as transactions in the per-minute counters (metrics/recorder.ts). */
+  transaction?: boolean;
   handle(ctx: RequestContext): Promise<Reply>;
 }

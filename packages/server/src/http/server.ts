@@ -10,8 +10,10 @@ import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/index.js';
 import { CorsPolicy, ORIGIN_NOT_ALLOWED } from './cors.js';
 import { withRequestSignal } from '../core/request-scope.js';
-import { HttpError, InvalidInput, popBadRequest } from '../errors.js';
+import { DomainError } from '../errors.js';
+import { HttpError, toHttpError } from './errors.js';
 import type { Logger } from '../logger.js';
+import type { RequestEnd } from '../metrics/recorder.js';
 import { BodyBudget, parseJsonObject, readBody } from './body.js';
 import { newHttpServer, takeOverRequests } from './listener.js';
 import { Query, decodeSegment } from './query.js';
@@ -51,7 +53,7 @@ export interface ServerOptions {
   /** True while the broker shuts down: responses then close their keep-alive connection. */
   draining: () => boolean;
   /** Called when a request (not OPTIONS) starts; the returned function gets its route pattern, method and status (499: client left). */
-  observe?: () => (route: string, method: string, status: number) => void;
+  observe?: () => RequestEnd;
   /** Present when JWT_ENABLED=true: protected routes need a token before anything else of the request is read. */
   auth?: Authenticator;
   /** A server already bound by start-up (`http/listener.ts`, with the same timeouts); a new unbound one when absent. */
@@ -81,9 +83,10 @@ function headerValue(value: string | string[] | undefined): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** Turns an HttpError into a reply. */
-export function errorReply(error: HttpError): Reply {
-  return { status: error.status, body: error.body, headers: error.headers };
+/** The reply of an error with a known answer: a broker error (mapped by http/errors.ts) or an HttpError. */
+export function errorReply(error: DomainError | HttpError, popShape = false): Reply {
+  const answer = error instanceof DomainError ? toHttpError(error, popShape) : error;
+  return { status: answer.status, body: answer.body, headers: answer.headers };
 }
 
 /**
@@ -140,7 +143,10 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
     const rawPath = q === -1 ? url : url.slice(0, q);
     const match = router.match(req.method ?? 'GET', rawPath);
     const end = options.observe?.();
-    res.once('close', () => end?.(match?.route.path ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 499));
+    res.once('close', () => {
+      const status = res.writableFinished ? res.statusCode : 499;
+      end?.({ route: match?.route.path ?? 'unmatched', method: req.method ?? 'GET', status: String(status), failed: status >= 500, transaction: match?.route.transaction === true && status === 200 });
+    });
     if (match === null) {
       if (options.fallback !== undefined && (await options.fallback(req, res))) return;
       send(res, { status: 404, body: notFound(req.method ?? 'GET', rawPath) });
@@ -172,8 +178,8 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin, traceparent: headerValue(req.headers.traceparent), tracestate: headerValue(req.headers.tracestate) }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {
-      const reply = error instanceof InvalidInput
-        ? errorReply(route.popShape ? popBadRequest(error.message) : error)
+      const reply = error instanceof DomainError || error instanceof HttpError
+        ? errorReply(error, route.popShape)
         : options.toReply(error, route);
       if (res.headersSent) return;
       send(res, reply, options.draining());

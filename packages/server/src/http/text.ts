@@ -12,7 +12,7 @@
  * passes the name rule (`checkedName`), with its field's text.
  */
 import { isStorableText, nameError } from '../core/names.js';
-import { badRequest, InvalidInput, type HttpError } from '../errors.js';
+import { invalid, InvalidInput } from '../errors.js';
 
 /** Raised for a string PostgreSQL cannot store as sent; `message` is the wire error text of its field. */
 export class InvalidText extends InvalidInput {
@@ -69,10 +69,10 @@ export function assertStorableParam(name: string, value: string): void {
 
 /**
  * A name a route creates or changes something by: the name rule of docs/api.md 1.10 (core/names.ts), else
- * the 400 `refuse` builds from its text (the pop routes answer in their own shape).
+ * an `invalid` with its text (the pop routes answer it in their own shape, http/errors.ts).
  */
-export function checkedName(value: string, field: string, refuse: (text: string) => HttpError = badRequest): string {
+export function checkedName(value: string, field: string): string {
   const badName = nameError(value, field);
-  if (badName !== null) throw refuse(badName);
+  if (badName !== null) throw invalid(badName);
   return value;
 }

@@ -158,7 +158,7 @@ export class PrometheusFamilies {
       },
     });
     new Gauge({
-      name: 'queen_file_buffer_max_bytes', help: 'The limit of queen_file_buffer_bytes (FILE_BUFFER_MAX_BYTES, or 90 % of the free space at start-up); past it pushes that must be buffered are answered 503', registers,
+      name: 'queen_file_buffer_max_bytes', help: 'The limit of queen_file_buffer_bytes (FILE_BUFFER_MAX_BYTES, or 90 % of the free space at start-up); past it pushes that must be buffered are refused (unavailable, retry later)', registers,
       collect() {
         this.set(sources.bufferBytes().maxBytes);
       },

@@ -16,11 +16,20 @@ import { NO_QUEUE, OpsAccumulator, type OpCounters } from './ops.js';
 import type { PrometheusFamilies } from './prometheus.js';
 import { RateCounter } from './rates.js';
 
-/** The route whose requests are counted as transactions (a transaction may span queues: kept under NO_QUEUE). */
-const TRANSACTION_ROUTE = '/api/v1/transaction';
+/** One answered HTTP request as the transport describes it: labels and what the counters need to know. */
+export interface AnsweredRequest {
+  /** Its route pattern (or `unmatched`), method and status, as Prometheus labels. */
+  route: string;
+  method: string;
+  status: string;
+  /** The broker failed it (a server error): counted in the per-minute errors. */
+  failed: boolean;
+  /** A transaction was answered (counted under NO_QUEUE: a transaction may span queues). */
+  transaction: boolean;
+}
 
-/** Ends the tracking of one HTTP request: its route pattern (or `unmatched`), method and status. */
-export type RequestEnd = (route: string, method: string, status: number) => void;
+/** Ends the tracking of one HTTP request. */
+export type RequestEnd = (request: AnsweredRequest) => void;
 
 /** Records completed operations into counters, the per-minute accumulator and the rates. */
 export class Recorder {
@@ -47,13 +56,13 @@ export class Recorder {
   begin(): RequestEnd {
     this.inflight += 1;
     const startedAt = performance.now();
-    return (route, method, status) => {
+    return ({ route, method, status, failed, transaction }) => {
       this.inflight -= 1;
-      this.families.httpRequests.inc({ route, method, status: String(status) });
+      this.families.httpRequests.inc({ route, method, status });
       this.families.httpDuration.observe({ route }, (performance.now() - startedAt) / 1000);
       this.requests.add();
-      if (status >= 500) this.ops.at(NO_QUEUE).errors += 1;
-      if (route === TRANSACTION_ROUTE && status === 200) this.ops.at(NO_QUEUE).transactions += 1;
+      if (failed) this.ops.at(NO_QUEUE).errors += 1;
+      if (transaction) this.ops.at(NO_QUEUE).transactions += 1;
     };
   }
 

@@ -12,7 +12,7 @@
  *
  * Message counts are computed on demand from the queue tables (no snapshot), so the partition, queue,
  * namespace and task steps of a refresh have nothing to recompute and report `{ok: true, durationMs: 0}`.
- * `POST /api/v1/stats/refresh` runs a cycle at once; a clean shutdown flushes what is left.
+ * `POST …/stats/refresh` runs a cycle at once; a clean shutdown flushes what is left.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
@@ -38,7 +38,7 @@ export interface RefreshStep {
   durationMs: number;
 }
 
-/** The body of `POST /api/v1/stats/refresh` (docs/api.md 7.8). */
+/** The body of `POST …/stats/refresh` (docs/api.md 7.8). */
 export type RefreshResult =
   | { partition: RefreshStep; queue: RefreshStep; namespace: RefreshStep; task: RefreshStep; system: RefreshStep; cleanup: RefreshStep }
   | { skipped: true; reason: 'another_instance_running' };

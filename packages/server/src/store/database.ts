@@ -1,9 +1,9 @@
 /**
- * The classification of PostgreSQL failures, and their mapping to the broker's wire errors. The connections
+ * The classification of PostgreSQL failures, and their mapping to the broker's errors (errors.ts). The connections
  * themselves are opened in connections.ts.
  */
 import pg from 'pg';
-import { HttpError, databaseUnreachable, poolUnavailable, statementTimeout } from '../errors.js';
+import { databaseFailure, databaseUnreachable, poolUnavailable, statementTimeout, type DomainError } from '../errors.js';
 
 /** What a store statement runs on: the pool (a connection per statement) or one checked-out connection. */
 export type Db = pg.Pool | pg.PoolClient;
@@ -31,7 +31,7 @@ export function isConnectivityError(error: unknown): boolean {
 
 /**
  * True when the pool had no free connection within DB_POOL_ACQUIRE_TIMEOUT_MS (pg-pool's wording). The
- * database may be perfectly healthy: this is a 500 pool, never a failover (docs/api.md 9.5 rule 3).
+ * database may be perfectly healthy: this is `busy` (`pool`), never a failover (docs/api.md 9.5 rule 3).
  */
 export function isPoolExhausted(error: unknown): boolean {
   return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
@@ -100,15 +100,13 @@ export function isDataException(error: unknown): boolean {
 }
 
 /**
- * Maps a database failure to the broker's wire error: PostgreSQL unreachable (`down`) -> 503 with
- * Retry-After, no free pooled connection (`busy`) -> 500 pool, cancelled statement ->
- * 500 pop failed / statement timeout, any other PostgreSQL error -> 500 `Internal server error` (its text
- * is logged, never sent: it can quote stored data or the schema). Anything else is returned unchanged.
+ * Maps a database failure to the broker's error: PostgreSQL unreachable (`down`) -> unavailable, no free
+ * pooled connection (`busy`) -> busy, cancelled statement -> timeout, any other PostgreSQL error -> internal
+ * (its text is logged, never sent: it can quote stored data or the schema). Anything else is returned unchanged.
  */
-export function toWireError(error: unknown, onPop: boolean): unknown {
-  if (error instanceof HttpError) return error;
-  if (isStatementTimeout(error)) return statementTimeout(onPop);
+export function toDomainError(error: unknown): DomainError | unknown {
+  if (isStatementTimeout(error)) return statementTimeout();
   if (isConnectivityError(error)) return isPoolExhausted(error) ? poolUnavailable() : databaseUnreachable();
-  if (error instanceof pg.DatabaseError) return new HttpError(500, { error: 'Internal server error' });
+  if (error instanceof pg.DatabaseError) return databaseFailure();
   return error;
 }

@@ -3,7 +3,7 @@
  * socket's `data` listener; an exception there (a field past what a JavaScript string can hold,
  * ERR_STRING_TOO_LONG, or a malformed message) is thrown into the event loop, where nothing can catch it,
  * and the process exits. The guard wraps that listener: the exception destroys the connection it happened
- * on instead, which fails that connection's query with the error (a 500 for its request, the connection
+ * on instead, which fails that connection's query with the error (an internal error for its request, the connection
  * dropped by the pool) and leaves every other connection and request alone.
  */
 import pg from 'pg';

@@ -101,7 +101,7 @@ export async function parkedReplicaList(db: Db, params: { queue: string | null; 
   return result.rows;
 }
 
-/** A live broker process as `GET /api/v1/system/shared-state` lists it. */
+/** A live broker process as `GET …/system/shared-state` lists it. */
 export interface LiveServer {
   serverId: string;
   hostname: string;

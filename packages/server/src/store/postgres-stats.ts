@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's own statistics for `GET /api/v1/analytics/postgres-stats` (docs/api.md 7.10): one call of
+ * PostgreSQL's own statistics for `GET …/analytics/postgres-stats` (docs/api.md 7.10): one call of
  * `queen.postgres_stats()` (sql/functions/postgres_stats.sql), which reads the statistics views
  * restricted to schema `queen` and returns the response body as JSON.
  */

@@ -1,6 +1,6 @@
 /**
  * Queue rows: configuration (`queen.queue_configure`), deletion (`queen.queue_delete`), the detail view
- * of `GET /api/v1/resources/queues/:queue` and the partition facts behind every message count of docs/api.md 7.2.
+ * of `GET …/resources/queues/:queue` and the partition facts behind every message count of docs/api.md 7.2.
  */
 import type { Db } from './database.js';
 
@@ -73,7 +73,7 @@ export async function queueEncryptionFlags(db: Db, params: { names: string[] }):
 /**
  * Deletes a queue and everything under it; true when it existed. The deletion runs without the statement
  * timeout (lock waits still time out): its work grows with the queue, and a queue of 100 000 partitions,
- * which takes seconds alone, ran past DB_STATEMENT_TIMEOUT under load, answered 500 and stayed behind.
+ * which takes seconds alone, ran past DB_STATEMENT_TIMEOUT under load, failed its request and stayed behind.
  * Inside a transaction (`Store.queueDelete` opens one): the timeout is lifted for it alone.
  */
 export async function queueDelete(db: Db, params: { name: string }): Promise<boolean> {

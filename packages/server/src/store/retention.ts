@@ -16,7 +16,7 @@ export type RemovalJob = 'retention' | 'eviction';
 /** What a retention history row says happened (docs/api.md 7.10). */
 export type RemovalKind = 'retention' | 'completed' | 'eviction' | 'partition_cleanup';
 
-/** One row of `GET /api/v1/analytics/retention`. */
+/** One row of `GET …/analytics/retention`. */
 export interface RetentionHistoryEntry {
   timestamp: string;
   queue: string;

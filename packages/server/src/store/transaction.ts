@@ -2,7 +2,7 @@
  * Database transactions: the runner `Store.transaction` (store/index.ts) is built on, and the two statements
  * only a transaction makes sense around.
  *
- * `POST /api/v1/transaction` (docs/api.md 7.1) runs in one: the locks of every operation in the global order
+ * `POST …/transaction` (docs/api.md 7.1) runs in one: the locks of every operation in the global order
  * (`transactionLock`, `queen.transaction_lock`), then the operations through the same SQL functions the push
  * and ack routes use (`queen.push_messages`, `queen.ack_messages`), then COMMIT or ROLLBACK as the work
  * decides. Taking the locks up front means operations listed in any order cannot deadlock against each other.

@@ -4,14 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../../src/errors.js';
+import { DomainError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/errors.js';
 import { MAX_PAGE_SIZE, MAX_QUEUE_LIST_SIZE, pageOf } from '../../src/http/pagination.js';
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
 
 function rejects(run: () => unknown, text: string): void {
-  assert.throws(run, (error: unknown) => error instanceof HttpError && error.status === 400 && error.body.error === text);
+  assert.throws(run, (error: unknown) => error instanceof DomainError && toHttpError(error).status === 400 && toHttpError(error).body.error === text);
 }
 
 const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";

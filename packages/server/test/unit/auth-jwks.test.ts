@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { RemoteKeySet } from '../../src/auth/jwks.js';
 import { TokenVerifier } from '../../src/auth/verifier.js';
 import { loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/errors.js';
+import { DomainError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/errors.js';
 import { freePort } from '../support/harness.js';
 import { keyPair, mint, startJwksServer, type JwksServer, type TestKeyPair } from '../support/auth.js';
 
@@ -42,9 +43,10 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof HttpError, `expected an HttpError, got ${String(error)}`);
-    assert.equal(error.status, 401);
-    return String(error.body.error);
+    assert.ok(error instanceof DomainError, `expected a DomainError, got ${String(error)}`);
+    const answer = toHttpError(error);
+    assert.equal(answer.status, 401);
+    return String(answer.body.error);
   }
   assert.fail('expected a refusal');
 }

@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import { CompactSign } from 'jose';
 import { TokenVerifier } from '../../src/auth/verifier.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { HttpError } from '../../src/errors.js';
+import { DomainError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/errors.js';
 import { keyPair, mint } from '../support/auth.js';
 
 const SECRET = 'unit-test-secret-0123456789abcdef';
@@ -22,10 +23,11 @@ function verifier(env: Record<string, string>): TokenVerifier {
 /** Asserts that verifying `token` fails with `status` and exactly `text` (or text matching a RegExp). */
 async function refuses(v: TokenVerifier, token: string, status: number, text: string | RegExp): Promise<void> {
   await assert.rejects(v.verify(token), (error: unknown) => {
-    assert.ok(error instanceof HttpError, `expected an HttpError, got ${String(error)}`);
-    assert.equal(error.status, status);
-    if (typeof text === 'string') assert.deepEqual(error.body, { error: text });
-    else assert.match(String(error.body.error), text);
+    assert.ok(error instanceof DomainError, `expected a DomainError, got ${String(error)}`);
+    const answer = toHttpError(error);
+    assert.equal(answer.status, status);
+    if (typeof text === 'string') assert.deepEqual(answer.body, { error: text });
+    else assert.match(String(answer.body.error), text);
     return true;
   });
 }

@@ -93,3 +93,35 @@ test('routes and the HTTP layer reach the database only through core (no store/ 
     m.imports.filter((target) => target.startsWith('store/')).map((target) => `${m.module} -> ${target}`));
   assert.deepEqual(violations, []);
 });
+
+/** The layers below http/ that must know nothing of the transport (boot/ wires http/ and sits above it). */
+const TRANSPORT_FREE = new Set(['store', 'auth', 'core', 'buffer', 'metrics', 'services']);
+
+/** A module's code without its comments (a comment may cite docs/api.md's routes and statuses). */
+function codeOf(module: string): string {
+  const text = fs.readFileSync(path.join(SRC, module), 'utf8');
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+/** What only http/ may say: its error type, a route path, or an HTTP status (the ones docs/api.md answers). */
+const TRANSPORT_WORDS: Array<[string, RegExp]> = [
+  ['HttpError', /\bHttpError\b/],
+  ['an /api/v1 path', /\/api\/v1\b/],
+  ['an HTTP error status', /\b(?:400|401|403|404|409|413|429|499|500|502|503|504)\b/],
+  ['statusCode', /\bstatusCode\b/],
+  ['node:http', /['"]node:https?['"]/],
+];
+
+test('below http/ no module speaks HTTP: domain errors (errors.ts) only, no status, HttpError or /api/v1 path', () => {
+  const checked = modules.filter((m) => m.module === 'errors.ts' || TRANSPORT_FREE.has(groupOf(m.module)!));
+  assert.ok(checked.length > 60, `${checked.length} modules checked`);
+  const violations = checked.flatMap(({ module }) =>
+    codeOf(module).split('\n').flatMap((line, i) =>
+      TRANSPORT_WORDS.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${module}:${i + 1}: ${what}: ${line.trim()}`)));
+  assert.deepEqual(violations, []);
+});
+
+test('the transport check sees what it must refuse (it is not vacuous)', () => {
+  const http = modules.filter((m) => m.module.startsWith('http/')).map((m) => codeOf(m.module)).join('\n');
+  for (const [what, pattern] of TRANSPORT_WORDS.slice(0, 3)) assert.ok(pattern.test(http), `http/ has ${what}`);
+});

@@ -177,8 +177,8 @@ describe('Recorder', () => {
     const first = rec.begin();
     const second = rec.begin();
     assert.equal(rec.inflightRequests, 2);
-    first('/api/v1/transaction', 'POST', 200);
-    second('/api/v1/push', 'POST', 500);
+    first({ route: '/api/v1/transaction', method: 'POST', status: '200', failed: false, transaction: true });
+    second({ route: '/api/v1/push', method: 'POST', status: '500', failed: true, transaction: false });
     assert.equal(rec.inflightRequests, 0);
     assert.equal(rec.requests.total, 2);
     assert.deepEqual(rec.ops.drain().map((r) => [r.queue, r.transactions, r.errors]), [[NO_QUEUE, 1, 1]]);

@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../../src/errors.js';
-import { parseConfigureOptions, type QueueOptions } from '../../src/core/queue-options.js';
+import { DomainError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/errors.js';
+import type { QueueOptions } from '../../src/core/queue-options.js';
+import { parseConfigureOptions } from '../../src/http/queue-options.js';
 
 const DEFAULTS: QueueOptions = {
   leaseTime: 300,
@@ -37,10 +39,11 @@ function rejects(options: unknown, name: string): string {
   assert.throws(
     () => parseConfigureOptions(options),
     (error: unknown) => {
-      assert.ok(error instanceof HttpError, `expected an HttpError, got ${String(error)}`);
-      assert.equal(error.status, 400);
-      assert.deepEqual(Object.keys(error.body), ['error']);
-      text = String(error.body.error);
+      assert.ok(error instanceof DomainError, `expected a DomainError, got ${String(error)}`);
+      const answer = toHttpError(error);
+      assert.equal(answer.status, 400);
+      assert.deepEqual(Object.keys(answer.body), ['error']);
+      text = String(answer.body.error);
       assert.match(text, new RegExp(`^Invalid option ${name}: \\S.*$`));
       return true;
     },

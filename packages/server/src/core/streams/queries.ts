@@ -3,11 +3,11 @@
  * and `queen.streams_state_get`.
  *
  * Registration is idempotent by name. The same hash keeps the state whatever `reset` says (upstream's rule,
- * docs/streams.md: a `reset:true` restart must not lose windows); another hash is a 409 unless `reset:true`,
- * which wipes the query's state. The 409 text is docs/api.md 8's (`config_hash mismatch: stored <old>, got <new>`);
+ * docs/streams.md: a `reset:true` restart must not lose windows); another hash is a conflict unless `reset:true`,
+ * which wipes the query's state. The conflict's text is docs/api.md 8's (`config_hash mismatch: stored <old>, got <new>`);
  * clients match its `config_hash mismatch` prefix.
  */
-import { HttpError } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import type { Store } from '../../store/index.js';
 import type { StateRow } from '../../store/streams.js';
@@ -31,19 +31,15 @@ export interface RegisterReply {
   reset: boolean;
 }
 
-/** Registers a query; a hash mismatch without reset throws the 409 of docs/streams.md. */
+/** Registers a query; a hash mismatch without reset throws the conflict of docs/streams.md. */
 export async function registerQuery(
   request: RegisterRequest,
   store: Pick<Store, 'streamsQueryRegister'>,
 ): Promise<RegisterReply> {
   const found = await store.streamsQueryRegister(request);
   if (found.outcome === 'mismatch') {
-    throw new HttpError(409, {
-      success: false,
-      query_id: found.queryId,
-      name: request.name,
-      error: `config_hash mismatch: stored ${found.storedHash}, got ${request.configHash}`,
-    });
+    throw new DomainError('conflict', `config_hash mismatch: stored ${found.storedHash}, got ${request.configHash}`,
+      { success: false, query_id: found.queryId, name: request.name });
   }
   return {
     success: true,
@@ -71,7 +67,7 @@ export function stateRowWire(row: StateRow): { key: string; value: unknown; upda
   return { key: row.key, value: row.value, updated_at: row.updatedAt };
 }
 
-/** Reads one shard. Ids that are not UUIDs read nothing (never a 500); a key list without strings matches nothing. */
+/** Reads one shard. Ids that are not UUIDs read nothing (never a failure); a key list without strings matches nothing. */
 export async function readState(
   request: StateReadRequest,
   store: Pick<Store, 'streamsStateRead'>,

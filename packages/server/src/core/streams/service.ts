@@ -23,7 +23,7 @@ export interface StreamsDependencies {
 export class StreamsService {
   constructor(private readonly deps: StreamsDependencies) {}
 
-  /** `POST /streams/v1/queries`; throws the 409 on a hash mismatch without reset. */
+  /** `POST /streams/v1/queries`; throws a conflict on a hash mismatch without reset. */
   register(request: RegisterRequest): Promise<RegisterReply> {
     return registerQuery(request, this.deps.store);
   }

@@ -1,5 +1,5 @@
 /** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (docs/api.md 6). */
-import { badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
 import { QUEUE_MODE } from '../../core/names.js';
@@ -65,8 +65,8 @@ export function ackRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle(ctx) {
         const { body } = ctx;
-        if (typeof body.transactionId !== 'string') throw badRequest('transactionId is required');
-        if (typeof body.partitionId !== 'string') throw badRequest('partitionId is required to ensure message uniqueness');
+        if (typeof body.transactionId !== 'string') throw invalid('transactionId is required');
+        if (typeof body.partitionId !== 'string') throw invalid('partitionId is required to ensure message uniqueness');
         const item = ackItem(body, body.consumerGroup);
         const [result] = await settle(core, ctx, [item]);
         core.metrics.recorder.acked([item], [result!]);
@@ -81,12 +81,12 @@ export function ackRoutes(core: RouteContext): Route[] {
       async handle(ctx) {
         const { body } = ctx;
         const list = body.acknowledgments;
-        if (!Array.isArray(list)) throw badRequest('acknowledgments array is required');
+        if (!Array.isArray(list)) throw invalid('acknowledgments array is required');
         const topGroup = typeof body.consumerGroup === 'string' && body.consumerGroup !== '' ? body.consumerGroup : null;
         const items = list.map((raw: unknown) => {
           const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-          if (typeof fields.transactionId !== 'string') throw badRequest('Each acknowledgment must have a valid transactionId string');
-          if (typeof fields.partitionId !== 'string') throw badRequest('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
+          if (typeof fields.transactionId !== 'string') throw invalid('Each acknowledgment must have a valid transactionId string');
+          if (typeof fields.partitionId !== 'string') throw invalid('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
           return ackItem(fields, topGroup ?? fields.consumerGroup);
         });
         const results = await settle(core, ctx, items);

@@ -5,7 +5,7 @@
  * `.` and `..` (docs/api.md 1.10), while reading and deleting still reach a group created under such a name
  * before the rule, so it can be removed (docs/decisions.md "Dot names").
  */
-import { badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
 import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
@@ -19,7 +19,7 @@ const DEFAULT_MIN_LAG_SECONDS = 3600;
 /** The group of the path for reading and deleting: any name a group can have, `.`/`..` from before the rule included. */
 function groupParam(params: Record<string, string>): string {
   const group = params.group ?? '';
-  if (!isValidName(group)) throw badRequest('Invalid consumerGroup');
+  if (!isValidName(group)) throw invalid('Invalid consumerGroup');
   return group;
 }
 
@@ -45,7 +45,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const minLagSeconds = query.string('minLagSeconds') === null ? DEFAULT_MIN_LAG_SECONDS : query.integer('minLagSeconds');
-        if (minLagSeconds === null) throw badRequest('minLagSeconds must be an integer');
+        if (minLagSeconds === null) throw invalid('minLagSeconds must be an integer');
         const pairs = laggingPairs(await catalog.groupCursorList({ group: null }), minLagSeconds);
         return {
           status: 200,
@@ -127,8 +127,8 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       async handle({ params, body }) {
         const group = checkedName(params.group ?? '', 'consumerGroup');
         const value = body.subscriptionTimestamp;
-        if (value === undefined || value === null) throw badRequest('Missing subscriptionTimestamp in request body');
-        if (typeof value !== 'string') throw badRequest('subscriptionTimestamp must be a string');
+        if (value === undefined || value === null) throw invalid('Missing subscriptionTimestamp in request body');
+        if (typeof value !== 'string') throw invalid('subscriptionTimestamp must be a string');
         const now = value.trim().toLowerCase() === 'now';
         const from = now ? null : parseTimestamp(value);
         if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } };

@@ -6,7 +6,8 @@
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { pageOf } from '../pagination.js';
-import { messagePath, omittedFlags } from '../../core/messages.js';
+import { omittedFlags } from '../../core/messages.js';
+import { messagePath } from './messages.js';
 import { timestampParam } from './listing.js';
 
 /** The DLQ listing route. */

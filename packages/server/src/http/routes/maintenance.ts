@@ -2,12 +2,12 @@
  * Maintenance modes and shared state (docs/api.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
  * (stored in the database); the buffer figures are this process's own.
  */
-import { badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 function enabledOf(body: Record<string, unknown>): boolean {
-  if (typeof body.enabled !== 'boolean') throw badRequest('enabled (boolean) is required');
+  if (typeof body.enabled !== 'boolean') throw invalid('enabled (boolean) is required');
   return body.enabled;
 }
 

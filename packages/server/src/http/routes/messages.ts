@@ -2,7 +2,8 @@
  * The message routes (docs/api.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
-import { adminNotFound, badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
 import { effectiveGroup } from '../../core/names.js';
@@ -33,19 +34,24 @@ function cursorParam(query: Query): ListPosition | null {
   const raw = query.string('cursor');
   if (raw === null || raw === '') return null;
   const position = decodeListPosition(raw);
-  if (position === null) throw badRequest('Invalid cursor');
+  if (position === null) throw invalid('Invalid cursor');
   return position;
 }
 
 /** Largest `preview` of `GET /api/v1/messages` (characters of each payload's JSON text). */
 export const MAX_PREVIEW_CHARS = 1000;
 
+/** The path of the route that serves one message in full (docs/api.md 7.4), for listings that left its payload out. */
+export function messagePath(partitionId: string, transactionId: string): string {
+  return `/api/v1/messages/${partitionId}/${encodeURIComponent(transactionId)}`;
+}
+
 /** `preview`: absent or 0 = no preview; else an integer from 1 to MAX_PREVIEW_CHARS, otherwise a 400. */
 function previewOf(query: Query): number {
   const raw = query.string('preview');
   if (raw === null) return 0;
   const n = query.integer('preview');
-  if (n === null || n < 0 || n > MAX_PREVIEW_CHARS) throw badRequest(`Invalid preview: must be an integer from 0 to ${MAX_PREVIEW_CHARS}`);
+  if (n === null || n < 0 || n > MAX_PREVIEW_CHARS) throw invalid(`Invalid preview: must be an integer from 0 to ${MAX_PREVIEW_CHARS}`);
   return n;
 }
 

@@ -2,7 +2,7 @@
  * The three pop routes (docs/api.md 5; the seed document is normative). Parameters come from the query string;
  * a 200 carries the batch, anything else delivered nothing and is a bare 204 with X-Queen-Empty-Reason.
  */
-import { popBadRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { QUEUE_MODE } from '../../core/names.js';
 import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
 import { traceContextJson } from '../../core/trace-context.js';
@@ -48,7 +48,7 @@ export function popBody(queue: string, group: string, leaseId: string, messages:
  * optional one absent or `""` keeps its meaning (queue mode for a group).
  */
 function popName(value: string, field: string): string {
-  return checkedName(value, field, popBadRequest);
+  return checkedName(value, field);
 }
 
 function optionalName(query: Query, key: string): string | null {
@@ -137,7 +137,7 @@ export function popRoutes(core: RouteContext): Route[] {
       popShape: true,
       handle(ctx) {
         const common = parseCommon(core, ctx.query);
-        if (common.namespace === null && common.task === null) throw popBadRequest('namespace or task is required');
+        if (common.namespace === null && common.task === null) throw invalid('namespace or task is required');
         return serve(core, { ...common, scope: 'discovery', queue: null, partition: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },

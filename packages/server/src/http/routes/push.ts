@@ -1,5 +1,5 @@
 /** `POST /api/v1/push` (docs/api.md 4.4): the 400 type checks, then per-item outcomes in input order. */
-import { badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
 import { isValidTracestate, parseTraceparent, storedTraceContext } from '../../core/trace-context.js';
@@ -13,14 +13,14 @@ const INVALID_TRACESTATE = 'Invalid tracestate: must be a W3C tracestate (at mos
 
 /** An item's trace context in its stored form (core/trace-context.ts), or null; invalid fields are a 400. */
 function itemTraceContext(traceparent: unknown, tracestate: unknown): string | null {
-  if (traceparent !== undefined && typeof traceparent !== 'string') throw badRequest('Traceparent must be a string');
-  if (tracestate !== undefined && typeof tracestate !== 'string') throw badRequest('Tracestate must be a string');
+  if (traceparent !== undefined && typeof traceparent !== 'string') throw invalid('Traceparent must be a string');
+  if (tracestate !== undefined && typeof tracestate !== 'string') throw invalid('Tracestate must be a string');
   if (traceparent === undefined) {
-    if (tracestate !== undefined) throw badRequest('Tracestate needs a traceparent');
+    if (tracestate !== undefined) throw invalid('Tracestate needs a traceparent');
     return null;
   }
-  if (parseTraceparent(traceparent) === null) throw badRequest(INVALID_TRACEPARENT);
-  if (tracestate !== undefined && !isValidTracestate(tracestate)) throw badRequest(INVALID_TRACESTATE);
+  if (parseTraceparent(traceparent) === null) throw invalid(INVALID_TRACEPARENT);
+  if (tracestate !== undefined && !isValidTracestate(tracestate)) throw invalid(INVALID_TRACESTATE);
   return storedTraceContext(traceparent, tracestate ?? null);
 }
 
@@ -39,19 +39,19 @@ function headerTraceContext(traceparent: string | null, tracestate: string | nul
  * nothing. An absent or null payload is stored as `absentPayload` (push: null; transactions: {}).
  */
 export function parsePushItems(raw: unknown, absentPayload: unknown = null): PushItem[] {
-  if (!Array.isArray(raw)) throw badRequest('items array is required');
+  if (!Array.isArray(raw)) throw invalid('items array is required');
   return raw.map((item: unknown) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw badRequest('Each item must be an object');
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalid('Each item must be an object');
     const fields = item as Record<string, unknown>;
     const optional = (name: string): unknown => (fields[name] === null ? undefined : fields[name]);
     const queue = optional('queue');
-    if (typeof queue !== 'string') throw badRequest('Queue must be a string');
+    if (typeof queue !== 'string') throw invalid('Queue must be a string');
     const partition = optional('partition');
-    if (partition !== undefined && typeof partition !== 'string') throw badRequest('Partition must be a string');
+    if (partition !== undefined && typeof partition !== 'string') throw invalid('Partition must be a string');
     const transactionId = optional('transactionId');
-    if (transactionId !== undefined && typeof transactionId !== 'string') throw badRequest('TransactionId must be a string');
+    if (transactionId !== undefined && typeof transactionId !== 'string') throw invalid('TransactionId must be a string');
     const traceId = optional('traceId');
-    if (traceId !== undefined && typeof traceId !== 'string') throw badRequest('TraceId must be a string');
+    if (traceId !== undefined && typeof traceId !== 'string') throw invalid('TraceId must be a string');
     return {
       queue,
       partition: partition ?? DEFAULT_PARTITION,

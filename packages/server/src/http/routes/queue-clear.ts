@@ -1,5 +1,5 @@
 /** `DELETE /api/v1/queues/:queue/clear[?partition=<name>]` (docs/api.md 7.3). */
-import { adminNotFound } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 

@@ -1,7 +1,9 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
-import { adminNotFound, badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import { deriveScope } from '../../core/names.js';
-import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
+import { optionsOf } from '../../core/queue-options.js';
+import { parseConfigureOptions } from '../queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
 import { checkedName } from '../text.js';
@@ -27,7 +29,7 @@ export function queueRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle({ body }) {
-        if (typeof body.queue !== 'string') throw badRequest('queue is required');
+        if (typeof body.queue !== 'string') throw invalid('queue is required');
         checkedName(body.queue, 'queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);

@@ -3,7 +3,8 @@
  * partition, to the end or to a timestamp. The cursor rules, the lease release and the wake-ups run in
  * `queen.cursor_seek` (sql/functions/cursor_seek.sql); this module reads the body and shapes the answer.
  */
-import { adminNotFound, badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import { parseTimestamp } from '../../core/timestamps.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -21,11 +22,11 @@ export function seekTarget(body: Record<string, unknown>, emptyMeansEnd: boolean
   if (toEnd === true) return { kind: 'end' };
   if (timestamp !== undefined && timestamp !== null) {
     const at = typeof timestamp === 'string' ? parseTimestamp(timestamp) : null;
-    if (at === null) throw badRequest('Invalid timestamp');
+    if (at === null) throw invalid('Invalid timestamp');
     return { kind: 'timestamp', at };
   }
   if (emptyMeansEnd && (toEnd === undefined || toEnd === null)) return { kind: 'end' };
-  throw badRequest(NEITHER);
+  throw invalid(NEITHER);
 }
 
 /** The two seek routes. */

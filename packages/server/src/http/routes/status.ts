@@ -5,7 +5,7 @@
  * states from the message views (core/messages.ts), time series from the per-minute counters that every
  * broker process flushes (store/stats.ts). Unknown filters are ignored.
  */
-import { adminNotFound } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import { statusAnalyticsBody } from '../../core/analytics.js';
 import { listMessages } from '../../core/messages.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';

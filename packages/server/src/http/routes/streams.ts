@@ -9,7 +9,7 @@
  * characters, and not `.` or `..` (docs/api.md 1.10). Text PostgreSQL cannot store (NUL, lone surrogates) is refused for the whole body before the
  * route runs (http/text.ts), so it never reaches a state key, a state value or a name.
  */
-import { badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import { NO_LEASE } from '../../core/ack.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
@@ -33,13 +33,13 @@ const absent = (value: unknown): value is null | undefined => value === undefine
 /** A required non-empty string field, else 400 `<field> is required`. */
 function requiredString(body: Fields, field: string): string {
   const value = body[field];
-  if (typeof value !== 'string' || value === '') throw badRequest(`${field} is required`);
+  if (typeof value !== 'string' || value === '') throw invalid(`${field} is required`);
   return value;
 }
 
 /** A value PostgreSQL can index: at most 255 characters (unstorable text is refused before, http/text.ts). */
 function bounded(value: string, field: string): string {
-  if (value.length > MAX_NAME_LENGTH) throw badRequest(`${field} is too long (max ${MAX_NAME_LENGTH} characters)`);
+  if (value.length > MAX_NAME_LENGTH) throw invalid(`${field} is too long (max ${MAX_NAME_LENGTH} characters)`);
   return value;
 }
 
@@ -49,38 +49,38 @@ const streamName = (value: string, field: string): string => checkedName(bounded
 function optionalBoolean(body: Fields, field: string, fallback: boolean): boolean {
   const value = body[field];
   if (absent(value)) return fallback;
-  if (typeof value !== 'boolean') throw badRequest(`${field} must be a boolean`);
+  if (typeof value !== 'boolean') throw invalid(`${field} must be a boolean`);
   return value;
 }
 
 function optionalString(fields: Fields, field: string, label = field): string | null {
   const value = fields[field];
   if (absent(value)) return null;
-  if (typeof value !== 'string') throw badRequest(`${label} must be a string`);
+  if (typeof value !== 'string') throw invalid(`${label} must be a string`);
   return value;
 }
 
 /** A required UUID field of the cycle: absent -> `<field> is required`, malformed -> `<field> must be a UUID`. */
 function uuidField(body: Fields, field: string): string {
   const value = requiredString(body, field);
-  if (!isUuid(value)) throw badRequest(`${field} must be a UUID`);
+  if (!isUuid(value)) throw invalid(`${field} must be a UUID`);
   return value;
 }
 
 /** Type-checks `state_ops`; an unknown `type` is left for the cycle to fail on. */
 export function parseStateOps(raw: unknown): StateOpRequest[] {
   if (absent(raw)) return [];
-  if (!Array.isArray(raw)) throw badRequest('state_ops must be an array');
+  if (!Array.isArray(raw)) throw invalid('state_ops must be an array');
   return raw.map((op: unknown) => {
-    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw badRequest('Each state_op must be an object');
+    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw invalid('Each state_op must be an object');
     const fields = op as Fields;
-    if (typeof fields.key !== 'string') throw badRequest('state_op key must be a string');
-    if (Buffer.byteLength(fields.key, 'utf8') > MAX_STATE_KEY_BYTES) throw badRequest(`state_op key too long (max ${MAX_STATE_KEY_BYTES} bytes)`);
+    if (typeof fields.key !== 'string') throw invalid('state_op key must be a string');
+    if (Buffer.byteLength(fields.key, 'utf8') > MAX_STATE_KEY_BYTES) throw invalid(`state_op key too long (max ${MAX_STATE_KEY_BYTES} bytes)`);
     if (fields.type !== 'upsert') return { type: fields.type, key: fields.key, value: null };
     // A missing (or null) upsert value stores {} (docs/streams.md).
     const value = absent(fields.value) ? {} : fields.value;
     const json = JSON.stringify(value);
-    if (Buffer.byteLength(json, 'utf8') > MAX_STATE_VALUE_BYTES) throw badRequest(`state_op value too large (max ${MAX_STATE_VALUE_BYTES} bytes)`);
+    if (Buffer.byteLength(json, 'utf8') > MAX_STATE_VALUE_BYTES) throw invalid(`state_op value too large (max ${MAX_STATE_VALUE_BYTES} bytes)`);
     return { type: 'upsert', key: fields.key, value: json };
   });
 }
@@ -93,10 +93,10 @@ function leaseIdOf(value: string | null): string | null {
 /** Type-checks `ack`; its status and transactionId are checked by the cycle (they fail it, docs/streams.md). */
 export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   if (absent(raw)) return null;
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('ack must be an object');
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('ack must be an object');
   const fields = raw as Fields;
   const count = fields.count;
-  if (!absent(count) && (typeof count !== 'number' || !Number.isFinite(count))) throw badRequest('ack.count must be a number');
+  if (!absent(count) && (typeof count !== 'number' || !Number.isFinite(count))) throw invalid('ack.count must be a number');
   return {
     transactionId: fields.transactionId,
     leaseId: leaseIdOf(optionalString(fields, 'leaseId', 'ack.leaseId')),
@@ -149,7 +149,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
         const group = optionalString(body, 'consumer_group');
         const consumerGroup = group === null || group === '' ? group : streamName(group, 'consumer_group');
         const stateOps = parseStateOps(body.state_ops);
-        if (!absent(body.push_items) && !Array.isArray(body.push_items)) throw badRequest('push_items must be an array');
+        if (!absent(body.push_items) && !Array.isArray(body.push_items)) throw invalid('push_items must be an array');
         const pushItems = absent(body.push_items) ? [] : parsePushItems(body.push_items, null);
         const ack = parseCycleAck(body.ack);
         const releaseLease = optionalBoolean(body, 'release_lease', true);

@@ -2,7 +2,8 @@
  * Traces (docs/api.md 7.6): consumers record events against a message; operators read them per message, by
  * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape, built by core/traces.ts).
  */
-import { adminNotFound, badRequest } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { adminNotFound } from '../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
 import { messageKey } from '../../core/messages.js';
 import { namedTraceEventWire, traceEventWire, traceNameWire } from '../../core/traces.js';
@@ -11,6 +12,7 @@ import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
+import { messagePath } from './messages.js';
 
 /** A validated `POST /api/v1/traces` body. */
 export interface TraceInput {
@@ -31,8 +33,8 @@ export interface TraceInput {
  */
 export function parseTraceInput(body: Record<string, unknown>): TraceInput {
   const { transactionId, partitionId, data, consumerGroup, eventType, traceNames } = body;
-  if (typeof transactionId !== 'string' || typeof partitionId !== 'string') throw badRequest('transactionId and partitionId are required');
-  if (data === undefined || data === null) throw badRequest('data is required');
+  if (typeof transactionId !== 'string' || typeof partitionId !== 'string') throw invalid('transactionId and partitionId are required');
+  if (data === undefined || data === null) throw invalid('data is required');
   const group = effectiveGroup(typeof consumerGroup === 'string' ? consumerGroup : null);
   checkedName(group, 'consumerGroup');
   const type = typeof eventType === 'string' && eventType !== '' ? eventType : 'info';
@@ -77,7 +79,7 @@ export function traceRoutes(core: RouteContext): Route[] {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
         const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, maxBytes: core.bounds.listingMaxBytes, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
-        return { status: 200, body: { traces: traces.map(namedTraceEventWire), total, pagination: page } };
+        return { status: 200, body: { traces: traces.map((event) => namedTraceEventWire(event, messagePath)), total, pagination: page } };
       },
     },
     {

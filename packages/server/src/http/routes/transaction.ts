@@ -3,7 +3,7 @@
  * an unknown operation type is not a 400 but fails the transaction when its turn comes. More operations than
  * TRANSACTION_MAX_OPERATIONS is a 413 before anything runs.
  */
-import { badRequest, transactionTooLarge } from '../../errors.js';
+import { invalid, transactionTooLarge } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -12,18 +12,18 @@ import { parsePushItems } from './push.js';
 
 /** Type-checks the operations of a transaction body. */
 export function parseOperations(raw: unknown): TransactionOperation[] {
-  if (!Array.isArray(raw)) throw badRequest('operations array required');
-  if (raw.length === 0) throw badRequest('operations array cannot be empty');
+  if (!Array.isArray(raw)) throw invalid('operations array required');
+  if (raw.length === 0) throw invalid('operations array cannot be empty');
   return raw.map((op: unknown): TransactionOperation => {
-    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw badRequest('Each operation must be an object');
+    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw invalid('Each operation must be an object');
     const fields = op as Record<string, unknown>;
     if (fields.type === 'push') {
-      if (!Array.isArray(fields.items)) throw badRequest('push operation requires an items array');
+      if (!Array.isArray(fields.items)) throw invalid('push operation requires an items array');
       return { type: 'push', items: parsePushItems(fields.items, {}) };
     }
     if (fields.type === 'ack') {
       if (typeof fields.transactionId !== 'string' || typeof fields.partitionId !== 'string') {
-        throw badRequest('ack operation requires transactionId and partitionId');
+        throw invalid('ack operation requires transactionId and partitionId');
       }
       return { type: 'ack', item: ackItem(fields, fields.consumerGroup) };
     }
@@ -58,6 +58,7 @@ export function transactionRoutes(core: RouteContext): Route[] {
       path: '/api/v1/transaction',
       access: 'READ_WRITE',
       body: 'required',
+      transaction: true,
       async handle({ body, subject }) {
         assertOperationCount(body.operations, core.bounds.transactionMaxOperations);
         const operations = parseOperations(body.operations);
