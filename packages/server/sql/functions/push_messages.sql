@@ -10,7 +10,9 @@
 --             partition: items whose transactionId is already stored (or repeats an earlier item of the batch)
 --             are duplicates; maxSize admits a capped queue's remaining items in item order (across its
 --             partitions); the rest get consecutive offsets tail+1.. in item order, one segment per commit
---             (chunked into rows of at most 200 messages), and the tail moves.
+--             (chunked into rows of at most 200 messages), and the tail moves. A batch without per-queue
+--             rules writes its keys first and is classified only when that insert meets a duplicate
+--             (one subtransaction per call; docs/decisions.md, "Duplicates found by the key insert").
 --   Locks:    queue rows are created and partition rows locked (FOR UPDATE) in (queue name, partition name)
 --             order, so concurrent batches cannot deadlock. Every writer of a partition holds its row lock,
 --             which is what makes offsets dense and assigned in commit order.
@@ -58,6 +60,7 @@ DECLARE
   v_room bigint;
   v_i integer;
   v_sealing constant boolean := coalesce(current_setting('queen.sealing', true) = 'on', false);
+  v_fast boolean;
 BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
@@ -75,66 +78,92 @@ BEGIN
     v_group_created := v_group_created || greatest(clock_timestamp(), v_key.last_push_at);
   END LOOP;
 
-  -- Classify every item against the stored keys and the earlier items of the batch. The stored key is
-  -- looked up per item (a scalar subquery, both key columns bound), never joined: see README.md, "Plans that
-  -- survive any statistics".
-  WITH items AS (
-    SELECT t.i, t.transaction_id, g.partition_id,
-           min(t.i) OVER (PARTITION BY g.partition_id, t.transaction_id) AS first_i
-    FROM unnest(p_queue, p_partition, p_transaction_id) WITH ORDINALITY AS t (queue_name, partition_name, transaction_id, i)
-    JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
-      ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name
-  ), keyed AS (
-    SELECT items.*,
-           (SELECT k.message_offset FROM queen.message_keys k
-            WHERE k.partition_id = items.partition_id AND k.transaction_id = items.transaction_id) AS stored_offset
-    FROM items
-  )
-  SELECT array_agg(CASE WHEN keyed.stored_offset IS NOT NULL THEN 'stored'
-                        WHEN keyed.i = keyed.first_i THEN 'fresh'
-                        ELSE 'repeat' END ORDER BY keyed.i),
-         array_agg(keyed.partition_id ORDER BY keyed.i),
-         array_agg(keyed.first_i ORDER BY keyed.i),
-         array_agg(keyed.stored_offset ORDER BY keyed.i)
-  INTO v_state, v_partition_of, v_first_of, v_stored_offset
-  FROM keyed;
+  -- Each item's partition, in item order.
+  SELECT array_agg(g.partition_id ORDER BY t.i) INTO v_partition_of
+  FROM unnest(p_queue, p_partition) WITH ORDINALITY AS t (queue_name, partition_name, i)
+  JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
+    ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name;
 
-  -- The queues of the batch that need a per-queue rule: encryption (only when the session holds the key)
-  -- and maxSize. One look-up by name, as before; queues with neither rule are not returned.
-  FOR v_queue IN SELECT q.* FROM queen.queues q
-                 WHERE q.name = ANY (p_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)) LOOP
-    -- Encryption guard first (a refused item takes no room under maxSize): a fresh item of an encrypted
-    -- queue whose payload is not sealed ('enc:v1:' prefix, core/payload-cipher.ts; JSON text never starts
-    -- with 'e') is refused as 'unsealed' and written nowhere. The broker re-submits it sealed.
-    IF v_sealing AND v_queue.encryption_enabled THEN
-      SELECT array_agg(CASE WHEN t.state = 'fresh' AND t.queue_name = v_queue.name AND left(t.payload, 7) <> 'enc:v1:'
-                            THEN 'unsealed' ELSE t.state END ORDER BY t.i)
-      INTO v_state
-      FROM unnest(v_state, p_queue, p_payload) WITH ORDINALITY AS t (state, queue_name, payload, i);
-    END IF;
-    -- maxSize admits a capped queue's fresh items in input order, across its partitions.
-    CONTINUE WHEN v_queue.max_size <= 0;
-    v_room := greatest(v_queue.max_size - queen.queue_mode_backlog(v_queue.id), 0);
-    FOR v_i IN 1 .. v_count LOOP
-      CONTINUE WHEN v_state[v_i] <> 'fresh' OR p_queue[v_i] <> v_queue.name;
-      IF v_room > 0 THEN
-        v_room := v_room - 1;
-      ELSE
-        v_state[v_i] := 'rejected';
+  -- The common batch: no queue of it has a per-queue rule (maxSize, or encryption with the key held), and
+  -- every transactionId is new to its partition. Its keys are inserted straight away, offsets tail+1.. in
+  -- item order: the primary key of message_keys finds any repeat or stored transactionId on the way (the
+  -- insert descends the index anyway), so the batch pays no separate look-up per item. When it does find
+  -- one, the subtransaction undoes the insert and the batch is classified item by item below
+  -- (docs/decisions.md, "Duplicates found by the key insert").
+  v_fast := NOT EXISTS (SELECT 1 FROM queen.queues q
+                        WHERE q.name = ANY (v_group_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)));
+  IF v_fast THEN
+    BEGIN
+      INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
+      SELECT t.partition_id, t.transaction_id, g.tail + row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i)
+      FROM unnest(v_partition_of, p_transaction_id) WITH ORDINALITY AS t (partition_id, transaction_id, i)
+      JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = t.partition_id;
+      v_state := array_fill('fresh'::text, ARRAY[v_count]);
+    EXCEPTION WHEN unique_violation THEN
+      v_fast := false;
+    END;
+  END IF;
+
+  IF NOT v_fast THEN
+    -- Classify every item against the stored keys and the earlier items of the batch. The stored key is
+    -- looked up per item (a scalar subquery, both key columns bound), never joined: see README.md, "Plans
+    -- that survive any statistics".
+    WITH items AS (
+      SELECT t.i, t.transaction_id, t.partition_id,
+             min(t.i) OVER (PARTITION BY t.partition_id, t.transaction_id) AS first_i
+      FROM unnest(v_partition_of, p_transaction_id) WITH ORDINALITY AS t (partition_id, transaction_id, i)
+    ), keyed AS (
+      SELECT items.*,
+             (SELECT k.message_offset FROM queen.message_keys k
+              WHERE k.partition_id = items.partition_id AND k.transaction_id = items.transaction_id) AS stored_offset
+      FROM items
+    )
+    SELECT array_agg(CASE WHEN keyed.stored_offset IS NOT NULL THEN 'stored'
+                          WHEN keyed.i = keyed.first_i THEN 'fresh'
+                          ELSE 'repeat' END ORDER BY keyed.i),
+           array_agg(keyed.first_i ORDER BY keyed.i),
+           array_agg(keyed.stored_offset ORDER BY keyed.i)
+    INTO v_state, v_first_of, v_stored_offset
+    FROM keyed;
+
+    -- The queues of the batch that need a per-queue rule: encryption (only when the session holds the key)
+    -- and maxSize. One look-up by name, as before; queues with neither rule are not returned.
+    FOR v_queue IN SELECT q.* FROM queen.queues q
+                   WHERE q.name = ANY (v_group_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)) LOOP
+      -- Encryption guard first (a refused item takes no room under maxSize): a fresh item of an encrypted
+      -- queue whose payload is not sealed ('enc:v1:' prefix, core/payload-cipher.ts; JSON text never starts
+      -- with 'e') is refused as 'unsealed' and written nowhere. The broker re-submits it sealed.
+      IF v_sealing AND v_queue.encryption_enabled THEN
+        SELECT array_agg(CASE WHEN t.state = 'fresh' AND t.queue_name = v_queue.name AND left(t.payload, 7) <> 'enc:v1:'
+                              THEN 'unsealed' ELSE t.state END ORDER BY t.i)
+        INTO v_state
+        FROM unnest(v_state, p_queue, p_payload) WITH ORDINALITY AS t (state, queue_name, payload, i);
       END IF;
+      -- maxSize admits a capped queue's fresh items in input order, across its partitions.
+      CONTINUE WHEN v_queue.max_size <= 0;
+      v_room := greatest(v_queue.max_size - queen.queue_mode_backlog(v_queue.id), 0);
+      FOR v_i IN 1 .. v_count LOOP
+        CONTINUE WHEN v_state[v_i] <> 'fresh' OR p_queue[v_i] <> v_queue.name;
+        IF v_room > 0 THEN
+          v_room := v_room - 1;
+        ELSE
+          v_state[v_i] := 'rejected';
+        END IF;
+      END LOOP;
     END LOOP;
-  END LOOP;
 
-  -- Write: each partition's fresh items get tail+1.. in item order; one segment per partition, chunked.
-  WITH fresh AS (
-    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
-    FROM unnest(v_state, v_partition_of, p_transaction_id) WITH ORDINALITY AS t (state, partition_id, transaction_id, i)
-    WHERE t.state = 'fresh'
-  )
-  INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
-  SELECT fresh.partition_id, fresh.transaction_id, g.tail + fresh.n
-  FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
+    -- Each partition's fresh items get tail+1.. in item order.
+    WITH fresh AS (
+      SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+      FROM unnest(v_state, v_partition_of, p_transaction_id) WITH ORDINALITY AS t (state, partition_id, transaction_id, i)
+      WHERE t.state = 'fresh'
+    )
+    INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
+    SELECT fresh.partition_id, fresh.transaction_id, g.tail + fresh.n
+    FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
+  END IF;
 
+  -- Write: one segment per partition, chunked, offsets as in message_keys.
   WITH fresh AS (
     SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
     FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub,
@@ -210,7 +239,7 @@ BEGIN
          q.namespace,
          q.task
   FROM items a
-  JOIN items f ON f.i = a.first_i
+  JOIN items f ON f.i = coalesce(a.first_i, a.i)  -- no first_of when the batch took the common path
   JOIN named q ON q.name = a.queue_name;
 END
 $$;
