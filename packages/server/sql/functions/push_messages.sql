@@ -163,26 +163,31 @@ BEGIN
     FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
   END IF;
 
-  -- Write: one segment per partition, chunked, offsets as in message_keys.
-  WITH fresh AS (
-    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
-    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub,
-                p_trace_context)
-      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload, producer_sub,
-                            trace_context, i)
-    WHERE t.state = 'fresh'
-  )
+  -- Write: one segment per partition, chunked, offsets as in message_keys. The arrays are aggregated in
+  -- the order of their input, which the subquery sorts by (partition, chunk, item): the grouping keys are a
+  -- prefix of that order, so no sort comes between it and the aggregates, and each group sees its items in
+  -- item order. An ORDER BY inside each aggregate would sort every aggregate of every group again
+  -- (PostgreSQL 15: six sorts a segment; docs/performance-analysis.md, issue 40).
   INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids, transaction_ids,
                               trace_ids, payloads, producer_subs, trace_contexts)
-  SELECT fresh.partition_id, g.tail + min(fresh.n), g.tail + max(fresh.n), g.created_at,
-         array_agg(fresh.message_id ORDER BY fresh.n), array_agg(fresh.transaction_id ORDER BY fresh.n),
-         array_agg(fresh.trace_id ORDER BY fresh.n), array_agg(fresh.payload ORDER BY fresh.n),
-         CASE WHEN bool_or(fresh.producer_sub IS NOT NULL) THEN array_agg(fresh.producer_sub ORDER BY fresh.n) END,
-         CASE WHEN bool_or(fresh.trace_context IS NOT NULL) THEN array_agg(fresh.trace_context ORDER BY fresh.n) END
-  FROM fresh
+  SELECT c.partition_id, g.tail + c.first_n, g.tail + c.last_n, g.created_at, c.message_ids, c.transaction_ids,
+         c.trace_ids, c.payloads, c.producer_subs, c.trace_contexts
+  FROM (SELECT f.partition_id, min(f.n) AS first_n, max(f.n) AS last_n,
+               array_agg(f.message_id) AS message_ids, array_agg(f.transaction_id) AS transaction_ids,
+               array_agg(f.trace_id) AS trace_ids, array_agg(f.payload) AS payloads,
+               CASE WHEN bool_or(f.producer_sub IS NOT NULL) THEN array_agg(f.producer_sub) END AS producer_subs,
+               CASE WHEN bool_or(f.trace_context IS NOT NULL) THEN array_agg(f.trace_context) END AS trace_contexts
+        FROM (SELECT n.*, (n.n - 1) / c_chunk AS chunk
+              FROM (SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+                    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload,
+                                p_producer_sub, p_trace_context)
+                      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload,
+                                            producer_sub, trace_context, i)
+                    WHERE t.state = 'fresh') n
+              ORDER BY n.partition_id, chunk, n.i) f
+        GROUP BY f.partition_id, f.chunk) c
   JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
-    ON g.partition_id = fresh.partition_id
-  GROUP BY fresh.partition_id, g.tail, g.created_at, (fresh.n - 1) / c_chunk;
+    ON g.partition_id = c.partition_id;
 
   -- Bump the tails, and give each written partition its backlog entry for every (queue, group) registered
   -- with the wildcard pops' index (backlog_prepare): a partition that already has its entry writes nothing,

@@ -427,32 +427,6 @@ describe('deduplication', () => {
     assert.equal(segments.rows[0]!.n, 1);
   });
 
-  test('one stored duplicate in a batch: the other partitions\' items are written once, offsets dense', async () => {
-    // The common path inserts every key at once and falls back to classifying item by item when the key
-    // insert meets a stored transactionId (docs/decisions.md, "Duplicates found by the key insert"): nothing
-    // of the undone insert may stay behind.
-    const queue = uniqueQueue('dedup-mixed');
-    const first = await setup.api.push([{ queue, partition: 'p2', payload: 'stored', transactionId: 'old' }]);
-    const res = await setup.api.push([
-      { queue, partition: 'p1', payload: 'x1', transactionId: 'x1' },
-      { queue, partition: 'p2', payload: 'again', transactionId: 'old' },
-      { queue, partition: 'p1', payload: 'x2', transactionId: 'x2' },
-      { queue, partition: 'p2', payload: 'y1', transactionId: 'y1' },
-    ]);
-    assert.deepEqual(res.json.map((r: any) => r.status), ['queued', 'duplicate', 'queued', 'queued']);
-    assert.equal(res.json[1].message_id, first.json[0].message_id);
-    const keys = await setup.db.query(
-      `SELECT p.name, k.transaction_id, k.message_offset::int AS o FROM queen.message_keys k
-       JOIN queen.partitions p ON p.id = k.partition_id WHERE p.id = ANY ($1::uuid[]) ORDER BY 1, 3`,
-      [[await partitionId(queue, 'p1'), await partitionId(queue, 'p2')]]);
-    assert.deepEqual(keys.rows.map((r) => [r.name, r.transaction_id, r.o]),
-      [['p1', 'x1', 1], ['p1', 'x2', 2], ['p2', 'old', 1], ['p2', 'y1', 2]]);
-    const retry = await setup.api.push([{ queue, partition: 'p1', payload: 'x2 again', transactionId: 'x2' }]);
-    assert.deepEqual([retry.json[0].status, retry.json[0].message_id], ['duplicate', res.json[2].message_id]);
-    const messages = await drain(queue);
-    assert.deepEqual(messages.map((m) => [m.partition, m.data]).sort(), [['p1', 'x1'], ['p1', 'x2'], ['p2', 'stored'], ['p2', 'y1']]);
-  });
-
   test('20 concurrent identical pushes produce exactly one queued', async () => {
     for (const fresh of [true, false]) {
       const queue = fresh ? uniqueQueue('dedup-conc') : uniqueQueue('dedup-conc-existing');
