@@ -61,6 +61,9 @@ DECLARE
   v_i integer;
   v_sealing constant boolean := coalesce(current_setting('queen.sealing', true) = 'on', false);
   v_fast boolean;
+  v_named text[];
+  v_namespaces text[];
+  v_tasks text[];
 BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
@@ -214,17 +217,25 @@ BEGIN
   ORDER BY 1, 2, 3
   ON CONFLICT DO NOTHING;
 
+  -- The queues' namespace and task, read once per queue name of the batch, by name.
+  SELECT array_agg(n.name), array_agg(q.namespace), array_agg(q.task) INTO v_named, v_namespaces, v_tasks
+  FROM (SELECT DISTINCT u.name FROM unnest(v_group_queue) AS u (name)) n
+  CROSS JOIN LATERAL (SELECT q.namespace, q.task FROM queen.queues q WHERE q.name = n.name LIMIT 1) q;
+
+  IF v_fast THEN  -- every item queued, under the id it came with
+    RETURN QUERY
+    SELECT t.i::integer, 'queued'::text, t.message_id, t.partition_id, NULL::text, q.namespace, q.task
+    FROM unnest(p_message_id, v_partition_of, p_queue) WITH ORDINALITY AS t (message_id, partition_id, queue_name, i)
+    JOIN unnest(v_named, v_namespaces, v_tasks) AS q (name, namespace, task) ON q.name = t.queue_name;
+    RETURN;
+  END IF;
+
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.
-  -- The queues' namespace and task are read once per queue name of the batch, by name.
   RETURN QUERY
   WITH items AS (
     SELECT t.* FROM unnest(v_state, v_partition_of, v_first_of, v_stored_offset, p_message_id, p_queue)
       WITH ORDINALITY AS t (state, partition_id, first_i, stored_offset, message_id, queue_name, i)
-  ), named AS MATERIALIZED (
-    SELECT n.name, q.namespace, q.task
-    FROM (SELECT DISTINCT u.name FROM unnest(v_group_queue) AS u (name)) n
-    CROSS JOIN LATERAL (SELECT q.namespace, q.task FROM queen.queues q WHERE q.name = n.name LIMIT 1) q
   )
   SELECT a.i::integer,
          CASE WHEN f.state = 'rejected' THEN 'failed'
@@ -244,7 +255,7 @@ BEGIN
          q.namespace,
          q.task
   FROM items a
-  JOIN items f ON f.i = coalesce(a.first_i, a.i)  -- no first_of when the batch took the common path
-  JOIN named q ON q.name = a.queue_name;
+  JOIN items f ON f.i = a.first_i
+  JOIN unnest(v_named, v_namespaces, v_tasks) AS q (name, namespace, task) ON q.name = a.queue_name;
 END
 $$;
