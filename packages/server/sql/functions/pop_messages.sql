@@ -314,16 +314,18 @@ BEGIN
     -- Bounded above by the span's last segment, in the index condition: `first_offset <= v_end` alone is a
     -- filter, which read every segment above the cursor (a pop of one message from a partition holding 60 000
     -- one-message segments took 8 ms instead of 1).
+    -- createdAt is formatted once per segment (the subquery, kept one by its OFFSET), not once per message.
     RETURN QUERY
     SELECT v_candidate.queue_name, v_candidate.id, v_candidate.name, s.first_offset + m.n - 1,
-           m.id, m.txn, m.trace, m.payload, m.sub, queen.format_micros(s.created_at), NULL::text, NULL::integer,
+           m.id, m.txn, m.trace, m.payload, m.sub, s.created, NULL::text, NULL::integer,
            m.context
-    FROM queen.segments s
+    FROM (SELECT s.*, queen.format_micros(s.created_at) AS created FROM queen.segments s
+          WHERE s.partition_id = v_candidate.id AND s.last_offset > v_cursor.committed
+            AND s.last_offset <= v_span_last OFFSET 0) s
     CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.trace_ids, s.payloads, s.producer_subs,
                               s.trace_contexts)
       WITH ORDINALITY AS m (id, txn, trace, payload, sub, context, n)
-    WHERE s.partition_id = v_candidate.id AND s.last_offset > v_cursor.committed AND s.last_offset <= v_span_last
-      AND s.first_offset + m.n - 1 > v_cursor.committed AND s.first_offset + m.n - 1 <= v_end
+    WHERE s.first_offset + m.n - 1 > v_cursor.committed AND s.first_offset + m.n - 1 <= v_end
     ORDER BY s.last_offset, m.n;
     GET DIAGNOSTICS v_delivered = ROW_COUNT;
 

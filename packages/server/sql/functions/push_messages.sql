@@ -10,7 +10,9 @@
 --             partition: items whose transactionId is already stored (or repeats an earlier item of the batch)
 --             are duplicates; maxSize admits a capped queue's remaining items in item order (across its
 --             partitions); the rest get consecutive offsets tail+1.. in item order, one segment per commit
---             (chunked into rows of at most 200 messages), and the tail moves.
+--             (chunked into rows of at most 200 messages), and the tail moves. A batch without per-queue
+--             rules writes its keys first and is classified only when that insert meets a duplicate
+--             (one subtransaction per call; docs/decisions.md, "Duplicates found by the key insert").
 --   Locks:    queue rows are created and partition rows locked (FOR UPDATE) in (queue name, partition name)
 --             order, so concurrent batches cannot deadlock. Every writer of a partition holds its row lock,
 --             which is what makes offsets dense and assigned in commit order.
@@ -58,6 +60,10 @@ DECLARE
   v_room bigint;
   v_i integer;
   v_sealing constant boolean := coalesce(current_setting('queen.sealing', true) = 'on', false);
+  v_fast boolean;
+  v_named text[];
+  v_namespaces text[];
+  v_tasks text[];
 BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
@@ -75,85 +81,116 @@ BEGIN
     v_group_created := v_group_created || greatest(clock_timestamp(), v_key.last_push_at);
   END LOOP;
 
-  -- Classify every item against the stored keys and the earlier items of the batch. The stored key is
-  -- looked up per item (a scalar subquery, both key columns bound), never joined: see README.md, "Plans that
-  -- survive any statistics".
-  WITH items AS (
-    SELECT t.i, t.transaction_id, g.partition_id,
-           min(t.i) OVER (PARTITION BY g.partition_id, t.transaction_id) AS first_i
-    FROM unnest(p_queue, p_partition, p_transaction_id) WITH ORDINALITY AS t (queue_name, partition_name, transaction_id, i)
-    JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
-      ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name
-  ), keyed AS (
-    SELECT items.*,
-           (SELECT k.message_offset FROM queen.message_keys k
-            WHERE k.partition_id = items.partition_id AND k.transaction_id = items.transaction_id) AS stored_offset
-    FROM items
-  )
-  SELECT array_agg(CASE WHEN keyed.stored_offset IS NOT NULL THEN 'stored'
-                        WHEN keyed.i = keyed.first_i THEN 'fresh'
-                        ELSE 'repeat' END ORDER BY keyed.i),
-         array_agg(keyed.partition_id ORDER BY keyed.i),
-         array_agg(keyed.first_i ORDER BY keyed.i),
-         array_agg(keyed.stored_offset ORDER BY keyed.i)
-  INTO v_state, v_partition_of, v_first_of, v_stored_offset
-  FROM keyed;
+  -- Each item's partition, in item order.
+  SELECT array_agg(g.partition_id ORDER BY t.i) INTO v_partition_of
+  FROM unnest(p_queue, p_partition) WITH ORDINALITY AS t (queue_name, partition_name, i)
+  JOIN unnest(v_group_queue, v_group_partition, v_group_id) AS g (queue_name, partition_name, partition_id)
+    ON g.queue_name = t.queue_name AND g.partition_name = t.partition_name;
 
-  -- The queues of the batch that need a per-queue rule: encryption (only when the session holds the key)
-  -- and maxSize. One look-up by name, as before; queues with neither rule are not returned.
-  FOR v_queue IN SELECT q.* FROM queen.queues q
-                 WHERE q.name = ANY (p_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)) LOOP
-    -- Encryption guard first (a refused item takes no room under maxSize): a fresh item of an encrypted
-    -- queue whose payload is not sealed ('enc:v1:' prefix, core/payload-cipher.ts; JSON text never starts
-    -- with 'e') is refused as 'unsealed' and written nowhere. The broker re-submits it sealed.
-    IF v_sealing AND v_queue.encryption_enabled THEN
-      SELECT array_agg(CASE WHEN t.state = 'fresh' AND t.queue_name = v_queue.name AND left(t.payload, 7) <> 'enc:v1:'
-                            THEN 'unsealed' ELSE t.state END ORDER BY t.i)
-      INTO v_state
-      FROM unnest(v_state, p_queue, p_payload) WITH ORDINALITY AS t (state, queue_name, payload, i);
-    END IF;
-    -- maxSize admits a capped queue's fresh items in input order, across its partitions.
-    CONTINUE WHEN v_queue.max_size <= 0;
-    v_room := greatest(v_queue.max_size - queen.queue_mode_backlog(v_queue.id), 0);
-    FOR v_i IN 1 .. v_count LOOP
-      CONTINUE WHEN v_state[v_i] <> 'fresh' OR p_queue[v_i] <> v_queue.name;
-      IF v_room > 0 THEN
-        v_room := v_room - 1;
-      ELSE
-        v_state[v_i] := 'rejected';
+  -- The common batch: no queue of it has a per-queue rule (maxSize, or encryption with the key held), and
+  -- every transactionId is new to its partition. Its keys are inserted straight away, offsets tail+1.. in
+  -- item order: the primary key of message_keys finds any repeat or stored transactionId on the way (the
+  -- insert descends the index anyway), so the batch pays no separate look-up per item. When it does find
+  -- one, the subtransaction undoes the insert and the batch is classified item by item below
+  -- (docs/decisions.md, "Duplicates found by the key insert").
+  v_fast := NOT EXISTS (SELECT 1 FROM queen.queues q
+                        WHERE q.name = ANY (v_group_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)));
+  IF v_fast THEN
+    BEGIN
+      INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
+      SELECT t.partition_id, t.transaction_id, g.tail + row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i)
+      FROM unnest(v_partition_of, p_transaction_id) WITH ORDINALITY AS t (partition_id, transaction_id, i)
+      JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = t.partition_id;
+      v_state := array_fill('fresh'::text, ARRAY[v_count]);
+    EXCEPTION WHEN unique_violation THEN
+      v_fast := false;
+    END;
+  END IF;
+
+  IF NOT v_fast THEN
+    -- Classify every item against the stored keys and the earlier items of the batch. The stored key is
+    -- looked up per item (a scalar subquery, both key columns bound), never joined: see README.md, "Plans
+    -- that survive any statistics".
+    WITH items AS (
+      SELECT t.i, t.transaction_id, t.partition_id,
+             min(t.i) OVER (PARTITION BY t.partition_id, t.transaction_id) AS first_i
+      FROM unnest(v_partition_of, p_transaction_id) WITH ORDINALITY AS t (partition_id, transaction_id, i)
+    ), keyed AS (
+      SELECT items.*,
+             (SELECT k.message_offset FROM queen.message_keys k
+              WHERE k.partition_id = items.partition_id AND k.transaction_id = items.transaction_id) AS stored_offset
+      FROM items
+    )
+    SELECT array_agg(CASE WHEN keyed.stored_offset IS NOT NULL THEN 'stored'
+                          WHEN keyed.i = keyed.first_i THEN 'fresh'
+                          ELSE 'repeat' END ORDER BY keyed.i),
+           array_agg(keyed.first_i ORDER BY keyed.i),
+           array_agg(keyed.stored_offset ORDER BY keyed.i)
+    INTO v_state, v_first_of, v_stored_offset
+    FROM keyed;
+
+    -- The queues of the batch that need a per-queue rule: encryption (only when the session holds the key)
+    -- and maxSize. One look-up by name, as before; queues with neither rule are not returned.
+    FOR v_queue IN SELECT q.* FROM queen.queues q
+                   WHERE q.name = ANY (v_group_queue) AND (q.max_size > 0 OR (v_sealing AND q.encryption_enabled)) LOOP
+      -- Encryption guard first (a refused item takes no room under maxSize): a fresh item of an encrypted
+      -- queue whose payload is not sealed ('enc:v1:' prefix, core/payload-cipher.ts; JSON text never starts
+      -- with 'e') is refused as 'unsealed' and written nowhere. The broker re-submits it sealed.
+      IF v_sealing AND v_queue.encryption_enabled THEN
+        SELECT array_agg(CASE WHEN t.state = 'fresh' AND t.queue_name = v_queue.name AND left(t.payload, 7) <> 'enc:v1:'
+                              THEN 'unsealed' ELSE t.state END ORDER BY t.i)
+        INTO v_state
+        FROM unnest(v_state, p_queue, p_payload) WITH ORDINALITY AS t (state, queue_name, payload, i);
       END IF;
+      -- maxSize admits a capped queue's fresh items in input order, across its partitions.
+      CONTINUE WHEN v_queue.max_size <= 0;
+      v_room := greatest(v_queue.max_size - queen.queue_mode_backlog(v_queue.id), 0);
+      FOR v_i IN 1 .. v_count LOOP
+        CONTINUE WHEN v_state[v_i] <> 'fresh' OR p_queue[v_i] <> v_queue.name;
+        IF v_room > 0 THEN
+          v_room := v_room - 1;
+        ELSE
+          v_state[v_i] := 'rejected';
+        END IF;
+      END LOOP;
     END LOOP;
-  END LOOP;
 
-  -- Write: each partition's fresh items get tail+1.. in item order; one segment per partition, chunked.
-  WITH fresh AS (
-    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
-    FROM unnest(v_state, v_partition_of, p_transaction_id) WITH ORDINALITY AS t (state, partition_id, transaction_id, i)
-    WHERE t.state = 'fresh'
-  )
-  INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
-  SELECT fresh.partition_id, fresh.transaction_id, g.tail + fresh.n
-  FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
+    -- Each partition's fresh items get tail+1.. in item order.
+    WITH fresh AS (
+      SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+      FROM unnest(v_state, v_partition_of, p_transaction_id) WITH ORDINALITY AS t (state, partition_id, transaction_id, i)
+      WHERE t.state = 'fresh'
+    )
+    INSERT INTO queen.message_keys (partition_id, transaction_id, message_offset)
+    SELECT fresh.partition_id, fresh.transaction_id, g.tail + fresh.n
+    FROM fresh JOIN unnest(v_group_id, v_group_tail) AS g (partition_id, tail) ON g.partition_id = fresh.partition_id;
+  END IF;
 
-  WITH fresh AS (
-    SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
-    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload, p_producer_sub,
-                p_trace_context)
-      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload, producer_sub,
-                            trace_context, i)
-    WHERE t.state = 'fresh'
-  )
+  -- Write: one segment per partition, chunked, offsets as in message_keys. The arrays are aggregated in
+  -- the order of their input, which the subquery sorts by (partition, chunk, item): the grouping keys are a
+  -- prefix of that order, so no sort comes between it and the aggregates, and each group sees its items in
+  -- item order. An ORDER BY inside each aggregate would sort every aggregate of every group again
+  -- (PostgreSQL 15: six sorts a segment; docs/performance-analysis.md, issue 40).
   INSERT INTO queen.segments (partition_id, first_offset, last_offset, created_at, message_ids, transaction_ids,
                               trace_ids, payloads, producer_subs, trace_contexts)
-  SELECT fresh.partition_id, g.tail + min(fresh.n), g.tail + max(fresh.n), g.created_at,
-         array_agg(fresh.message_id ORDER BY fresh.n), array_agg(fresh.transaction_id ORDER BY fresh.n),
-         array_agg(fresh.trace_id ORDER BY fresh.n), array_agg(fresh.payload ORDER BY fresh.n),
-         CASE WHEN bool_or(fresh.producer_sub IS NOT NULL) THEN array_agg(fresh.producer_sub ORDER BY fresh.n) END,
-         CASE WHEN bool_or(fresh.trace_context IS NOT NULL) THEN array_agg(fresh.trace_context ORDER BY fresh.n) END
-  FROM fresh
+  SELECT c.partition_id, g.tail + c.first_n, g.tail + c.last_n, g.created_at, c.message_ids, c.transaction_ids,
+         c.trace_ids, c.payloads, c.producer_subs, c.trace_contexts
+  FROM (SELECT f.partition_id, min(f.n) AS first_n, max(f.n) AS last_n,
+               array_agg(f.message_id) AS message_ids, array_agg(f.transaction_id) AS transaction_ids,
+               array_agg(f.trace_id) AS trace_ids, array_agg(f.payload) AS payloads,
+               CASE WHEN bool_or(f.producer_sub IS NOT NULL) THEN array_agg(f.producer_sub) END AS producer_subs,
+               CASE WHEN bool_or(f.trace_context IS NOT NULL) THEN array_agg(f.trace_context) END AS trace_contexts
+        FROM (SELECT n.*, (n.n - 1) / c_chunk AS chunk
+              FROM (SELECT t.*, row_number() OVER (PARTITION BY t.partition_id ORDER BY t.i) AS n
+                    FROM unnest(v_state, v_partition_of, p_message_id, p_transaction_id, p_trace_id, p_payload,
+                                p_producer_sub, p_trace_context)
+                      WITH ORDINALITY AS t (state, partition_id, message_id, transaction_id, trace_id, payload,
+                                            producer_sub, trace_context, i)
+                    WHERE t.state = 'fresh') n
+              ORDER BY n.partition_id, chunk, n.i) f
+        GROUP BY f.partition_id, f.chunk) c
   JOIN unnest(v_group_id, v_group_tail, v_group_created) AS g (partition_id, tail, created_at)
-    ON g.partition_id = fresh.partition_id
-  GROUP BY fresh.partition_id, g.tail, g.created_at, (fresh.n - 1) / c_chunk;
+    ON g.partition_id = c.partition_id;
 
   -- Bump the tails, and give each written partition its backlog entry for every (queue, group) registered
   -- with the wildcard pops' index (backlog_prepare): a partition that already has its entry writes nothing,
@@ -180,17 +217,25 @@ BEGIN
   ORDER BY 1, 2, 3
   ON CONFLICT DO NOTHING;
 
+  -- The queues' namespace and task, read once per queue name of the batch, by name.
+  SELECT array_agg(n.name), array_agg(q.namespace), array_agg(q.task) INTO v_named, v_namespaces, v_tasks
+  FROM (SELECT DISTINCT u.name FROM unnest(v_group_queue) AS u (name)) n
+  CROSS JOIN LATERAL (SELECT q.namespace, q.task FROM queen.queues q WHERE q.name = n.name LIMIT 1) q;
+
+  IF v_fast THEN  -- every item queued, under the id it came with
+    RETURN QUERY
+    SELECT t.i::integer, 'queued'::text, t.message_id, t.partition_id, NULL::text, q.namespace, q.task
+    FROM unnest(p_message_id, v_partition_of, p_queue) WITH ORDINALITY AS t (message_id, partition_id, queue_name, i)
+    JOIN unnest(v_named, v_namespaces, v_tasks) AS q (name, namespace, task) ON q.name = t.queue_name;
+    RETURN;
+  END IF;
+
   -- Each item answers after the first occurrence of its transactionId in its partition: queued when that is
   -- itself, duplicate of it (or of the stored message) otherwise, failed when maxSize refused it.
-  -- The queues' namespace and task are read once per queue name of the batch, by name.
   RETURN QUERY
   WITH items AS (
     SELECT t.* FROM unnest(v_state, v_partition_of, v_first_of, v_stored_offset, p_message_id, p_queue)
       WITH ORDINALITY AS t (state, partition_id, first_i, stored_offset, message_id, queue_name, i)
-  ), named AS MATERIALIZED (
-    SELECT n.name, q.namespace, q.task
-    FROM (SELECT DISTINCT u.name FROM unnest(v_group_queue) AS u (name)) n
-    CROSS JOIN LATERAL (SELECT q.namespace, q.task FROM queen.queues q WHERE q.name = n.name LIMIT 1) q
   )
   SELECT a.i::integer,
          CASE WHEN f.state = 'rejected' THEN 'failed'
@@ -211,6 +256,6 @@ BEGIN
          q.task
   FROM items a
   JOIN items f ON f.i = a.first_i
-  JOIN named q ON q.name = a.queue_name;
+  JOIN unnest(v_named, v_namespaces, v_tasks) AS q (name, namespace, task) ON q.name = a.queue_name;
 END
 $$;
