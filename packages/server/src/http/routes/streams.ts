@@ -85,7 +85,7 @@ export function parseStateOps(raw: unknown): StateOpRequest[] {
   });
 }
 
-/** A leaseId that is not a UUID (a NUL byte, any text) matches no lease, as on the ack routes (core/ack.ts). */
+/** A leaseId that is not a UUID matches no lease, as on the ack routes (core/ack.ts); a NUL never gets here (text.ts). */
 function leaseIdOf(value: string | null): string | null {
   return value === null || value === '' || isUuid(value) ? value : NO_LEASE;
 }
