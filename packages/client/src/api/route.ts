@@ -6,6 +6,13 @@
  */
 import { queryString, seg, type HttpResponse, type RequestSpec } from '../http.js';
 import type { QueryParams } from '../types.js';
+import type { components } from './wire.js';
+
+/**
+ * A named shape of the OpenAPI document (packages/server/openapi.json), as scripts/wire-types.mjs generates it
+ * into wire.ts: the one declaration of every body on the wire, for the SDK, the server, the CLI and the dashboard.
+ */
+export type Wire<N extends keyof components['schemas']> = components['schemas'][N];
 
 /** HTTP methods the broker serves (besides OPTIONS). */
 export type ApiMethod = 'GET' | 'POST' | 'DELETE';

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Derives the TypeScript types of every wire shape from the OpenAPI document (packages/server/openapi.json, the
+// one source of the HTTP API's shapes; docs/decisions.md "One source for wire shapes") with openapi-typescript:
+// packages/client/src/api/wire.ts, types only. The SDK's API layer, the server's reply builders, the CLI and the
+// dashboard import their shapes from it, so a field renamed in the document breaks the build of each until it follows.
+//
+//   node scripts/wire-types.mjs           rewrites wire.ts when the document changed (first step of build and typecheck)
+//   node scripts/wire-types.mjs --check   exits 1 when wire.ts is not what the document gives (the drift test)
+//
+// The file is committed (the image build compiles without this script) and written only when its text changes,
+// so incremental builds stay incremental.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCE = path.join(root, 'packages/server/openapi.json');
+const TARGET = path.join(root, 'packages/client/src/api/wire.ts');
+
+const HEADER = `/**
+ * The wire shapes of the Queen HTTP API, generated from packages/server/openapi.json by scripts/wire-types.mjs
+ * (openapi-typescript). Do not edit: change the document, then build. Types only: nothing here exists at run time.
+ */
+`;
+
+const ast = await openapiTS(JSON.parse(fs.readFileSync(SOURCE, 'utf8')), { alphabetize: false, defaultNonNullable: false });
+const text = HEADER + astToString(ast);
+const current = fs.existsSync(TARGET) ? fs.readFileSync(TARGET, 'utf8') : '';
+
+if (process.argv.includes('--check')) {
+  if (current !== text) {
+    console.error(`${path.relative(root, TARGET)} is not what ${path.relative(root, SOURCE)} gives: run node scripts/wire-types.mjs`);
+    process.exit(1);
+  }
+} else if (current !== text) {
+  fs.writeFileSync(TARGET, text);
+}
