@@ -24,7 +24,7 @@ const HEADER = `/**
  */
 `;
 
-const ast = await openapiTS(JSON.parse(fs.readFileSync(SOURCE, 'utf8')), { alphabetize: false, defaultNonNullable: false });
+const ast = await openapiTS(JSON.parse(fs.readFileSync(SOURCE, 'utf8')), { alphabetize: false, defaultNonNullable: false, emptyObjectsUnknown: true });
 const text = HEADER + astToString(ast);
 const current = fs.existsSync(TARGET) ? fs.readFileSync(TARGET, 'utf8') : '';
 

@@ -20,7 +20,7 @@ export * from './messaging.js';
 export * from './resources.js';
 export * from './streams.js';
 export * from './system.js';
-export { iso, pathOf, recording, route, send, type RecordingRequester, type ApiAccess, type ApiMethod, type ApiRequester, type ApiRoute, type CallOptions, type NotFoundBody, type PathParamNames, type PathParams, type RefusedBody, type SendInput, type Wire } from './route.js';
+export { iso, pathOf, recording, route, send, type RecordingRequester, type ApiAccess, type ApiMethod, type ApiRequester, type ApiRoute, type CallOptions, type NotFoundBody, type PathParamNames, type PathParams, type RefusedBody, type SendInput, type Wire, type Operation, type Reply, type Query, type Body } from './route.js';
 export type { components, operations, paths } from './wire.js';
 export { createTransport } from './transport.js';
 export { Transport, type HttpResponse, type RequestSpec, type TransportOptions } from '../http.js';

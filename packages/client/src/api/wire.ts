@@ -14,7 +14,7 @@ export interface paths {
          * Liveness and database reachability
          * @description Answers 200 while the database answers `SELECT 1` within 2 s and the broker is not shutting down, else 503 with the same body. `queen.status` is `draining` while the broker shuts down; `buffer` says what the failover buffer is doing.
          */
-        get: operations["getHealth"];
+        get: operations["health"];
         put?: never;
         post?: never;
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
          * Readiness: can this broker take writes now
          * @description Answers 200 while a push would be committed or buffered (fsync'd) by this broker, 503 while it drains for shutdown or its failover buffer refuses pushes (full, or its disk failed), and 503 `{"ready":false,"reason":"starting"}` before its routes are served. It never queries the database: during a PostgreSQL outage the broker stays ready and buffers pushes. Load balancers and Kubernetes readiness probes follow this route; `/health` says whether everything works.
          */
-        get: operations["getReady"];
+        get: operations["ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -54,7 +54,7 @@ export interface paths {
          * This document
          * @description The OpenAPI 3.1 description of the HTTP API, as the broker was built with it.
          */
-        get: operations["getOpenApi"];
+        get: operations["openApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -74,7 +74,7 @@ export interface paths {
          * Process metrics as JSON
          * @description `uptime` in seconds; `rate` per second over the last 60 s; `messages` counts pushed messages; `cpu` in microseconds since start.
          */
-        get: operations["getMetrics"];
+        get: operations["metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -94,7 +94,7 @@ export interface paths {
          * Prometheus exposition
          * @description Families prefixed `queen_` plus the standard process and Node.js runtime families. Served with `Cache-Control: no-cache`.
          */
-        get: operations["getPrometheusMetrics"];
+        get: operations["prometheusMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -116,7 +116,7 @@ export interface paths {
          * Create a queue or replace its configuration
          * @description Full replace: every option not sent takes its `/configure` default (`leaseTime` 300). Also creates the `Default` partition. Live leases keep their expiry. `warning` is present when `encryptionEnabled` is requested while the broker has no encryption key (payloads are then stored unencrypted).
          */
-        post: operations["configureQueue"];
+        post: operations["configure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -281,7 +281,7 @@ export interface paths {
          *
          *     An ack at or below the cursor is an idempotent success.
          */
-        post: operations["ack"];
+        post: operations["ackMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -605,7 +605,7 @@ export interface paths {
          * Trace events of a message
          * @description Oldest first. `worker_id` is the recording broker's server id.
          */
-        get: operations["getMessageTraces"];
+        get: operations["getTraces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -642,7 +642,7 @@ export interface paths {
             cookie?: never;
         };
         /** Lagging (partition, group) pairs */
-        get: operations["listLaggingPartitions"];
+        get: operations["listLaggingConsumerGroups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -683,7 +683,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a group on one queue */
-        delete: operations["deleteConsumerGroupQueue"];
+        delete: operations["deleteConsumerGroupForQueue"];
         options?: never;
         head?: never;
         patch?: never;
@@ -853,7 +853,7 @@ export interface paths {
             cookie?: never;
         };
         /** Queues with counts */
-        get: operations["listStatusQueues"];
+        get: operations["listQueueStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -870,7 +870,7 @@ export interface paths {
             cookie?: never;
         };
         /** Queue status */
-        get: operations["getStatusQueue"];
+        get: operations["getQueueStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -887,7 +887,7 @@ export interface paths {
             cookie?: never;
         };
         /** Recent messages of a queue */
-        get: operations["listStatusQueueMessages"];
+        get: operations["listQueueStatusMessages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1009,7 +1009,7 @@ export interface paths {
             cookie?: never;
         };
         /** Parked long polls per queue and process */
-        get: operations["getQueueParkedReplicas"];
+        get: operations["getParkedReplicas"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1065,7 +1065,7 @@ export interface paths {
          * Register a stream query
          * @description `fresh` is true when this call created the query; `reset:true` wipes its state and stores the new hash.
          */
-        post: operations["registerStreamQuery"];
+        post: operations["registerQuery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,7 +1085,7 @@ export interface paths {
          * State ops, pushes and an ack in one transaction
          * @description Any failure rolls everything back and answers `success:false` with `error`. The ack follows the `/ack` rules for `consumer_group` on `partition_id`; `release_lease:true` releases the lease after the ack.
          */
-        post: operations["runStreamCycle"];
+        post: operations["cycle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1105,7 +1105,7 @@ export interface paths {
          * Read a stream query's state rows
          * @description Empty `keys`: every row of the (query, partition).
          */
-        post: operations["getStreamState"];
+        post: operations["getState"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1898,7 +1898,37 @@ export interface components {
             cursorMovedTo: string | null;
         };
         /** @description Per step `{ok, durationMs}`, or `{skipped:true, reason:"another_instance_running"}` when another broker process holds the stats lock. */
-        StatsRefresh: Record<string, never>;
+        StatsRefresh: {
+            partition: {
+                ok: boolean;
+                durationMs: number;
+            };
+            queue: {
+                ok: boolean;
+                durationMs: number;
+            };
+            namespace: {
+                ok: boolean;
+                durationMs: number;
+            };
+            task: {
+                ok: boolean;
+                durationMs: number;
+            };
+            system: {
+                ok: boolean;
+                durationMs: number;
+            };
+            cleanup: {
+                ok: boolean;
+                durationMs: number;
+            };
+        } | {
+            /** @constant */
+            skipped: true;
+            /** @constant */
+            reason: "another_instance_running";
+        };
         MaintenanceRequest: {
             enabled: boolean;
         };
@@ -1966,13 +1996,68 @@ export interface components {
             };
             bucketMinutes: number;
             pointCount: number;
-            throughput: Record<string, never>[];
-            queues: Record<string, never>[];
-            messages: Record<string, never>;
-            leases: Record<string, never>;
-            deadLetterQueue: Record<string, never>;
-            workers: Record<string, never>[];
-            errors: Record<string, never>;
+            throughput: {
+                /** Format: date-time */
+                timestamp: string;
+                ingested: number;
+                processed: number;
+                ingestedPerSecond: number;
+                processedPerSecond: number;
+                avgLagMs: number;
+                maxLagMs: number;
+            }[];
+            queues: {
+                id: string;
+                name: string;
+                namespace: string | null;
+                task: string | null;
+                partitions: number;
+                totalConsumed: number;
+            }[];
+            messages: {
+                total: number;
+                pending: number;
+                processing: number;
+                completed: number;
+                failed: number;
+                deadLetter: number;
+                requests: {
+                    push: number;
+                    pop: number;
+                    ack: number;
+                };
+                batchEfficiency: {
+                    push: number;
+                    pop: number;
+                    ack: number;
+                };
+            };
+            leases: {
+                active: number;
+                partitionsWithLeases: number;
+                totalBatchSize: number;
+                totalAcked: number | null;
+            };
+            deadLetterQueue: {
+                totalMessages: number;
+                affectedPartitions: number;
+                topErrors: {
+                    error: string;
+                    count: number;
+                }[];
+            };
+            workers: {
+                workerId: string;
+                hostname: string;
+                pid: number;
+                /** Format: date-time */
+                lastSeen: string;
+            }[];
+            errors: {
+                dbErrors: number;
+                ackFailed: number;
+                dlqMessages: number;
+            };
             /** @description The installation's pending messages (the message counts of the resources routes, summed over every queue), sampled once a minute by one broker: per bucket of the range that holds a sample, its latest. Empty when `queue`, `namespace` or `task` is given. Its change over the range is the dashboard's Net flow. */
             pendingHistory: {
                 /**
@@ -2009,9 +2094,73 @@ export interface components {
             };
         };
         StatusQueue: {
-            queue: Record<string, never>;
-            partitions: Record<string, never>[];
-            totals: Record<string, never>;
+            queue: {
+                id: string;
+                name: string;
+                namespace: string | null;
+                task: string | null;
+                priority: number;
+                /** Format: date-time */
+                createdAt: string;
+                config: {
+                    leaseTime: number;
+                    retryLimit: number;
+                    retryDelay: number;
+                    ttl: number;
+                    maxQueueSize: number;
+                    deadLetterQueue: boolean;
+                    dlqAfterMaxRetries: boolean;
+                    delayedProcessing: number;
+                    windowBuffer: number;
+                    minPopWaitTime: number;
+                    retentionSeconds: number;
+                    completedRetentionSeconds: number;
+                    retentionEnabled: boolean;
+                    encryptionEnabled: boolean;
+                    maxWaitTimeSeconds: number;
+                };
+            };
+            partitions: {
+                id: string;
+                name: string;
+                /** Format: date-time */
+                createdAt: string;
+                messages: {
+                    total: number;
+                    pending: number;
+                    processing: number;
+                    completed: number;
+                    failed: number;
+                    deadLetter: number;
+                };
+                stats: {
+                    pushedLastHour: number;
+                    consumedLastHour: number;
+                    avgLagSeconds: number;
+                };
+                cursor: {
+                    totalConsumed: number;
+                    batchesConsumed: number;
+                };
+                /** Format: date-time */
+                lastActivity: string | null;
+                /** Format: date-time */
+                oldestMessage: string | null;
+                /** Format: date-time */
+                newestMessage: string | null;
+            }[];
+            totals: {
+                messages: {
+                    total: number;
+                    pending: number;
+                    processing: number;
+                    completed: number;
+                    failed: number;
+                    deadLetter: number;
+                };
+                partitions: number;
+                consumerGroups: number;
+            };
             /** @description One entry per consumer group known on the queue (a cursor on any of its partitions or a subscription record; queue mode as `__QUEUE_MODE__`), ordered by name. Each group is counted against its own cursors over every partition of the queue, a partition it has not touched yet from where it will start: `completed` retained messages it has consumed, `processing` inside its live leases, `pending` not yet delivered to it; `partitions` the partitions it has touched; `timeLagSeconds` the age of the oldest retained message it has not consumed (0 when caught up). */
             consumerGroups: {
                 name: string;
@@ -2071,19 +2220,91 @@ export interface components {
             worker: string;
         };
         SystemMetrics: {
-            timeRange: Record<string, never>;
-            replicas: Record<string, never>[];
+            timeRange: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            };
+            replicas: {
+                hostname: string;
+                port: number;
+                workerId: string;
+                alive: boolean;
+                timeSeries: {
+                    /** Format: date-time */
+                    timestamp: string;
+                    sampleCount: number;
+                    metrics: {
+                        cpu: {
+                            userPercent: number;
+                            systemPercent: number;
+                        };
+                        memory: {
+                            rss: number;
+                            heapUsed: number;
+                        };
+                        database: {
+                            poolSize: number;
+                            idle: number;
+                            active: number;
+                            waiting: number;
+                        };
+                        eventLoop: {
+                            lagMs: number;
+                        };
+                        registries: {
+                            parkedPops: number;
+                            inflightRequests: number;
+                        };
+                    };
+                }[];
+            }[];
             replicaCount: number;
             bucketMinutes: number;
+            /** @description Replicas running now (`alive`): a restarted broker's old samples stay in the window as a stopped replica. */
+            aliveCount: number;
         };
         WorkerMetrics: {
-            timeRange: Record<string, never>;
+            timeRange: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            };
             bucketMinutes: number;
             pointCount: number;
-            timeSeries: Record<string, never>[];
-            workers: Record<string, never>[];
-            queues: Record<string, never>[];
-            summary: Record<string, never>;
+            timeSeries: {
+                /** Format: date-time */
+                timestamp: string;
+                pushRequests: number;
+                pushMessages: number;
+                popRequests: number;
+                popMessages: number;
+                ackRequests: number;
+                ackMessages: number;
+                transactions: number;
+                errors: number;
+            }[];
+            workers: {
+                workerId: string;
+                hostname: string;
+                pid: number;
+                /** Format: date-time */
+                lastSeen: string;
+            }[];
+            queues: {
+                queue: string;
+                pushMessages: number;
+                popMessages: number;
+                ackMessages: number;
+            }[];
+            summary: {
+                pushMessages: number;
+                popMessages: number;
+                ackMessages: number;
+                errors: number;
+            };
         };
         QueueLag: {
             /**
@@ -2148,18 +2369,75 @@ export interface components {
              * @description UTC ISO-8601, milliseconds, literal `Z`
              */
             timestamp: string;
-            database: unknown;
-            databaseCache: unknown;
-            tableCache: unknown[];
-            indexCache: unknown[];
-            cacheSummary: unknown;
-            deadTuples: unknown[];
-            hotUpdates: unknown[];
-            activeQueries: unknown[];
-            autovacuumStatus: unknown[];
-            bufferConfig: unknown;
-            bufferUsage: unknown[];
-            tableSizes: unknown[];
+            database: {
+                name: string;
+                size: string;
+                connections: number;
+                maxConnections: number;
+                serverVersion: string;
+                deadlocks: number;
+            };
+            databaseCache: {
+                hitRatio: number | null;
+                blocksHit: number;
+                blocksRead: number;
+            };
+            tableCache: {
+                table: string;
+                blocksHit: number;
+                blocksRead: number;
+                hitRatio: number | null;
+            }[];
+            indexCache: {
+                index: string;
+                table: string;
+                blocksHit: number;
+                blocksRead: number;
+                hitRatio: number | null;
+            }[];
+            cacheSummary: {
+                tableHitRatio: number | null;
+                indexHitRatio: number | null;
+            };
+            deadTuples: {
+                table: string;
+                deadTuples: number;
+                liveTuples: number;
+                deadRatio: number | null;
+            }[];
+            hotUpdates: {
+                table: string;
+                updates: number;
+                hotUpdates: number;
+                hotRatio: number | null;
+            }[];
+            activeQueries: {
+                pid: number;
+                state: string | null;
+                durationMs: number | null;
+                query: string;
+                waitEvent: string | null;
+            }[];
+            autovacuumStatus: {
+                table: string;
+                /** Format: date-time */
+                lastAutovacuum: string | null;
+                /** Format: date-time */
+                lastAutoanalyze: string | null;
+            }[];
+            bufferConfig: {
+                sharedBuffers: string;
+            };
+            bufferUsage: {
+                relation: string;
+                percentOfSharedBuffers: number | null;
+            }[];
+            tableSizes: {
+                table: string;
+                totalSize: string;
+                tableBytes: number;
+                indexBytes: number;
+            }[];
         };
         Metrics: {
             uptime: number;
@@ -2235,6 +2513,8 @@ export interface components {
             success: boolean;
             query_id?: string;
             partition_id?: string;
+            /** @description The source queue of the partition (null when the partition is unknown). */
+            queueName?: string | null;
             state_ops_applied?: number;
             push_results?: components["schemas"]["PushResult"][];
             ack_result?: {
@@ -2467,7 +2747,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
+    health: {
         parameters: {
             query?: never;
             header?: never;
@@ -2513,7 +2793,7 @@ export interface operations {
             };
         };
     };
-    getReady: {
+    ready: {
         parameters: {
             query?: never;
             header?: never;
@@ -2559,7 +2839,7 @@ export interface operations {
             };
         };
     };
-    getOpenApi: {
+    openApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -2574,7 +2854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             /**
@@ -2596,7 +2876,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getMetrics: {
+    metrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -2633,7 +2913,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getPrometheusMetrics: {
+    prometheusMetrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -2670,7 +2950,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    configureQueue: {
+    configure: {
         parameters: {
             query?: never;
             header?: never;
@@ -3189,7 +3469,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    ack: {
+    ackMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -3768,7 +4048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MessageDeleteResult"] | components["schemas"]["NotFound"];
+                    "application/json": components["schemas"]["MessageDeleteResult"];
                 };
             };
             /**
@@ -3805,7 +4085,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -4122,7 +4402,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getMessageTraces: {
+    getTraces: {
         parameters: {
             query?: never;
             header?: never;
@@ -4203,7 +4483,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    listLaggingPartitions: {
+    listLaggingConsumerGroups: {
         parameters: {
             query?: {
                 /** @description Smallest time lag reported. */
@@ -4330,7 +4610,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    deleteConsumerGroupQueue: {
+    deleteConsumerGroupForQueue: {
         parameters: {
             query?: {
                 /** @description Also delete the subscription records. */
@@ -4569,7 +4849,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -4865,7 +5145,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    listStatusQueues: {
+    listQueueStatus: {
         parameters: {
             query?: {
                 /** @description Start of the time range (ISO-8601; without a zone: UTC). Default: one hour ago. */
@@ -4917,7 +5197,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getStatusQueue: {
+    getQueueStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4964,7 +5244,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    listStatusQueueMessages: {
+    listQueueStatusMessages: {
         parameters: {
             query?: {
                 /** @description Page size. Not an integer or below 1: the default; above 1000: clamped; above 2147483647: 400 `Invalid limit: must be an integer of at most 2147483647`. */
@@ -5284,7 +5564,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getQueueParkedReplicas: {
+    getParkedReplicas: {
         parameters: {
             query?: {
                 /** @description Only this queue. */
@@ -5413,7 +5693,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    registerStreamQuery: {
+    registerQuery: {
         parameters: {
             query?: never;
             header?: never;
@@ -5474,7 +5754,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    runStreamCycle: {
+    cycle: {
         parameters: {
             query?: never;
             header?: never;
@@ -5531,7 +5811,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getStreamState: {
+    getState: {
         parameters: {
             query?: never;
             header?: never;

@@ -14,6 +14,7 @@ import { isUuid } from '../../ids.js';
 import { NO_LEASE } from '../../core/ack.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
 import { stateRowWire } from '../../core/streams/queries.js';
+import type { Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
@@ -106,8 +107,8 @@ export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   };
 }
 
-function cycleWire(body: Fields, outcome: CycleOutcome): Record<string, unknown> {
-  const ids = { query_id: body.query_id, partition_id: body.partition_id, queueName: outcome.queueName };
+function cycleWire(queryId: string, partitionId: string, outcome: CycleOutcome): Wire<'StreamCycleResult'> {
+  const ids = { query_id: queryId, partition_id: partitionId, queueName: outcome.queueName };
   if (!outcome.success) {
     return { success: false, ...ids, state_ops_applied: 0, push_results: [], ack_result: null, error: outcome.error };
   }
@@ -158,7 +159,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           subject,
         );
         if (outcome.success) core.metrics.recorder.pushed(outcome.pushResults);
-        return { status: 200, body: cycleWire(body, outcome) };
+        return { status: 200, body: cycleWire(queryId, partitionId, outcome) };
       },
     },
     {
