@@ -3,7 +3,7 @@
  * are snake_case because the broker's are), so a value can be logged or compared against docs/api.md as is.
  */
 import type { PoppedMessage, PopQuery } from './api/messaging.js';
-import type { Wire } from './api/route.js';
+import type { Reply, Wire } from './api/route.js';
 import type { QueenTelemetry } from './telemetry.js';
 
 /** Ack statuses the broker accepts (`success` is an alias of `completed`). */
@@ -182,34 +182,13 @@ export interface TransactionResult {
 export type ConfigureResult = Wire<'ConfigureResult'>;
 
 /** What `queue(name).delete()` resolves with. */
-export interface DeleteResult {
-  deleted: boolean;
-  queue: string;
-  existed: boolean;
-}
+export type DeleteResult = Reply<'deleteQueue'>;
 
 /** One DLQ entry (docs/api.md §7.5). */
-export interface DlqEntry<T = unknown> {
-  id: string;
-  transactionId: string;
-  partitionId: string;
-  queue: string;
-  partition: string;
-  consumerGroup: string;
-  errorMessage: string;
-  retryCount: number;
-  data: T;
-  producerSub: string | null;
-  createdAt: string;
-  failedAt: string;
-}
+export type DlqEntry<T = unknown> = Omit<Wire<'DlqList'>['messages'][number], 'data'> & { data: T };
 
 /** A page of DLQ entries. */
-export interface DlqPage<T = unknown> {
-  messages: DlqEntry<T>[];
-  total: number;
-  pagination: { limit: number; offset: number };
-}
+export type DlqPage<T = unknown> = Omit<Wire<'DlqList'>, 'messages'> & { messages: DlqEntry<T>[] };
 
 /** What a consume resolves with once every loop has stopped. */
 export interface ConsumeResult {

@@ -130,7 +130,7 @@ describe('messages', () => {
     const body = await q.admin.moveMessageToDLQ(partitionId, 't1', { consumerGroup: 'ops', error: 'manual' });
     assert.deepEqual(body, { success: true, partitionId, transactionId: 't1', consumerGroup: 'ops', dlq: true });
     const dlq = await q.admin.getDLQ({ consumerGroup: 'ops' });
-    assert.ok(dlq.messages.some((m: { transactionId: string; errorMessage: string }) => m.transactionId === 't1' && m.errorMessage === 'manual'));
+    assert.ok(dlq.messages.some((m) => m.transactionId === 't1' && m.errorMessage === 'manual'));
   });
   test('getDLQ(params)', async () => {
     const { q, name } = await fixture({ deadLetter: true });

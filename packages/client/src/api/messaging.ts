@@ -2,8 +2,8 @@
  * The message path of docs/api.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
  * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
  */
-import type { AckItemResult, AckStatus, PushItem, PushResultItem } from '../types.js';
-import { route, send, type ApiRequester, type CallOptions, type Wire } from './route.js';
+import type { AckItemResult, AckStatus, PushResultItem } from '../types.js';
+import { route, send, type ApiRequester, type CallOptions, type Reply, type Wire } from './route.js';
 import type { operations } from './wire.js';
 
 /** Routes of this family. */
@@ -74,27 +74,18 @@ export type LeaseExtendResult = Wire<'LeaseExtendResult'>;
 export const extendLease = (http: ApiRequester, leaseId: string, body: { seconds?: number } = {}, options?: CallOptions): Promise<LeaseExtendResult[]> =>
   send(http, messagingRoutes.extendLease, { leaseId }, { body }, options);
 
-/** One operation of a transaction (docs/api.md §7.1). */
-export type TransactionOperation =
-  | { type: 'push'; items: Array<Omit<PushItem, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }
-  | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus; consumerGroup?: string; leaseId?: string; error?: string };
+/** One operation of a transaction (docs/api.md §7.1), as the SDK sends it: a push of items, or one ack. */
+export type TransactionOperation = Wire<'TransactionOperation'> &
+  ({ type: 'push'; items: Array<Wire<'PushItem'>> } | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus });
 
 /** `POST /api/v1/transaction` body. */
-export interface TransactionRequest {
-  operations: TransactionOperation[];
-  requiredLeases?: string[];
-}
-
-/** One operation's result in a transaction answer. */
-export type TransactionOperationResult =
-  | { index: number; type: 'push'; success: true; transactionId: string; messageId: string; partitionId: string; queueName: string }
-  | { index: number; type: 'ack'; success: boolean; transactionId: string; error: string | null; dlq: boolean; leaseReleased: boolean }
-  | { index: number; type: string; success: false; error: string };
+export type TransactionRequest = Omit<Wire<'TransactionRequest'>, 'operations'> & { operations: TransactionOperation[] };
 
 /** A transaction's answer: committed, or rolled back with the failing operation's text. */
-export type TransactionResponse =
-  | { transactionId: string; success: true; results: TransactionOperationResult[] }
-  | { transactionId: string; success: false; error: string; results: TransactionOperationResult[] };
+export type TransactionResponse = Reply<'transaction'>;
+
+/** One operation's result in a transaction answer. */
+export type TransactionOperationResult = NonNullable<TransactionResponse['results']>[number];
 
 /** Runs operations in one database transaction, all or nothing. */
 export const transaction = (http: ApiRequester, body: TransactionRequest, options?: CallOptions): Promise<TransactionResponse> =>

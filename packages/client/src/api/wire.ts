@@ -1314,12 +1314,45 @@ export interface components {
             transactionId: string;
             success: boolean;
             error?: string;
-            results?: {
+            /** @description One result per push item and per ack, numbered over the flattened list; they end with the failing operation. */
+            results: ({
                 index: number;
-                /** @description `push` or `ack`; for an unknown operation, the `type` value as sent */
-                type: unknown;
+                /** @constant */
+                type: "push";
+                /** @constant */
+                success: true;
+                transactionId: string;
+                /** Format: uuid */
+                messageId: string;
+                /** Format: uuid */
+                partitionId: string;
+                queueName: string;
+            } | {
+                index: number;
+                /** @constant */
+                type: "push";
+                /** @constant */
+                success: false;
+                transactionId: string | null;
+                queueName: string;
+                error: string;
+            } | {
+                index: number;
+                /** @constant */
+                type: "ack";
                 success: boolean;
-            }[];
+                transactionId: string;
+                error: string | null;
+                dlq: boolean;
+                leaseReleased: boolean;
+            } | {
+                index: number;
+                /** @description the `type` value as sent */
+                type: unknown;
+                /** @constant */
+                success: false;
+                error: string;
+            })[];
         };
         Health: {
             /** @enum {unknown} */
@@ -1591,7 +1624,7 @@ export interface components {
             leaseExpiresAt: string | null;
             payloadPreview?: string | null;
             payloadTruncated?: boolean;
-            payloadBytes?: number;
+            payloadBytes?: number | null;
         };
         /** @enum {unknown} */
         MessageStatus: "pending" | "processing" | "completed" | "dead_letter";
@@ -2042,7 +2075,7 @@ export interface components {
                 totalMessages: number;
                 affectedPartitions: number;
                 topErrors: {
-                    error: string;
+                    error: string | null;
                     count: number;
                 }[];
             };

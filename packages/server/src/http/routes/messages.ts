@@ -2,6 +2,7 @@
  * The message routes (docs/api.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
+import type { Reply } from '@queen/client/api';
 import { adminNotFound, badRequest } from '../../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
@@ -53,7 +54,7 @@ function previewOf(query: Query): number {
  * The preview fields (only when asked for): the payload's JSON text cut to `chars` characters (a sealed
  * payload opened first; null when it cannot be), whether it was cut, and the stored size in bytes.
  */
-function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
+function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Pick<Reply<'listMessages'>['messages'][number], 'payloadPreview' | 'payloadTruncated' | 'payloadBytes'> {
   if (chars === 0 || m.payloadHead === null) return {};
   if (!isSealed(m.payloadHead)) {
     // The head is the first `chars` characters: it was cut when the whole text has more bytes than it.
@@ -68,7 +69,7 @@ function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['p
   return { payloadPreview: text?.slice(0, chars) ?? null, payloadTruncated: text !== null && text.length > chars, payloadBytes: m.payloadBytes };
 }
 
-function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
+function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Reply<'listMessages'>['messages'][number] {
   return {
     id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
     queue: m.queue, partition: m.partition, namespace: m.namespace, task: m.task, status: m.status,

@@ -1,4 +1,5 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
+import type { Reply } from '@queen/client/api';
 import { adminNotFound, badRequest } from '../../errors.js';
 import { deriveScope } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
@@ -38,7 +39,7 @@ export function queueRoutes(core: RouteContext): Route[] {
           options: { ...options },
         });
         core.queueCache.changed({ queue: queue.name, namespace: queue.namespace, task: queue.task });
-        const reply: Record<string, unknown> = {
+        const reply: Reply<'configure'> = {
           configured: true,
           queueId: queue.id,
           partitionId: defaultPartitionId,

@@ -2,6 +2,7 @@
  * The resource listings of docs/api.md 7.2 (the queue detail is in queues.ts): queues, namespaces, tasks, the
  * overview and partitions. Counts are computed directly from the current state (`statsAge` 0).
  */
+import type { Reply } from '@queen/client/api';
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
@@ -10,7 +11,7 @@ import type { Route } from '../route.js';
 import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/catalog.js';
 
 /** One element of the partition listing (a partition deleted meanwhile counts nothing). */
-function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Record<string, unknown> {
+function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Reply<'listPartitions'>['partitions'][number] {
   const { total, pending, processing } = facts === undefined ? sumCounts([]) : partitionCounts(facts);
   return {
     id: p.id, name: p.name, queue: p.queue, namespace: p.namespace, task: p.task, createdAt: p.createdAt,
