@@ -2,11 +2,12 @@
  * The trace objects of docs/api.md 7.6 as the wire carries them: snake_case keys (upstream's shape), built here
  * from the camelCase rows of store/traces.ts, in upstream's key order.
  */
+import type { Reply } from '@queen/client/api';
 import { messagePath, omittedFlags } from './messages.js';
 import type { NamedTraceEvent, TraceEvent, TraceNameSummary } from '../store/traces.js';
 
 /** One event of `GET /api/v1/traces/:partitionId/:transactionId`. */
-export function traceEventWire(event: TraceEvent): Record<string, unknown> {
+export function traceEventWire(event: TraceEvent): Reply<'getTraces'>['traces'][number] {
   return {
     id: event.id,
     event_type: event.eventType,
@@ -20,7 +21,7 @@ export function traceEventWire(event: TraceEvent): Record<string, unknown> {
 }
 
 /** One event of `GET /api/v1/traces/by-name/:traceName`, with its message. */
-export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unknown> {
+export function namedTraceEventWire(event: NamedTraceEvent): Reply<'listTracesByName'>['traces'][number] {
   return {
     id: event.id,
     transaction_id: event.transactionId,
@@ -42,7 +43,7 @@ export function namedTraceEventWire(event: NamedTraceEvent): Record<string, unkn
 }
 
 /** One name of `GET /api/v1/traces/names`. */
-export function traceNameWire(summary: TraceNameSummary): Record<string, unknown> {
+export function traceNameWire(summary: TraceNameSummary): Reply<'listTraceNames'>['trace_names'][number] {
   return {
     trace_name: summary.traceName,
     trace_count: summary.traceCount,
