@@ -4,11 +4,11 @@
 // packages/client/src/api/wire.ts, types only. The SDK's API layer, the server's reply builders, the CLI and the
 // dashboard import their shapes from it, so a field renamed in the document breaks the build of each until it follows.
 //
-//   node scripts/wire-types.mjs           rewrites wire.ts when the document changed (first step of build and typecheck)
-//   node scripts/wire-types.mjs --check   exits 1 when wire.ts is not what the document gives (the drift test)
+//   node scripts/wire-types.mjs   rewrites wire.ts when the document changed (the first step of build and typecheck,
+//                                 and of the image build)
 //
-// The file is committed (the image build compiles without this script) and written only when its text changes,
-// so incremental builds stay incremental.
+// The file is not committed: the document is the only source. It is written only when its text changes, so
+// incremental builds stay incremental.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,11 +28,4 @@ const ast = await openapiTS(JSON.parse(fs.readFileSync(SOURCE, 'utf8')), { alpha
 const text = HEADER + astToString(ast);
 const current = fs.existsSync(TARGET) ? fs.readFileSync(TARGET, 'utf8') : '';
 
-if (process.argv.includes('--check')) {
-  if (current !== text) {
-    console.error(`${path.relative(root, TARGET)} is not what ${path.relative(root, SOURCE)} gives: run node scripts/wire-types.mjs`);
-    process.exit(1);
-  }
-} else if (current !== text) {
-  fs.writeFileSync(TARGET, text);
-}
+if (current !== text) fs.writeFileSync(TARGET, text);
