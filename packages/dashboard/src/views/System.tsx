@@ -46,7 +46,7 @@ function Postgres() {
         <Card title="Table sizes"><Rows rows={p.tableSizes} head={['Table', 'Total', 'Table', 'Indexes']} cells={(r) => [r.table, r.totalSize, fmtBytes(r.tableBytes), fmtBytes(r.indexBytes)]} empty="No tables" /></Card>
         <Card title="Dead tuples"><Rows rows={p.deadTuples?.filter((r) => r.deadTuples > 0)} head={['Table', 'Dead', 'Live', 'Dead ratio']} cells={(r) => [r.table, r.deadTuples, r.liveTuples, fmtPercent(r.deadRatio)]} empty="No dead tuples" /></Card>
         <Card title="HOT update efficiency"><Rows rows={p.hotUpdates} head={['Table', 'Updates', 'HOT', 'HOT ratio']} cells={(r) => [r.table, r.updates, r.hotUpdates, fmtPercent(r.hotRatio)]} empty="No updates" /></Card>
-        <Card title="Active queries (> 1 s)"><Rows rows={p.activeQueries} head={['PID', 'State', 'Duration', 'Wait', 'SQL']} cells={(r) => [String(r.pid), r.state ?? '–', fmtMs(r.durationMs), r.waitEvent ?? '–', r.query.slice(0, 120)]} empty="No long-running queries" /></Card>
+        <Card title="Active queries (> 1 s)"><Rows rows={p.activeQueries} head={['PID', 'State', 'Duration', 'Wait', 'SQL']} cells={(r) => [String(r.pid), r.state ?? '–', fmtMs(r.durationMs), r.waitEvent ?? '–', r.query?.slice(0, 120) ?? '–']} empty="No long-running queries" /></Card>
         <Card title="Autovacuum"><Rows rows={p.autovacuumStatus} head={['Table', 'Last autovacuum', 'Last autoanalyze']} cells={(r) => [r.table, fmtTime(r.lastAutovacuum), fmtTime(r.lastAutoanalyze)]} empty="No autovacuum data" /></Card>
       </div>
     </div>

@@ -44,7 +44,7 @@ export function workerWire(row: ServerRow): { workerId: string; hostname: string
 }
 
 /** Cluster health under the snake_case keys of `shared_state.server_health` (docs/api.md 4.1). */
-export function serverHealthWire(health: ServerHealth): Record<string, number> {
+export function serverHealthWire(health: ServerHealth): Wire<'Health'>['shared_state']['server_health'] {
   return {
     servers_tracked: health.serversTracked,
     servers_alive: health.serversAlive,

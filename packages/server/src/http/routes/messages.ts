@@ -2,7 +2,7 @@
  * The message routes (docs/api.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
-import type { Reply } from '@queen/client/api';
+import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { adminNotFound, badRequest } from '../../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
 import { decodeListPosition, describeMessage, encodeListPosition, listMessages, messageKey, type ListPosition, type MessageSummary } from '../../core/messages.js';
@@ -109,7 +109,7 @@ export function messageRoutes(core: RouteContext): Route[] {
             messages: page.messages.map((m) => summaryWire(m, chars, core.payloads)),
             mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount),
             nextCursor: page.next === null ? null : encodeListPosition(page.next),
-          },
+          } satisfies ApiReply<'listMessages'>,
         };
       },
     },
@@ -132,7 +132,7 @@ export function messageRoutes(core: RouteContext): Route[] {
             ...traceContextFields(facts.traceContext), createdAt: facts.createdAt,
             errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
             queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,
-          },
+          } satisfies ApiReply<'getMessage'>,
         };
       },
     },
@@ -145,7 +145,7 @@ export function messageRoutes(core: RouteContext): Route[] {
         const transactionId = params.transactionId ?? '';
         const deleted = await admin.delete(partitionId, transactionId);
         if (!deleted) throw adminNotFound({ success: false, partitionId, transactionId, message: MESSAGE_NOT_FOUND });
-        return { status: 200, body: { success: true, partitionId, transactionId, message: 'Message deleted successfully' } };
+        return { status: 200, body: { success: true, partitionId, transactionId, message: 'Message deleted successfully' } satisfies ApiReply<'deleteMessage'> };
       },
     },
     {
@@ -161,14 +161,14 @@ export function messageRoutes(core: RouteContext): Route[] {
           case 'requeued':
             return {
               status: 200,
-              body: { success: true, partitionId, transactionId, newTransactionId: result.newTransactionId, messageId: result.messageId, dlqEntriesRemoved: result.dlqEntriesRemoved },
+              body: { success: true, partitionId, transactionId, newTransactionId: result.newTransactionId, messageId: result.messageId, dlqEntriesRemoved: result.dlqEntriesRemoved } satisfies ApiReply<'retryMessage'>,
             };
           case 'not_found':
             throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
           case 'not_in_dlq':
-            return { status: 200, body: { success: false, error: 'Message is not in the DLQ' } };
+            return { status: 200, body: { success: false, error: 'Message is not in the DLQ' } satisfies ApiReply<'retryMessage'> };
           case 'failed':
-            return { status: 200, body: { success: false, error: result.error } };
+            return { status: 200, body: { success: false, error: result.error } satisfies ApiReply<'retryMessage'> };
         }
       },
     },
@@ -185,13 +185,13 @@ export function messageRoutes(core: RouteContext): Route[] {
         const outcome = await admin.moveToDlq(partitionId, transactionId, group, error);
         switch (outcome) {
           case 'moved':
-            return { status: 200, body: { success: true, partitionId, transactionId, consumerGroup: effectiveGroup(group), dlq: true } };
+            return { status: 200, body: { success: true, partitionId, transactionId, consumerGroup: effectiveGroup(group), dlq: true } satisfies ApiReply<'moveMessageToDlq'> };
           case 'not_found':
             throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
           case 'not_head':
-            return { status: 200, body: { success: false, error: 'Message is not at the head of the consumer group' } };
+            return { status: 200, body: { success: false, error: 'Message is not at the head of the consumer group' } satisfies ApiReply<'moveMessageToDlq'> };
           case 'consumed':
-            return { status: 200, body: { success: false, error: 'Message already consumed by this consumer group' } };
+            return { status: 200, body: { success: false, error: 'Message already consumed by this consumer group' } satisfies ApiReply<'moveMessageToDlq'> };
         }
       },
     },

@@ -1,5 +1,5 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
-import type { Reply } from '@queen/client/api';
+import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { adminNotFound, badRequest } from '../../errors.js';
 import { deriveScope } from '../../core/names.js';
 import { optionsOf, parseConfigureOptions } from '../../core/queue-options.js';
@@ -78,7 +78,7 @@ export function queueRoutes(core: RouteContext): Route[] {
             config: optionsOf(queue),
             partitions,
             totals: sumCounts(partitions.map((p) => p.stats)),
-          },
+          } satisfies ApiReply<'getQueue'>,
         };
       },
     },
@@ -90,7 +90,7 @@ export function queueRoutes(core: RouteContext): Route[] {
         const name = params.queue ?? '';
         const existed = await core.catalog.queueDelete({ name });
         if (existed) core.queueCache.changed({ queue: name, namespace: null, task: null });
-        return { status: 200, body: { deleted: true, queue: name, existed } };
+        return { status: 200, body: { deleted: true, queue: name, existed } satisfies ApiReply<'deleteQueue'> };
       },
     },
   ];

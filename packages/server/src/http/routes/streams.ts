@@ -14,7 +14,7 @@ import { isUuid } from '../../ids.js';
 import { NO_LEASE } from '../../core/ack.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
 import { stateRowWire } from '../../core/streams/queries.js';
-import type { Wire } from '@queen/client/api';
+import type { Reply as ApiReply, Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
@@ -136,7 +136,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           sinkQueue: sink === null || sink === '' ? null : streamName(sink, 'sink_queue'),
           reset: optionalBoolean(body, 'reset', false),
         });
-        return { status: 200, body: reply };
+        return { status: 200, body: reply satisfies ApiReply<'registerQuery'> };
       },
     },
     {
@@ -182,7 +182,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           ripeAtOrBefore: typeof ripe === 'number' && Number.isFinite(ripe) ? ripe : null,
           group,
         });
-        return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } };
+        return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } satisfies ApiReply<'getState'> };
       },
     },
   ];
