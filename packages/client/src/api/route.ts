@@ -61,10 +61,7 @@ export type PathParams<P extends string> = { [K in PathParamNames<P>]: string };
 export type NotFoundBody = Wire<'NotFound'>;
 
 /** The `{success:false, error}` body of an operation the broker refused without an HTTP error status. */
-export interface RefusedBody {
-  success: false;
-  error: string;
-}
+export type RefusedBody = Wire<'AdminFailure'>;
 
 /**
  * Declares one route (the `const` parameters keep the literal template for typed path parameters); `operation`
