@@ -36,8 +36,11 @@ COPY packages/dashboard/package.json packages/dashboard/
 COPY bench/package.json bench/
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild esbuild
 COPY tsconfig.base.json ./
+COPY scripts/wire-types.mjs scripts/
 COPY packages packages
-RUN npx tsc -b packages/server \
+# The wire types are generated from the OpenAPI document (scripts/wire-types.mjs) before anything compiles.
+RUN node scripts/wire-types.mjs \
+ && npx tsc -b packages/server \
  && node packages/cli/scripts/bundle.mjs \
  && node packages/dashboard/build.mjs
 

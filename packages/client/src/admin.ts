@@ -53,7 +53,7 @@ export class Admin {
 
   /** Operation `getStatus`. */ getStatus = (params?: QueryParams) => api.getStatus(this.transport, params);
   /** Operation `listQueueStatus`. */ getQueueStats = (params?: QueryParams) => api.listQueueStatus(this.transport, params);
-  /** Operation `getQueueStatus`. */ getQueueDetail = (name: string, params?: QueryParams) => api.getQueueStatus(this.transport, name, params);
+  /** Operation `getQueueStatus`. */ getQueueDetail = (name: string) => api.getQueueStatus(this.transport, name);
   /** Operation `listQueueStatusMessages`. */ getQueueMessages = (name: string, params?: QueryParams) => api.listQueueStatusMessages(this.transport, name, params);
   /** Operation `getStatusAnalytics`. */ getAnalytics = (params?: QueryParams) => api.getStatusAnalytics(this.transport, params);
   /** Operation `getBufferStatus`. */ getBufferStatus = () => api.getBufferStatus(this.transport);

@@ -3,28 +3,16 @@
  * a message still serialises to exactly the broker's fields.
  */
 import { recordTrace as postTrace } from './api/messages.js';
+import type { PoppedMessage } from './api/messaging.js';
 import { errorMessage } from './errors.js';
 import type { Transport } from './http.js';
 import type { Message, TraceEvent, TraceResult } from './types.js';
-
-interface WireMessage {
-  id: string;
-  transactionId: string;
-  traceId: string | null;
-  data: unknown;
-  producerSub: string | null;
-  createdAt: string;
-  partitionId: string;
-  partition: string;
-  leaseId: string;
-  consumerGroup: string;
-}
 
 /** The messages of a pop body (null for a 204), with `trace()` attached. */
 export function messagesFrom<T>(body: unknown, transport: Transport): Message<T>[] {
   const list = (body as { messages?: unknown } | null)?.messages;
   if (!Array.isArray(list)) return [];
-  return list.map((raw) => attachTrace<T>({ ...(raw as WireMessage) }, transport));
+  return list.map((raw) => attachTrace<T>({ ...(raw as PoppedMessage) }, transport));
 }
 
 /** Records a trace event; never throws. */
@@ -46,7 +34,7 @@ export async function recordTrace(transport: Transport, message: Pick<Message, '
   }
 }
 
-function attachTrace<T>(raw: WireMessage, transport: Transport): Message<T> {
+function attachTrace<T>(raw: PoppedMessage, transport: Transport): Message<T> {
   Object.defineProperty(raw, 'trace', {
     value: (event: TraceEvent) => recordTrace(transport, raw, event),
     enumerable: false,

@@ -2,14 +2,16 @@
  * The public types of the SDK (docs/client.md). Wire objects keep the broker's field names exactly (push results
  * are snake_case because the broker's are), so a value can be logged or compared against docs/api.md as is.
  */
+import type { PoppedMessage, PopQuery } from './api/messaging.js';
+import type { Reply, Wire } from './api/route.js';
 import type { QueenTelemetry } from './telemetry.js';
 import type { QueenError } from './errors.js';
 
 /** Ack statuses the broker accepts (`success` is an alias of `completed`). */
-export type AckStatus = 'completed' | 'success' | 'failed' | 'dlq' | 'retry';
+export type AckStatus = NonNullable<Wire<'AckItem'>['status']>;
 
 /** Where a new consumer group starts reading. */
-export type SubscriptionMode = 'all' | 'new' | 'new-only';
+export type SubscriptionMode = NonNullable<PopQuery['subscriptionMode']>;
 
 /** Strategies to spread requests over several broker URLs. */
 export type LoadBalancingStrategy = 'affinity' | 'round-robin' | 'session';
@@ -43,24 +45,7 @@ export interface QueenOptions {
 }
 
 /** Queue options of docs/api.md §2.2, all optional. */
-export interface QueueOptions {
-  leaseTime?: number;
-  retryLimit?: number;
-  retryDelay?: number;
-  maxSize?: number;
-  ttl?: number;
-  priority?: number;
-  delayedProcessing?: number;
-  windowBuffer?: number;
-  minPopWaitTime?: number;
-  retentionSeconds?: number;
-  completedRetentionSeconds?: number;
-  retentionEnabled?: boolean;
-  encryptionEnabled?: boolean;
-  maxWaitTimeSeconds?: number;
-  deadLetterQueue?: boolean;
-  dlqAfterMaxRetries?: boolean;
-}
+export type QueueOptions = Partial<Wire<'QueueOptions'>>;
 
 /** A trace event recorded with `message.trace()`. */
 export interface TraceEvent {
@@ -77,27 +62,14 @@ export interface TraceResult {
 }
 
 /** A delivered message. `data` is the pushed payload, typed by the queue's type parameter. */
-export interface Message<T = unknown> {
-  readonly id: string;
-  readonly transactionId: string;
-  readonly traceId: string | null;
-  readonly data: T;
-  readonly producerSub: string | null;
-  readonly createdAt: string;
-  readonly partitionId: string;
-  readonly partition: string;
-  readonly leaseId: string;
-  readonly consumerGroup: string;
-  /** The W3C trace context the message was pushed with (docs/api.md §4.4); absent when none. */
-  readonly traceparent?: string;
-  readonly tracestate?: string;
+export type Message<T = unknown> = Readonly<PoppedMessage<T>> & {
   /** Per-message status override for a batch `queen.ack([...])`. */
   _status?: AckStatus;
   /** Per-message error override for a batch `queen.ack([...])`. */
   _error?: string;
   /** Records a trace event for this message (non-enumerable). */
   trace(event: TraceEvent): Promise<TraceResult>;
-}
+};
 
 /** Metadata a pushed item may carry next to its payload. */
 export interface PushMeta {
@@ -111,61 +83,23 @@ export interface PushMeta {
 /** One pushed item: `{data}`, `{payload}`, or the whole object as the payload. */
 export type PushInput<T> = ({ data: T } & PushMeta) | ({ payload: T } & PushMeta) | T;
 
-/** An item as sent by a push (operation `push`). */
-export interface PushItem<T = unknown> {
-  queue: string;
-  partition: string;
-  payload: T;
-  transactionId: string;
-  traceId?: string;
-  traceparent?: string;
-  tracestate?: string;
-}
+/** An item as sent by a push (operation `push`): the SDK always names the partition and the transactionId. */
+export type PushItem<T = unknown> = Wire<'PushItem'> & { partition: string; payload: T; transactionId: string };
 
 /** Push result `queued`. */
-export interface QueuedResult {
-  index: number;
-  transaction_id: string;
-  status: 'queued';
-  message_id: string;
-  partition_id: string;
-  trace_id: string | null;
-  queueName: string;
-}
+export type QueuedResult = Wire<'PushQueued'>;
 
 /** Push result `duplicate`. */
-export interface DuplicateResult {
-  index: number;
-  transaction_id: string;
-  status: 'duplicate';
-  message_id: string;
-  queueName: string;
-}
+export type DuplicateResult = Wire<'PushDuplicate'>;
 
 /** Push result `failed`. */
-export interface FailedResult {
-  index: number;
-  transaction_id: string | null;
-  status: 'failed';
-  queueName: string;
-  queue: string;
-  partition: string;
-  error: string;
-}
+export type FailedResult = Wire<'PushFailed'>;
 
 /** Push result `buffered` (the broker's maintenance or failover buffer). */
-export interface BufferedResult {
-  index: number;
-  transaction_id: string;
-  status: 'buffered';
-  queueName: string;
-  queue: string;
-  partition: string;
-  transactionId: string;
-}
+export type BufferedResult = Wire<'PushBuffered'>;
 
 /** One push result, discriminated on `status`. */
-export type PushResultItem = QueuedResult | DuplicateResult | FailedResult | BufferedResult;
+export type PushResultItem = Wire<'PushResult'>;
 
 /**
  * A database client the SDK can push through, inside the caller's transaction: a `pg` Client or PoolClient,
@@ -204,16 +138,7 @@ export interface BufferStats {
 }
 
 /** One item of an ack answer. */
-export interface AckItemResult {
-  index: number;
-  transactionId: string;
-  success: boolean;
-  error: string | null;
-  queueName: string | null;
-  partitionName: string | null;
-  leaseReleased: boolean;
-  dlq: boolean;
-}
+export type AckItemResult = Wire<'AckResult'>;
 
 /** What `queen.ack()` resolves with; numeric keys mirror `results` as the official client returns them. */
 export interface AckResponse {
@@ -255,46 +180,16 @@ export interface TransactionResult {
 }
 
 /** The stored options echoed by `/configure`. */
-export interface ConfigureResult {
-  configured: boolean;
-  queueId: string;
-  partitionId: string;
-  queue: string;
-  namespace: string;
-  task: string;
-  options: Required<QueueOptions>;
-  warning?: string;
-}
+export type ConfigureResult = Wire<'ConfigureResult'>;
 
 /** What `queue(name).delete()` resolves with. */
-export interface DeleteResult {
-  deleted: boolean;
-  queue: string;
-  existed: boolean;
-}
+export type DeleteResult = Reply<'deleteQueue'>;
 
 /** One DLQ entry (docs/api.md §7.5). */
-export interface DlqEntry<T = unknown> {
-  id: string;
-  transactionId: string;
-  partitionId: string;
-  queue: string;
-  partition: string;
-  consumerGroup: string;
-  errorMessage: string;
-  retryCount: number;
-  data: T;
-  producerSub: string | null;
-  createdAt: string;
-  failedAt: string;
-}
+export type DlqEntry<T = unknown> = Omit<Wire<'DlqList'>['messages'][number], 'data'> & { data: T };
 
 /** A page of DLQ entries. */
-export interface DlqPage<T = unknown> {
-  messages: DlqEntry<T>[];
-  total: number;
-  pagination: { limit: number; offset: number };
-}
+export type DlqPage<T = unknown> = Omit<Wire<'DlqList'>, 'messages'> & { messages: DlqEntry<T>[] };
 
 /** What a consume resolves with once every loop has stopped. */
 export interface ConsumeResult {

@@ -7,6 +7,10 @@ import type { DlqEntry, DlqPage, QueueOptions } from '@queen/client';
 
 /** Message counts by state (list rows carry three, details all six). */
 export type Counts = wire.MessageCounts & Partial<wire.FullMessageCounts>;
+/** Operation getPostgresStats. */
+export type PgStats = wire.PostgresStats;
+/** A message's status, as the message list filters by it. */
+export type MessageStatus = wire.MessageStatus;
 /** Operation getOverview. */
 export type Overview = wire.Overview;
 /** One row of operation listQueues. */

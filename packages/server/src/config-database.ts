@@ -11,11 +11,8 @@ import { hostList, parseDatabaseUrl, portList, sessionAttrs, type HostAddress, t
 /** TLS to PostgreSQL: off, or node's TLS options (sslmode of DATABASE_URL, or PG_USE_SSL and its companions). */
 export type DatabaseTls = false | TlsOptions;
 
-/** An external PostgreSQL: one host, or the hosts of a primary and its standbys (database-address.ts). */
-export interface ExternalDatabase {
-  kind: 'external';
-  /** The variable that named the hosts, for messages. */
-  source: 'DATABASE_URL' | 'PG_HOST';
+/** Where a PostgreSQL server is and how to log in: what the store connects with, whoever started the server. */
+export interface DatabaseEndpoint {
   hosts: HostAddress[];
   targetSessionAttrs: TargetSessionAttrs;
   user: string;
@@ -23,7 +20,14 @@ export interface ExternalDatabase {
   database: string;
   tls: DatabaseTls;
   /** Server settings the URL's `options` parameter asked for. */
-  options: string | undefined;
+  options?: string | undefined;
+}
+
+/** An external PostgreSQL: one host, or the hosts of a primary and its standbys (database-address.ts). */
+export interface ExternalDatabase extends DatabaseEndpoint {
+  kind: 'external';
+  /** The variable that named the hosts, for messages. */
+  source: 'DATABASE_URL' | 'PG_HOST';
 }
 
 /** How the broker reaches PostgreSQL: an external server, or an embedded one it starts itself. */

@@ -14,7 +14,7 @@ import { tracingConfig, type TracingConfig } from './config-tracing.js';
 import { boolean, ConfigError, decimal, integer, optionalTimeout, parseCorsOrigins, text, type Env } from './config-values.js';
 
 export { ConfigError } from './config-values.js';
-export type { DatabaseHealth, DatabaseTarget, DatabaseTls, ExternalDatabase } from './config-database.js';
+export type { DatabaseEndpoint, DatabaseHealth, DatabaseTarget, DatabaseTls, ExternalDatabase } from './config-database.js';
 export type { TracingConfig, TracingSampler } from './config-tracing.js';
 
 /** Every setting the broker reads, typed and defaulted. */

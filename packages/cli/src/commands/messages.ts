@@ -157,7 +157,7 @@ export function registerMessages(program: Command): void {
     .option('--limit <n>', 'at most n (max 1000)', int, 100)
     .option('--offset <n>', 'skip n', int, 0), async (rt, opts) => {
     const api = await rt.api();
-    await rt.out.print(await broker.listMessages(api.http(), { queue: opts.queue, partition: opts.partition, status: opts.status, consumerGroup: opts.cg, limit: opts.limit, offset: opts.offset || undefined, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), MESSAGE_VIEW);
+    await rt.out.print(await broker.listMessages(api.http(), { queue: opts.queue, partition: opts.partition, status: opts.status, limit: opts.limit, offset: opts.offset || undefined, from: timeParam(opts.from, '--from'), to: timeParam(opts.to, '--to') }), MESSAGE_VIEW);
   });
   const getMessage = async (rt: Runtime, pid: string, tx: string) => {
     const api = await rt.api();

@@ -2,8 +2,9 @@
  * The message path of docs/api.md §4-§7.1: configure, push, the three pop routes, ack, lease extend and
  * transactions. Bodies and answers keep the broker's field names (push results are snake_case on the wire).
  */
-import type { AckItemResult, AckStatus, ConfigureResult, PushItem, PushResultItem, QueueOptions, SubscriptionMode } from '../types.js';
-import { route, send, type ApiRequester, type CallOptions } from './route.js';
+import type { AckItemResult, AckStatus, PushResultItem } from '../types.js';
+import { route, send, type ApiRequester, type CallOptions, type Reply, type Wire } from './route.js';
+import type { operations } from './wire.js';
 
 /** Routes of this family. */
 export const messagingRoutes = {
@@ -19,66 +20,27 @@ export const messagingRoutes = {
 } as const;
 
 /** `POST /api/v1/configure` body (docs/api.md §4.2). */
-export interface ConfigureRequest {
-  queue: string;
-  namespace?: string | null;
-  task?: string | null;
-  options?: QueueOptions;
-}
+export type ConfigureRequest = Wire<'ConfigureRequest'>;
 
 /** `POST /api/v1/configure` answer: the stored options echoed (`configured` is always true). */
-export type ConfigureResponse = ConfigureResult & { configured: true };
+export type ConfigureResponse = Wire<'ConfigureResult'>;
 
 /** Creates a queue or replaces its whole configuration. */
 export const configure = (http: ApiRequester, body: ConfigureRequest, options?: CallOptions): Promise<ConfigureResponse> =>
   send(http, messagingRoutes.configure, {}, { body }, options);
 
 /** Pushes items; one result per item, in input order (201, also when items failed). */
-export const push = <T = unknown>(http: ApiRequester, body: { items: PushItem<T>[] | Array<Omit<PushItem<T>, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }, options?: CallOptions): Promise<PushResultItem[]> =>
+export const push = <T = unknown>(http: ApiRequester, body: { items: Array<Wire<'PushItem'> & { payload?: T }> }, options?: CallOptions): Promise<PushResultItem[]> =>
   send(http, messagingRoutes.push, {}, { body }, options);
 
-/** Query parameters of the pop routes (docs/api.md §5.2). */
-export interface PopQuery {
-  batch?: number;
-  partitions?: number;
-  wait?: boolean;
-  timeout?: number;
-  leaseSeconds?: number;
-  consumerGroup?: string;
-  autoAck?: boolean;
-  subscriptionMode?: SubscriptionMode | string;
-  subscriptionFrom?: string;
-  namespace?: string;
-  task?: string;
-}
+/** Query parameters of the pop routes (docs/api.md §5.2); `namespace`/`task` select queues on the discovery route. */
+export type PopQuery = NonNullable<operations['popDiscovery']['parameters']['query']>;
 
 /** One popped message: the ten keys of docs/api.md §5.12, plus the W3C trace context when it was pushed with one. */
-export interface PoppedMessage<T = unknown> {
-  id: string;
-  transactionId: string;
-  traceId: string | null;
-  data: T;
-  producerSub: string | null;
-  createdAt: string;
-  partitionId: string;
-  partition: string;
-  leaseId: string;
-  consumerGroup: string;
-  traceparent?: string;
-  tracestate?: string;
-}
+export type PoppedMessage<T = unknown> = Omit<Wire<'Message'>, 'data'> & { data: T };
 
 /** A pop's 200 answer; a 204 (nothing to deliver) resolves with `null`. */
-export interface PopResponse<T = unknown> {
-  success: true;
-  queue: string;
-  partition: string;
-  partitionId: string;
-  leaseId: string;
-  consumerGroup: string;
-  messages: PoppedMessage<T>[];
-  partitionsClaimed: number;
-}
+export type PopResponse<T = unknown> = Omit<Wire<'PopResponse'>, 'messages'> & { messages: PoppedMessage<T>[] };
 
 /** Pops from one partition of a queue; `null` on 204. */
 export const popPartition = <T = unknown>(http: ApiRequester, queue: string, partition: string, query: PopQuery = {}, options?: CallOptions): Promise<PopResponse<T> | null> =>
@@ -92,16 +54,8 @@ export const popQueue = <T = unknown>(http: ApiRequester, queue: string, query: 
 export const popDiscovery = <T = unknown>(http: ApiRequester, query: PopQuery & ({ namespace: string } | { task: string }), options?: CallOptions): Promise<PopResponse<T> | null> =>
   send(http, messagingRoutes.popDiscovery, {}, { query: { ...query } }, options);
 
-/** One acknowledgment (docs/api.md §6.1). */
-export interface AckRequest {
-  transactionId: string;
-  partitionId: string;
-  status?: AckStatus;
-  consumerGroup?: string;
-  leaseId?: string;
-  /** Stored on DLQ entries; `null` counts as absent. */
-  error?: string | null;
-}
+/** One acknowledgment (docs/api.md §6.1); `error` is stored on DLQ entries. */
+export type AckRequest = Wire<'AckItem'>;
 
 /** One ack result (docs/api.md §6.4): the SDK's `AckItemResult`. */
 export type AckResult = AckItemResult;
@@ -110,44 +64,28 @@ export type AckResult = AckItemResult;
 export const ackMessage = (http: ApiRequester, body: AckRequest, options?: CallOptions): Promise<AckResult[]> => send(http, messagingRoutes.ackMessage, {}, { body }, options);
 
 /** Acks several messages; results in input order. A top-level `consumerGroup` overrides the items'. */
-export const ackBatch = (http: ApiRequester, body: { acknowledgments: AckRequest[]; consumerGroup?: string }, options?: CallOptions): Promise<AckResult[]> =>
+export const ackBatch = (http: ApiRequester, body: Wire<'AckBatchRequest'>, options?: CallOptions): Promise<AckResult[]> =>
   send(http, messagingRoutes.ackBatch, {}, { body }, options);
 
 /** One lease extension result (docs/api.md §6.5); the dates are null on failure. */
-export interface LeaseExtendResult {
-  index: number;
-  leaseId: string;
-  success: boolean;
-  error: string | null;
-  expiresAt: string | null;
-  newExpiresAt: string | null;
-}
+export type LeaseExtendResult = Wire<'LeaseExtendResult'>;
 
 /** Extends a lease (never shortens it); the answer is an array of one. */
 export const extendLease = (http: ApiRequester, leaseId: string, body: { seconds?: number } = {}, options?: CallOptions): Promise<LeaseExtendResult[]> =>
   send(http, messagingRoutes.extendLease, { leaseId }, { body }, options);
 
-/** One operation of a transaction (docs/api.md §7.1). */
-export type TransactionOperation =
-  | { type: 'push'; items: Array<Omit<PushItem, 'transactionId' | 'partition'> & { transactionId?: string; partition?: string }> }
-  | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus; consumerGroup?: string; leaseId?: string; error?: string };
+/** One operation of a transaction (docs/api.md §7.1), as the SDK sends it: a push of items, or one ack. */
+export type TransactionOperation = Wire<'TransactionOperation'> &
+  ({ type: 'push'; items: Array<Wire<'PushItem'>> } | { type: 'ack'; transactionId: string; partitionId: string; status?: AckStatus });
 
 /** `POST /api/v1/transaction` body. */
-export interface TransactionRequest {
-  operations: TransactionOperation[];
-  requiredLeases?: string[];
-}
-
-/** One operation's result in a transaction answer. */
-export type TransactionOperationResult =
-  | { index: number; type: 'push'; success: true; transactionId: string; messageId: string; partitionId: string; queueName: string }
-  | { index: number; type: 'ack'; success: boolean; transactionId: string; error: string | null; dlq: boolean; leaseReleased: boolean }
-  | { index: number; type: string; success: false; error: string };
+export type TransactionRequest = Omit<Wire<'TransactionRequest'>, 'operations'> & { operations: TransactionOperation[] };
 
 /** A transaction's answer: committed, or rolled back with the failing operation's text. */
-export type TransactionResponse =
-  | { transactionId: string; success: true; results: TransactionOperationResult[] }
-  | { transactionId: string; success: false; error: string; results: TransactionOperationResult[] };
+export type TransactionResponse = Reply<'transaction'>;
+
+/** One operation's result in a transaction answer. */
+export type TransactionOperationResult = NonNullable<TransactionResponse['results']>[number];
 
 /** Runs operations in one database transaction, all or nothing. */
 export const transaction = (http: ApiRequester, body: TransactionRequest, options?: CallOptions): Promise<TransactionResponse> =>

@@ -6,6 +6,28 @@
  */
 import { queryString, seg, type HttpResponse, type RequestSpec } from '../http.js';
 import type { QueryParams } from '../types.js';
+import type { components, operations } from './wire.js';
+
+/**
+ * A named shape of the OpenAPI document (packages/server/openapi.json), as scripts/wire-types.mjs generates it
+ * into wire.ts: the one declaration of every body on the wire, for the SDK, the server, the CLI and the dashboard.
+ */
+export type Wire<N extends keyof components['schemas']> = components['schemas'][N];
+
+/** An operation of the document, by its operationId (the SDK's function names). */
+export type Operation = keyof operations;
+
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Responses<Op extends Operation> = operations[Op]['responses'];
+
+/** The JSON body of operation `Op`'s success answer (its 2xx), as the document declares it. */
+export type Reply<Op extends Operation> = JsonOf<Responses<Op>[Extract<keyof Responses<Op>, 200 | 201>]>;
+
+/** The query parameters of operation `Op`, all optional as sent. */
+export type Query<Op extends Operation> = NonNullable<operations[Op]['parameters']['query']>;
+
+/** The JSON request body of operation `Op`. */
+export type Body<Op extends Operation> = JsonOf<NonNullable<operations[Op]['requestBody']>>;
 
 /** HTTP methods the broker serves (besides OPTIONS). */
 export type ApiMethod = 'GET' | 'POST' | 'DELETE';
@@ -14,8 +36,8 @@ export type ApiMethod = 'GET' | 'POST' | 'DELETE';
 export type ApiAccess = 'PUBLIC' | 'READ_ONLY' | 'READ_WRITE' | 'ADMIN';
 
 /** One operation of the API: its name, method and OpenAPI-style path template (`/api/v1/x/{name}`). */
-export interface ApiRoute<P extends string = string> {
-  readonly operation: string;
+export interface ApiRoute<P extends string = string, Op extends Operation = Operation> {
+  readonly operation: Op;
   readonly method: ApiMethod;
   readonly path: P;
   readonly access: ApiAccess;
@@ -36,18 +58,16 @@ export type PathParamNames<P extends string> = P extends `${string}{${infer Name
 export type PathParams<P extends string> = { [K in PathParamNames<P>]: string };
 
 /** The `{error}` body a lookup that missed answers with 200 and `X-Queen-Status: 404` (docs/api.md §1.4). */
-export interface NotFoundBody {
-  error: string;
-}
+export type NotFoundBody = Wire<'NotFound'>;
 
 /** The `{success:false, error}` body of an operation the broker refused without an HTTP error status. */
-export interface RefusedBody {
-  success: false;
-  error: string;
-}
+export type RefusedBody = Wire<'AdminFailure'>;
 
-/** Declares one route (the `const` parameters keep the literal template for typed path parameters). */
-export function route<const P extends string>(operation: string, method: ApiMethod, path: P, access: ApiAccess): ApiRoute<P> {
+/**
+ * Declares one route (the `const` parameters keep the literal template for typed path parameters); `operation`
+ * is the document's operationId, so a route the document does not declare does not compile.
+ */
+export function route<const Op extends Operation, const P extends string>(operation: Op, method: ApiMethod, path: P, access: ApiAccess): ApiRoute<P, Op> {
   return { operation, method, path, access };
 }
 

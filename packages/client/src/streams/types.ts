@@ -3,7 +3,7 @@
  * contexts), the window and run options, the handle and its metrics. Wire shapes of `/streams/v1/*` are in
  * wire.ts.
  */
-import type { Logger, Message } from '../types.js';
+import type { Logger, Message, SubscriptionMode } from '../types.js';
 
 /** A popped source message as pre-stage functions see it (the broker's ten fields, typed by the payload). */
 export type SourceMessage<T = unknown> = Omit<Message<T>, 'trace' | '_status' | '_error'>;
@@ -131,7 +131,7 @@ export interface RunOptions {
   maxPartitions?: number;
   /** Long-poll wait of a pop, ms (default 1000). */
   maxWaitMillis?: number;
-  subscriptionMode?: 'all' | 'new' | 'new-only';
+  subscriptionMode?: SubscriptionMode;
   subscriptionFrom?: string;
   /** Wipe the query's state when the chain changed (default false). */
   reset?: boolean;

@@ -12,6 +12,7 @@ import type { ApiRequester } from '../api/route.js';
 import { QueenError } from '../errors.js';
 import { StreamsError, type StreamsErrorCode } from './errors.js';
 import type { SourceMessage } from './types.js';
+import type { SubscriptionMode } from '../types.js';
 
 export type { CycleAck, CyclePushItem, CycleRequest, StateGetRequest } from '../api/index.js';
 
@@ -27,7 +28,7 @@ export interface PopRequest {
   batch: number;
   partitions: number;
   timeoutMillis: number;
-  subscriptionMode: string | undefined;
+  subscriptionMode: SubscriptionMode | undefined;
   subscriptionFrom: string | undefined;
 }
 

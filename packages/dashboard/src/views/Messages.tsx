@@ -11,7 +11,7 @@ import { fmtBytes, fmtCount, fmtTime } from '../format.js';
 import { useLoad } from '../load.js';
 import { useQueryState } from '../router.js';
 import { rangeParams } from '../series.js';
-import type { MessageRow } from '../types.js';
+import type { MessageRow, MessageStatus } from '../types.js';
 
 const STATUSES = ['pending', 'processing', 'completed', 'dead_letter'];
 
@@ -37,7 +37,7 @@ export function MessagesView() {
   const idSearch = query.get('id') ?? '';
   const panel = query.get('partitionId') !== null && query.get('transactionId') !== null ? { partitionId: query.get('partitionId')!, transactionId: query.get('transactionId')! } : null;
   const queues = useLoad(() => queueList(), []);
-  const list = useLoad(() => broker.listMessages(http(), { ...filters({ queue, partition, status, limit, offset }), preview: PREVIEW_CHARS, ...rangeParams(range) }), [queue, partition, status, limit, offset, range]);
+  const list = useLoad(() => broker.listMessages(http(), { ...filters({ queue, partition, status: (status || undefined) as MessageStatus | undefined, limit, offset }), preview: PREVIEW_CHARS, ...rangeParams(range) }), [queue, partition, status, limit, offset, range]);
   const needle = idSearch.trim().toLowerCase();
   const rows = (list.data?.messages ?? []).filter((m) => needle === '' || m.transactionId.toLowerCase().includes(needle) || m.id.toLowerCase().includes(needle));
   const mode = list.data?.mode;

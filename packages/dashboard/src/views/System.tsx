@@ -12,24 +12,9 @@ import { useQueryState } from '../router.js';
 import { latest, rangeParams, type Frame } from '../series.js';
 import { allows, session } from '../session.js';
 import { useStore } from '../store.js';
-import type { SharedState, SystemPoint } from '../types.js';
+import type { PgStats, SharedState, SystemPoint } from '../types.js';
 import { brokerCountText, perReplicaFrame, runningOnly, systemFrame } from './common.js';
 import { toast } from '../components/toasts.js';
-
-interface PgStats {
-  database: { name: string; size: string; connections: number; maxConnections: number; serverVersion: string; deadlocks: number };
-  databaseCache: { hitRatio: number | null; blocksHit: number; blocksRead: number };
-  cacheSummary?: { tableHitRatio: number | null; indexHitRatio: number | null };
-  bufferConfig?: { sharedBuffers: string };
-  tableCache: { table: string; blocksHit: number; blocksRead: number; hitRatio: number | null }[];
-  indexCache: { index: string; table: string; blocksHit: number; blocksRead: number; hitRatio: number | null }[];
-  bufferUsage?: { relation: string; percentOfSharedBuffers: number | null }[];
-  tableSizes?: { table: string; totalSize: string; tableBytes: number; indexBytes: number }[];
-  deadTuples?: { table: string; deadTuples: number; liveTuples: number; deadRatio: number | null }[];
-  hotUpdates?: { table: string; updates: number; hotUpdates: number; hotRatio: number | null }[];
-  activeQueries?: { pid: number; state: string | null; durationMs: number | null; query: string; waitEvent: string | null }[];
-  autovacuumStatus?: { table: string; lastAutovacuum: string | null; lastAutoanalyze: string | null }[];
-}
 
 function Rows<T>(props: { rows: T[] | undefined; head: string[]; cells: (r: T) => (string | number)[]; empty: string; testid?: string }) {
   if (props.rows === undefined || props.rows.length === 0) return <Empty>{props.empty}</Empty>;
@@ -41,7 +26,7 @@ function Rows<T>(props: { rows: T[] | undefined; head: string[]; cells: (r: T) =
 }
 
 function Postgres() {
-  const pg = useLoad((): Promise<PgStats> => broker.getPostgresStats(http()), []);
+  const pg = useLoad(() => broker.getPostgresStats(http()), []);
   const p = pg.data;
   if (p === undefined) return <><ErrorNote error={pg.error} /><div class="skeleton" /></>;
   return (
@@ -61,7 +46,7 @@ function Postgres() {
         <Card title="Table sizes"><Rows rows={p.tableSizes} head={['Table', 'Total', 'Table', 'Indexes']} cells={(r) => [r.table, r.totalSize, fmtBytes(r.tableBytes), fmtBytes(r.indexBytes)]} empty="No tables" /></Card>
         <Card title="Dead tuples"><Rows rows={p.deadTuples?.filter((r) => r.deadTuples > 0)} head={['Table', 'Dead', 'Live', 'Dead ratio']} cells={(r) => [r.table, r.deadTuples, r.liveTuples, fmtPercent(r.deadRatio)]} empty="No dead tuples" /></Card>
         <Card title="HOT update efficiency"><Rows rows={p.hotUpdates} head={['Table', 'Updates', 'HOT', 'HOT ratio']} cells={(r) => [r.table, r.updates, r.hotUpdates, fmtPercent(r.hotRatio)]} empty="No updates" /></Card>
-        <Card title="Active queries (> 1 s)"><Rows rows={p.activeQueries} head={['PID', 'State', 'Duration', 'Wait', 'SQL']} cells={(r) => [String(r.pid), r.state ?? '–', fmtMs(r.durationMs), r.waitEvent ?? '–', r.query.slice(0, 120)]} empty="No long-running queries" /></Card>
+        <Card title="Active queries (> 1 s)"><Rows rows={p.activeQueries} head={['PID', 'State', 'Duration', 'Wait', 'SQL']} cells={(r) => [String(r.pid), r.state ?? '–', fmtMs(r.durationMs), r.waitEvent ?? '–', r.query?.slice(0, 120) ?? '–']} empty="No long-running queries" /></Card>
         <Card title="Autovacuum"><Rows rows={p.autovacuumStatus} head={['Table', 'Last autovacuum', 'Last autoanalyze']} cells={(r) => [r.table, fmtTime(r.lastAutovacuum), fmtTime(r.lastAutoanalyze)]} empty="No autovacuum data" /></Card>
       </div>
     </div>

@@ -9,7 +9,7 @@
  * DB_STARTUP_WAIT_MS allows (no limit by default). The embedded server is waited for here, as before.
  */
 import type pg from 'pg';
-import type { Config } from '../config.js';
+import type { Config, DatabaseEndpoint } from '../config.js';
 import type { Logger } from '../logger.js';
 import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
@@ -51,7 +51,7 @@ export interface DatabaseStepOptions {
 
 /** Starts the embedded PostgreSQL if configured, opens the pool and waits until the database answers. */
 export async function startDatabase({ config, log, warn, signal }: DatabaseStepOptions, defer: Defer): Promise<Database> {
-  let settings: Pick<ConnectionSettings, 'hosts' | 'targetSessionAttrs' | 'user' | 'password' | 'database' | 'tls' | 'options'>;
+  let settings: DatabaseEndpoint;
   if (config.database.kind === 'embedded') {
     const { dataDir, port } = config.database;
     log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');

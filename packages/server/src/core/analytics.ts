@@ -3,6 +3,7 @@
  * Counter series hold every bucket in which a broker was counting (zeros included) and none before or between
  * brokers; per-queue rows and per-process sample series only hold buckets that saw something.
  */
+import type { Reply, Wire } from '@queen/client/api';
 import type { ServerRow } from '../store/heartbeats.js';
 import type { CounterPoint, QueueCounterPoint, SystemPoint } from '../store/stats.js';
 import { averageLagMs, sumPoints, workerWire } from './status.js';
@@ -14,7 +15,7 @@ export function workerMetricsBody(
   points: readonly CounterPoint[],
   queuePoints: readonly QueueCounterPoint[],
   workers: readonly ServerRow[],
-): Record<string, unknown> {
+): Wire<'WorkerMetrics'> {
   const total = sumPoints(points);
   const perQueue = new Map<string, { queue: string; pushMessages: number; popMessages: number; ackMessages: number }>();
   for (const p of queuePoints) {
@@ -46,14 +47,14 @@ export function workerMetricsBody(
 }
 
 /** The rows of `GET …/analytics/queue-lag`: buckets in which the queue delivered messages. */
-export function queueLagRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
+export function queueLagRows(points: readonly QueueCounterPoint[]): Reply<'getQueueLag'> {
   return points
     .filter((p) => p.popMessages > 0)
     .map((p) => ({ timestamp: p.bucket, queue: p.queue, popMessages: p.popMessages, avgLagMs: averageLagMs(p), maxLagMs: p.lagMaxMs }));
 }
 
 /** The rows of `GET …/analytics/queue-ops`. */
-export function queueOpsRows(points: readonly QueueCounterPoint[]): Array<Record<string, unknown>> {
+export function queueOpsRows(points: readonly QueueCounterPoint[]): Reply<'getQueueOps'> {
   return points.map((p) => ({
     timestamp: p.bucket,
     queue: p.queue,
@@ -70,7 +71,7 @@ export function queueOpsRows(points: readonly QueueCounterPoint[]): Array<Record
 }
 
 /** The body of `GET …/status/analytics`. */
-export function statusAnalyticsBody(range: TimeRange, interval: string, points: readonly CounterPoint[]): Record<string, unknown> {
+export function statusAnalyticsBody(range: TimeRange, interval: string, points: readonly CounterPoint[]): Wire<'StatusAnalytics'> {
   return {
     dataPoints: points.map((p) => ({
       timestamp: p.bucket,
@@ -92,9 +93,9 @@ export function systemMetricsBody(
   range: TimeRange,
   rows: readonly SystemPoint[],
   alive: ReadonlyArray<{ serverId: string; hostname: string; port: number }>,
-): Record<string, unknown> {
+): Wire<'SystemMetrics'> {
   const aliveIds = new Set(alive.map((a) => a.serverId));
-  const replicas = new Map<string, { hostname: string; port: number; workerId: string; alive: boolean; timeSeries: unknown[] }>();
+  const replicas = new Map<string, Wire<'SystemMetrics'>['replicas'][number]>();
   for (const row of rows) {
     let replica = replicas.get(row.serverId);
     if (replica === undefined) {

@@ -7,6 +7,7 @@
  * createdAt, averaged over the bucket's popped messages; `batchEfficiency` is messages per request.
  * Message counts are computed on demand, so `statsAge` is 0.
  */
+import type { Wire } from '@queen/client/api';
 import type { OpCounters } from '../store/stats.js';
 import { addCounters, emptyCounters } from './counters.js';
 import type { ServerHealth, ServerRow } from '../store/heartbeats.js';
@@ -43,7 +44,7 @@ export function workerWire(row: ServerRow): { workerId: string; hostname: string
 }
 
 /** Cluster health under the snake_case keys of `shared_state.server_health` (docs/api.md 4.1). */
-export function serverHealthWire(health: ServerHealth): Record<string, number> {
+export function serverHealthWire(health: ServerHealth): Wire<'Health'>['shared_state']['server_health'] {
   return {
     servers_tracked: health.serversTracked,
     servers_alive: health.serversAlive,
@@ -67,7 +68,7 @@ export interface StatusFacts {
 }
 
 /** The body of `GET …/status`. */
-export function statusBody(facts: StatusFacts): Record<string, unknown> {
+export function statusBody(facts: StatusFacts): Wire<'Status'> {
   const { range, points } = facts;
   const bucketSeconds = range.bucketMinutes * 60;
   const total = sumPoints(points);
@@ -130,7 +131,7 @@ export function consumedSince(facts: PartitionFacts, firstRecentOffset: number |
  * Per consumer group of a queue: its own completed / processing / pending counts and its time lag (the age of
  * the oldest message it has not consumed), every partition counted, untouched ones from where it will start.
  */
-export function queueGroupsWire(facts: readonly PartitionFacts[], pairs: readonly GroupCursorFacts[]): Array<Record<string, unknown>> {
+export function queueGroupsWire(facts: readonly PartitionFacts[], pairs: readonly GroupCursorFacts[]): Wire<'StatusQueue'>['consumerGroups'] {
   const timeLag = new Map<string, number>();
   for (const p of pairs) timeLag.set(p.group, Math.max(timeLag.get(p.group) ?? 0, pairLag(p).timeLagSeconds));
   return groupCounts(facts).map((g) => ({
@@ -145,7 +146,7 @@ export function queueStatusBody(
   facts: readonly PartitionFacts[],
   activity: readonly PartitionActivityRow[],
   pairs: readonly GroupCursorFacts[],
-): Record<string, unknown> {
+): Wire<'StatusQueue'> {
   const byId = new Map(activity.map((a) => [a.id, a]));
   const groups = queueGroupsWire(facts, pairs);
   const partitions = facts.map((f) => {

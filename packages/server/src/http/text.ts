@@ -4,9 +4,9 @@
  * with the error text of the field that carried them, so no database error text ever reaches a client and
  * nothing is stored other than what was sent.
  *
- * Request bodies are checked whole (keys and values) after parsing, except the opaque JSON of `payload` and
- * `data` (stored as JSON text, where JSON.stringify escapes both) and the UUID fields, which route code
- * checks with `isUuid` (an invalid UUID is a look-up that misses, §1.9). Path parameters are checked after
+ * Request bodies are checked whole (keys and values, UUID fields included) after parsing, except the opaque
+ * JSON of `payload` and `data` (stored as JSON text, where JSON.stringify escapes both). A UUID field holding
+ * storable text that is no UUID is left to the route: a look-up that misses (§1.9). Path parameters are checked after
  * decoding (server.ts), except those that only key a look-up (core/messages.ts#messageKey makes them miss);
  * query values when a route reads them (query.ts). A name a route creates or changes something by also
  * passes the name rule (`checkedName`), with its field's text.
@@ -36,8 +36,8 @@ function fieldError(field: string): string {
   return FIELD_ERRORS[field] ?? `Invalid ${field}`;
 }
 
-/** Body keys whose value is opaque JSON (escaped on the way to SQL) or a UUID checked by the route. */
-const UNCHECKED_KEYS = new Set(['payload', 'data', 'partitionId', 'leaseId', 'requiredLeases']);
+/** Body keys whose value is opaque message JSON (escaped on the way to SQL): any string survives there. */
+const UNCHECKED_KEYS = new Set(['payload', 'data']);
 /** Path parameters that only key a look-up: the route turns an id no row can have into a miss (docs/api.md 1.9). */
 const LOOKUP_PARAMS = new Set(['partitionId', 'leaseId', 'transactionId']);
 

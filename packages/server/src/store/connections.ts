@@ -12,21 +12,13 @@
  * have TCP keepalive on; a server that stops answering altogether is noticed by the locator's probe.
  */
 import pg from 'pg';
-import type { DatabaseHealth, DatabaseTls } from '../config.js';
-import { describeHost, type HostAddress, type TargetSessionAttrs } from '../database-address.js';
+import type { DatabaseEndpoint, DatabaseHealth } from '../config.js';
+import { describeHost, type HostAddress } from '../database-address.js';
 import { isFailoverCode } from './database.js';
 import { PrimaryLocator, queryStatus, watchStatus, type ReportedStatus } from './primary.js';
 
 /** Where and how the broker connects. */
-export interface ConnectionSettings {
-  hosts: HostAddress[];
-  targetSessionAttrs: TargetSessionAttrs;
-  user: string;
-  password: string;
-  database: string;
-  tls: DatabaseTls;
-  /** Server settings asked for by the URL's `options` parameter. */
-  options?: string | undefined;
+export interface ConnectionSettings extends DatabaseEndpoint {
   health: DatabaseHealth;
   poolSize: number;
   acquireTimeoutMs: number;

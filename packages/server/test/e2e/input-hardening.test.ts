@@ -21,7 +21,7 @@ async function queueCount(name: string): Promise<number> {
 }
 
 describe('item 1: NUL bytes and unpaired surrogates', () => {
-  test('ack and ack/batch fields: 400 with the field text; a leaseId or partitionId that is no UUID misses (1.9)', async () => {
+  test('ack and ack/batch fields: 400 with the field text, UUID fields included; storable text that is no UUID misses (1.9)', async () => {
     const { api } = setup;
     const ack = (fields: Record<string, unknown>) => api.post('/api/v1/ack', { transactionId: 't', partitionId: SOME_UUID, ...fields });
     assert.deepEqual((await ack({ transactionId: `t${NUL}` })).json, { error: 'Invalid transactionId' });
@@ -29,11 +29,13 @@ describe('item 1: NUL bytes and unpaired surrogates', () => {
     assert.deepEqual((await ack({ consumerGroup: `g${NUL}` })).json, { error: 'Invalid consumerGroup' });
     assert.deepEqual((await ack({ error: `e${NUL}` })).json, { error: 'Invalid error' });
     assert.deepEqual((await ack({ consumerGroup: 'g\ud800' })).json, { error: 'Invalid consumerGroup' });
-    for (const fields of [{ leaseId: NUL }, { partitionId: NUL }, { partitionId: 'not-a-uuid', leaseId: 'x\ud800' }]) {
+    for (const [fields, text] of [[{ leaseId: NUL }, 'Invalid leaseId'], [{ partitionId: NUL }, 'Invalid partitionId'], [{ partitionId: 'not-a-uuid', leaseId: 'x\ud800' }, 'Invalid leaseId']] as const) {
       const res = await ack(fields);
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.json[0].error, 'Message not found');
+      assert.deepEqual([res.status, res.json], [400, { error: text }]);
     }
+    const noUuid = await ack({ partitionId: 'not-a-uuid', leaseId: 'not-a-lease' });
+    assert.equal(noUuid.status, 200, noUuid.text);
+    assert.equal(noUuid.json[0].error, 'Message not found');
     const batch = await api.post('/api/v1/ack/batch', { acknowledgments: [{ transactionId: 't', partitionId: SOME_UUID, status: `x${NUL}` }] });
     assert.equal(batch.status, 400);
     assert.deepEqual(batch.json, { error: 'Invalid status' });

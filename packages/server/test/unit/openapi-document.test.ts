@@ -62,9 +62,9 @@ describe('the OpenAPI document', () => {
   });
 
   test('path templates resolve like the router: literal segments win over parameters', () => {
-    assert.equal(findOperation('GET', '/api/v1/consumer-groups/lagging')?.operation.operationId, 'listLaggingPartitions');
+    assert.equal(findOperation('GET', '/api/v1/consumer-groups/lagging')?.operation.operationId, 'listLaggingConsumerGroups');
     assert.equal(findOperation('GET', '/api/v1/traces/names')?.operation.operationId, 'listTraceNames');
-    assert.equal(findOperation('GET', '/api/v1/traces/p-1/t-1')?.operation.operationId, 'getMessageTraces');
+    assert.equal(findOperation('GET', '/api/v1/traces/p-1/t-1')?.operation.operationId, 'getTraces');
     assert.equal(findOperation('GET', '/api/v1/consumer-groups/orders/')?.operation.operationId, 'getConsumerGroup');
     assert.equal(findOperation('PUT', '/api/v1/push'), null);
   });

@@ -86,7 +86,7 @@ async function clusterStatus(rt: Runtime, opts: { namespace?: string; task?: str
 
 async function queueStatus(rt: Runtime, queue: string, partitions: boolean): Promise<void> {
   const api = await rt.api();
-  const body = found(await broker.getQueueStatus(api.http(), queue, { includePartitions: partitions ? true : undefined }));
+  const body = found(await broker.getQueueStatus(api.http(), queue));
   const t = body.totals?.messages ?? {};
   const row = { queue: body.queue?.name ?? queue, namespace: body.queue?.namespace, task: body.queue?.task, pending: t.pending, processing: t.processing, completed: t.completed, failed: t.failed, dlq: t.deadLetter, partitions: body.totals?.partitions };
   if (!partitions) {

@@ -3,6 +3,7 @@ import { invalid } from '../../errors.js';
 import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
 import { QUEUE_MODE } from '../../core/names.js';
+import type { Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { RequestContext } from '../route.js';
 import { onlyValue, traced } from '../tracing.js';
@@ -50,7 +51,7 @@ function settle(core: RouteContext, ctx: RequestContext, items: AckRequestItem[]
   });
 }
 
-function ackWire(result: AckResult, index: number, transactionId: string): Record<string, unknown> {
+function ackWire(result: AckResult, index: number, transactionId: string): Wire<'AckResult'> {
   return { index, transactionId, success: result.success, error: result.error, queueName: result.queueName,
     partitionName: result.partitionName, leaseReleased: result.leaseReleased, dlq: result.dlq };
 }

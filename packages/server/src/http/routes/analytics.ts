@@ -3,6 +3,7 @@
  * per-queue lag and operations, parked pops per replica, retention history, PostgreSQL statistics.
  * `from`/`to` default to the last hour; `workerId` is a server_id.
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { queueLagRows, queueOpsRows, systemMetricsBody, workerMetricsBody } from '../../core/analytics.js';
 import { DEFAULT_SPAN_MS, timeRange } from '../../core/time-range.js';
 import type { RouteContext } from '../context.js';
@@ -87,7 +88,7 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const rows = await catalog.parkedReplicaList({ queue: query.string('queue'), aliveSeconds: core.metrics.heartbeat.aliveSeconds });
-        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.serverId, parked: r.parked, updatedAt: r.updatedAt })) };
+        return { status: 200, body: rows.map((r) => ({ queue: r.queue, serverId: r.serverId, parked: r.parked, updatedAt: r.updatedAt })) satisfies ApiReply<'getParkedReplicas'> };
       },
     },
     {
@@ -100,7 +101,7 @@ export function analyticsRoutes(core: RouteContext): Route[] {
         const page = await catalog.snapshot((reads) => reads.retentionHistoryList({
           from: range.from, to: range.to, queue: query.string('queue'), limit: pagination.limit, offset: pagination.offset,
         }));
-        return { status: 200, body: { history: page.history, total: page.total, pagination } };
+        return { status: 200, body: { history: page.history, total: page.total, pagination } satisfies ApiReply<'getRetentionHistory'> };
       },
     },
     {
@@ -109,7 +110,7 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ admin }) {
         const stats = await catalog.postgresStatsRead();
-        return { status: 200, body: admin ? stats : redactQueries(stats) };
+        return { status: 200, body: admin ? stats : redactQueries(stats) satisfies ApiReply<'getPostgresStats'> };
       },
     },
   ];

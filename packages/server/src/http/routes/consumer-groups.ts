@@ -5,6 +5,7 @@
  * `.` and `..` (docs/api.md 1.10), while reading and deleting still reach a group created under such a name
  * before the rule, so it can be removed (docs/decisions.md "Dot names").
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
 import { isValidName } from '../../core/names.js';
@@ -36,7 +37,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle() {
         const [cursors, subscriptions] = await Promise.all([catalog.groupCursorList({ group: null }), catalog.subscriptionList({ group: null })]);
-        return { status: 200, body: groupSummaries(cursors, subscriptions) };
+        return { status: 200, body: groupSummaries(cursors, subscriptions) satisfies ApiReply<'listConsumerGroups'> };
       },
     },
     {
@@ -60,7 +61,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
             lag_hours: lagHours,
             oldest_unconsumed_at: facts.headCreatedAt,
             last_consumed_at: facts.lastConsumedAt,
-          })),
+          })) satisfies ApiReply<'listLaggingConsumerGroups'>,
         };
       },
     },
@@ -100,7 +101,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
         const group = groupParam(params);
         const deleteMetadata = deleteMetadataOf(query);
         const deleted = await catalog.groupDelete({ group, queue: null, deleteMetadata });
-        return { status: 200, body: { success: true, consumerGroup: group, deletedPartitions: deleted, metadataDeleted: deleteMetadata } };
+        return { status: 200, body: { success: true, consumerGroup: group, deletedPartitions: deleted, metadataDeleted: deleteMetadata } satisfies ApiReply<'deleteConsumerGroup'> };
       },
     },
     {
@@ -115,7 +116,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
         const deleted = isValidName(queue) ? await catalog.groupDelete({ group, queue, deleteMetadata }) : 0;
         return {
           status: 200,
-          body: { success: true, consumerGroup: group, queueName: queue, deletedPartitions: deleted, metadataDeleted: deleteMetadata },
+          body: { success: true, consumerGroup: group, queueName: queue, deletedPartitions: deleted, metadataDeleted: deleteMetadata } satisfies ApiReply<'deleteConsumerGroupForQueue'>,
         };
       },
     },
@@ -131,9 +132,9 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
         if (typeof value !== 'string') throw invalid('subscriptionTimestamp must be a string');
         const now = value.trim().toLowerCase() === 'now';
         const from = now ? null : parseTimestamp(value);
-        if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } };
+        if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } satisfies ApiReply<'updateSubscription'> };
         const { rowsUpdated, newTimestamp } = await catalog.subscriptionRetime({ group, from });
-        return { status: 200, body: { success: true, consumerGroup: group, newTimestamp, rowsUpdated } };
+        return { status: 200, body: { success: true, consumerGroup: group, newTimestamp, rowsUpdated } satisfies ApiReply<'updateSubscription'> };
       },
     },
   ];

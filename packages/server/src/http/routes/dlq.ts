@@ -3,6 +3,7 @@
  * at most LISTING_MAX_BYTES of payloads: an entry past that budget has `data: null`, `dataOmitted: true`, its
  * size and the path of the message route that serves it.
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { pageOf } from '../pagination.js';
@@ -38,7 +39,7 @@ export function dlqRoutes(core: RouteContext): Route[] {
           ...(entry.payloadOmitted ? omittedFlags('data', entry.payloadBytes, messagePath(entry.partitionId, entry.transactionId)) : {}),
           producerSub: entry.producerSub, createdAt: entry.createdAt, failedAt: entry.failedAt,
         }));
-        return { status: 200, body: { messages, total, pagination: { limit, offset } } };
+        return { status: 200, body: { messages, total, pagination: { limit, offset } } satisfies ApiReply<'listDlq'> };
       },
     },
   ];

@@ -9,6 +9,7 @@
  * the buffer is for, so a load balancer that follows /ready keeps every broker in service through one
  * (docs/decisions.md "Readiness is the ability to take writes").
  */
+import type { Reply as ApiReply, Wire } from '@queen/client/api';
 import { RETRY_AFTER_SECONDS } from '../../errors.js';
 import type { BufferRefusal, BufferState } from '../../buffer/failover-buffer.js';
 import { serverHealthWire } from '../../core/status.js';
@@ -16,7 +17,7 @@ import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /** The cache counters with their hit rate (0 before the first look-up). */
-function cacheFigures(stats: { size: number; hits: number; misses: number }): Record<string, number> {
+function cacheFigures(stats: { size: number; hits: number; misses: number }): Wire<'Health'>['shared_state']['queue_config_cache'] {
   const lookups = stats.hits + stats.misses;
   return { ...stats, hit_rate: lookups === 0 ? 0 : Number((stats.hits / lookups).toFixed(4)) };
 }
@@ -61,7 +62,7 @@ export function readinessRoute(core: ReadinessSources): Route {
           reason,
           writes: core.buffer.active() ? 'buffer' : 'database',
           buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered), bytes: core.buffer.bytes, max_bytes: core.buffer.maxBytes },
-        },
+        } satisfies ApiReply<'ready'>,
       };
     },
   };
@@ -103,7 +104,7 @@ export function healthRoutes(core: RouteContext): Route[] {
             },
             queen: { worker_id: 0, status: draining ? 'draining' : 'active' },
             buffer: { state, buffered_messages: buffered, detail: bufferDetail(state, buffered) },
-          },
+          } satisfies ApiReply<'health'>,
         };
       },
     },

@@ -2,6 +2,7 @@
  * Maintenance modes and shared state (docs/api.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
  * (stored in the database); the buffer figures are this process's own.
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -37,7 +38,7 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
             bufferedMessages: buffer.bufferedCount,
             bufferHealthy: buffer.healthy,
             bufferStats: { ...stats, dbHealthy },
-          },
+          } satisfies ApiReply<'getMaintenance'>,
         };
       },
     },
@@ -50,7 +51,7 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
         const flags = await maintenance.set('push', enabledOf(body));
         return {
           status: 200,
-          body: { maintenanceMode: flags.push, bufferedMessages: buffer.bufferedCount, bufferHealthy: buffer.healthy, message: pushMessage(flags.push) },
+          body: { maintenanceMode: flags.push, bufferedMessages: buffer.bufferedCount, bufferHealthy: buffer.healthy, message: pushMessage(flags.push) } satisfies ApiReply<'setMaintenance'>,
         };
       },
     },
@@ -59,7 +60,7 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/system/maintenance/pop',
       access: 'ADMIN',
       async handle() {
-        return { status: 200, body: { popMaintenanceMode: maintenance.pop, message: popMessage(maintenance.pop) } };
+        return { status: 200, body: { popMaintenanceMode: maintenance.pop, message: popMessage(maintenance.pop) } satisfies ApiReply<'getPopMaintenance'> };
       },
     },
     {
@@ -69,7 +70,7 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle({ body }) {
         const flags = await maintenance.set('pop', enabledOf(body));
-        return { status: 200, body: { popMaintenanceMode: flags.pop, message: popMessage(flags.pop) } };
+        return { status: 200, body: { popMaintenanceMode: flags.pop, message: popMessage(flags.pop) } satisfies ApiReply<'setPopMaintenance'> };
       },
     },
     {
@@ -89,7 +90,7 @@ export function maintenanceRoutes(core: RouteContext): Route[] {
               lastHeartbeatAt: r.lastHeartbeatAt, parkedPops: r.parkedPops })),
             maintenanceMode: flags.push,
             popMaintenanceMode: flags.pop,
-          },
+          } satisfies ApiReply<'getSharedState'>,
         };
       },
     },

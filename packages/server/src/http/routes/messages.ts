@@ -2,6 +2,7 @@
  * The message routes (docs/api.md 7.4): listing, detail, delete, requeue from the DLQ, move to the DLQ. A partition
  * id that is not a UUID finds nothing ("Message not found"), it never causes a 500.
  */
+import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { adminNotFound } from '../errors.js';
 import { consumptionMode } from '../../core/message-status.js';
@@ -59,7 +60,7 @@ function previewOf(query: Query): number {
  * The preview fields (only when asked for): the payload's JSON text cut to `chars` characters (a sealed
  * payload opened first; null when it cannot be), whether it was cut, and the stored size in bytes.
  */
-function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
+function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Pick<Reply<'listMessages'>['messages'][number], 'payloadPreview' | 'payloadTruncated' | 'payloadBytes'> {
   if (chars === 0 || m.payloadHead === null) return {};
   if (!isSealed(m.payloadHead)) {
     // The head is the first `chars` characters: it was cut when the whole text has more bytes than it.
@@ -74,7 +75,7 @@ function previewWire(m: MessageSummary, chars: number, payloads: RouteContext['p
   return { payloadPreview: text?.slice(0, chars) ?? null, payloadTruncated: text !== null && text.length > chars, payloadBytes: m.payloadBytes };
 }
 
-function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Record<string, unknown> {
+function summaryWire(m: MessageSummary, chars: number, payloads: RouteContext['payloads']): Reply<'listMessages'>['messages'][number] {
   return {
     id: m.id, transactionId: m.transactionId, partitionId: m.partitionId, queuePath: `${m.queue}/${m.partition}`,
     queue: m.queue, partition: m.partition, namespace: m.namespace, task: m.task, status: m.status,
@@ -114,7 +115,7 @@ export function messageRoutes(core: RouteContext): Route[] {
             messages: page.messages.map((m) => summaryWire(m, chars, core.payloads)),
             mode: consumptionMode(mode.hasQueueMode, mode.busGroupsCount),
             nextCursor: page.next === null ? null : encodeListPosition(page.next),
-          },
+          } satisfies ApiReply<'listMessages'>,
         };
       },
     },
@@ -137,7 +138,7 @@ export function messageRoutes(core: RouteContext): Route[] {
             ...traceContextFields(facts.traceContext), createdAt: facts.createdAt,
             errorMessage: detail.errorMessage, retryCount: detail.retryCount, leaseExpiresAt: detail.leaseExpiresAt,
             queueConfig: facts.queueConfig, mode: detail.mode, consumerGroups: detail.consumerGroups,
-          },
+          } satisfies ApiReply<'getMessage'>,
         };
       },
     },
@@ -150,7 +151,7 @@ export function messageRoutes(core: RouteContext): Route[] {
         const transactionId = params.transactionId ?? '';
         const deleted = await admin.delete(partitionId, transactionId);
         if (!deleted) throw adminNotFound({ success: false, partitionId, transactionId, message: MESSAGE_NOT_FOUND });
-        return { status: 200, body: { success: true, partitionId, transactionId, message: 'Message deleted successfully' } };
+        return { status: 200, body: { success: true, partitionId, transactionId, message: 'Message deleted successfully' } satisfies ApiReply<'deleteMessage'> };
       },
     },
     {
@@ -166,14 +167,14 @@ export function messageRoutes(core: RouteContext): Route[] {
           case 'requeued':
             return {
               status: 200,
-              body: { success: true, partitionId, transactionId, newTransactionId: result.newTransactionId, messageId: result.messageId, dlqEntriesRemoved: result.dlqEntriesRemoved },
+              body: { success: true, partitionId, transactionId, newTransactionId: result.newTransactionId, messageId: result.messageId, dlqEntriesRemoved: result.dlqEntriesRemoved } satisfies ApiReply<'retryMessage'>,
             };
           case 'not_found':
             throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
           case 'not_in_dlq':
-            return { status: 200, body: { success: false, error: 'Message is not in the DLQ' } };
+            return { status: 200, body: { success: false, error: 'Message is not in the DLQ' } satisfies ApiReply<'retryMessage'> };
           case 'failed':
-            return { status: 200, body: { success: false, error: result.error } };
+            return { status: 200, body: { success: false, error: result.error } satisfies ApiReply<'retryMessage'> };
         }
       },
     },
@@ -190,13 +191,13 @@ export function messageRoutes(core: RouteContext): Route[] {
         const outcome = await admin.moveToDlq(partitionId, transactionId, group, error);
         switch (outcome) {
           case 'moved':
-            return { status: 200, body: { success: true, partitionId, transactionId, consumerGroup: effectiveGroup(group), dlq: true } };
+            return { status: 200, body: { success: true, partitionId, transactionId, consumerGroup: effectiveGroup(group), dlq: true } satisfies ApiReply<'moveMessageToDlq'> };
           case 'not_found':
             throw adminNotFound({ success: false, error: MESSAGE_NOT_FOUND });
           case 'not_head':
-            return { status: 200, body: { success: false, error: 'Message is not at the head of the consumer group' } };
+            return { status: 200, body: { success: false, error: 'Message is not at the head of the consumer group' } satisfies ApiReply<'moveMessageToDlq'> };
           case 'consumed':
-            return { status: 200, body: { success: false, error: 'Message already consumed by this consumer group' } };
+            return { status: 200, body: { success: false, error: 'Message already consumed by this consumer group' } satisfies ApiReply<'moveMessageToDlq'> };
         }
       },
     },

@@ -1,4 +1,5 @@
 /** `GET /metrics` and `GET /metrics/prometheus` (docs/api.md 7.11, PUBLIC). */
+import type { Reply as ApiReply } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
@@ -11,7 +12,7 @@ export function metricsRoutes(core: RouteContext): Route[] {
       path: '/metrics',
       access: 'PUBLIC',
       async handle() {
-        return { status: 200, body: metrics.summary() };
+        return { status: 200, body: metrics.summary() satisfies ApiReply<'metrics'> };
       },
     },
     {

@@ -3,6 +3,7 @@ import { invalid } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
 import { isValidTracestate, parseTraceparent, storedTraceContext } from '../../core/trace-context.js';
+import type { Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import { onlyValue, partitionAttribute, traced } from '../tracing.js';
 import type { Route } from '../route.js';
@@ -64,7 +65,7 @@ export function parsePushItems(raw: unknown, absentPayload: unknown = null): Pus
 }
 
 /** The wire object of one push outcome. */
-export function pushResultWire(outcome: PushOutcome, index: number): Record<string, unknown> {
+export function pushResultWire(outcome: PushOutcome, index: number): Wire<'PushResult'> {
   switch (outcome.status) {
     case 'queued':
       return { index, transaction_id: outcome.transactionId, status: 'queued', message_id: outcome.messageId,

@@ -1,4 +1,5 @@
 /** `DELETE /api/v1/queues/:queue/clear[?partition=<name>]` (docs/api.md 7.3). */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { adminNotFound } from '../errors.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
@@ -18,7 +19,7 @@ export function queueClearRoutes(core: RouteContext): Route[] {
         if (result.outcome !== 'cleared') {
           throw adminNotFound({ success: false, error: result.outcome === 'queue_not_found' ? 'Queue not found' : 'Partition not found' });
         }
-        return { status: 200, body: { success: true, queue, partition, deletedMessages: result.deletedMessages } };
+        return { status: 200, body: { success: true, queue, partition, deletedMessages: result.deletedMessages } satisfies ApiReply<'clearQueue'> };
       },
     },
   ];

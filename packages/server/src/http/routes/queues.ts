@@ -1,4 +1,5 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
+import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { adminNotFound } from '../errors.js';
 import { deriveScope } from '../../core/names.js';
@@ -40,7 +41,7 @@ export function queueRoutes(core: RouteContext): Route[] {
           options: { ...options },
         });
         core.queueCache.changed({ queue: queue.name, namespace: queue.namespace, task: queue.task });
-        const reply: Record<string, unknown> = {
+        const reply: Reply<'configure'> = {
           configured: true,
           queueId: queue.id,
           partitionId: defaultPartitionId,
@@ -79,7 +80,7 @@ export function queueRoutes(core: RouteContext): Route[] {
             config: optionsOf(queue),
             partitions,
             totals: sumCounts(partitions.map((p) => p.stats)),
-          },
+          } satisfies ApiReply<'getQueue'>,
         };
       },
     },
@@ -91,7 +92,7 @@ export function queueRoutes(core: RouteContext): Route[] {
         const name = params.queue ?? '';
         const existed = await core.catalog.queueDelete({ name });
         if (existed) core.queueCache.changed({ queue: name, namespace: null, task: null });
-        return { status: 200, body: { deleted: true, queue: name, existed } };
+        return { status: 200, body: { deleted: true, queue: name, existed } satisfies ApiReply<'deleteQueue'> };
       },
     },
   ];

@@ -2,6 +2,7 @@
  * The resource listings of docs/api.md 7.2 (the queue detail is in queues.ts): queues, namespaces, tasks, the
  * overview and partitions. Counts are computed directly from the current state (`statsAge` 0).
  */
+import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
@@ -10,7 +11,7 @@ import type { Route } from '../route.js';
 import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/catalog.js';
 
 /** One element of the partition listing (a partition deleted meanwhile counts nothing). */
-function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Record<string, unknown> {
+function partitionEntry(p: PartitionListing, facts: PartitionFacts | undefined): Reply<'listPartitions'>['partitions'][number] {
   const { total, pending, processing } = facts === undefined ? sumCounts([]) : partitionCounts(facts);
   return {
     id: p.id, name: p.name, queue: p.queue, namespace: p.namespace, task: p.task, createdAt: p.createdAt,
@@ -54,7 +55,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
               const { total, pending, processing } = queueCounts(counts, q.id);
               return { id: q.id, name: q.name, namespace: q.namespace, task: q.task, createdAt: q.createdAt, partitions: q.partitions, messages: { total, pending, processing } };
             }),
-          },
+          } satisfies ApiReply<'listQueues'>,
         };
       },
     },
@@ -67,7 +68,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
       async handle() {
         const queues = await allQueues();
         const [facts, cursors, sample] = await Promise.all([factsOf(queues), catalog.groupCursorList({ group: null }), catalog.activitySample()]);
-        return { status: 200, body: overview(queues, facts, cursors, sample) };
+        return { status: 200, body: overview(queues, facts, cursors, sample) satisfies ApiReply<'getOverview'> };
       },
     },
     {
@@ -84,7 +85,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
         });
         const facts = await catalog.partitionFactsList({ queueIds: [], partitionIds: partitions.map((p) => p.id) });
         const byId = new Map(facts.map((f) => [f.id, f]));
-        return { status: 200, body: { partitions: partitions.map((p) => partitionEntry(p, byId.get(p.id))), total, pagination: page } };
+        return { status: 200, body: { partitions: partitions.map((p) => partitionEntry(p, byId.get(p.id))), total, pagination: page } satisfies ApiReply<'listPartitions'> };
       },
     },
   ];

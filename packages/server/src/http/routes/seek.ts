@@ -3,6 +3,7 @@
  * partition, to the end or to a timestamp. The cursor rules, the lease release and the wake-ups run in
  * `queen.cursor_seek` (sql/functions/cursor_seek.sql); this module reads the body and shapes the answer.
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { adminNotFound } from '../errors.js';
 import { parseTimestamp } from '../../core/timestamps.js';
@@ -53,7 +54,7 @@ export function seekRoutes(core: RouteContext): Route[] {
             seekToEnd: target.kind === 'end',
             targetTimestamp: outcome.targetAt,
             partitionsUpdated: outcome.partitions.length,
-          },
+          } satisfies ApiReply<'seekQueue'>,
         };
       },
     },
@@ -73,7 +74,7 @@ export function seekRoutes(core: RouteContext): Route[] {
         const moved = outcome.partitions[0]!;
         return {
           status: 200,
-          body: { success: true, consumerGroup: group, queueName: queue, partitionName: moved.name, updated: true, cursorMovedTo: moved.cursorMovedTo },
+          body: { success: true, consumerGroup: group, queueName: queue, partitionName: moved.name, updated: true, cursorMovedTo: moved.cursorMovedTo } satisfies ApiReply<'seekPartition'>,
         };
       },
     },

@@ -5,6 +5,7 @@
  * states from the message views (core/messages.ts), time series from the per-minute counters that every
  * broker process flushes (store/stats.ts). Unknown filters are ignored.
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { adminNotFound } from '../errors.js';
 import { statusAnalyticsBody } from '../../core/analytics.js';
 import { listMessages } from '../../core/messages.js';
@@ -75,7 +76,7 @@ export function statusRoutes(core: RouteContext): Route[] {
                 messages: { total, pending, processing } };
             }),
             pagination: page,
-          },
+          } satisfies ApiReply<'listQueueStatus'>,
         };
       },
     },
@@ -108,7 +109,7 @@ export function statusRoutes(core: RouteContext): Route[] {
         return {
           status: 200,
           body: messages.map((m) => ({ id: m.id, transactionId: m.transactionId, partitionId: m.partitionId,
-            queuePath: `${m.queue}/${m.partition}`, queue: m.queue, partition: m.partition, status: m.status, createdAt: m.createdAt })),
+            queuePath: `${m.queue}/${m.partition}`, queue: m.queue, partition: m.partition, status: m.status, createdAt: m.createdAt })) satisfies ApiReply<'listQueueStatusMessages'>,
         };
       },
     },
@@ -131,7 +132,7 @@ export function statusRoutes(core: RouteContext): Route[] {
         // This process's failover buffer (docs/api.md 9.5).
         const stats = core.buffer.stats();
         const dbHealthy = stats.dbHealthy && (await core.health.databaseReachable());
-        return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: core.identity.serverId } };
+        return { status: 200, body: { pending: stats.pendingCount, failed: stats.failedCount, dbHealthy, worker: core.identity.serverId } satisfies ApiReply<'getBufferStatus'> };
       },
     },
     {
@@ -140,7 +141,7 @@ export function statusRoutes(core: RouteContext): Route[] {
       access: 'ADMIN',
       body: 'optional',
       async handle() {
-        return { status: 200, body: await core.metrics.stats.runNow() };
+        return { status: 200, body: await core.metrics.stats.runNow() satisfies ApiReply<'refreshStats'> };
       },
     },
   ];

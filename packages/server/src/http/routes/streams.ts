@@ -14,6 +14,7 @@ import { isUuid } from '../../ids.js';
 import { NO_LEASE } from '../../core/ack.js';
 import type { CycleAckRequest, CycleOutcome, StateOpRequest } from '../../core/streams/cycle.js';
 import { stateRowWire } from '../../core/streams/queries.js';
+import type { Reply as ApiReply, Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
@@ -85,7 +86,7 @@ export function parseStateOps(raw: unknown): StateOpRequest[] {
   });
 }
 
-/** A leaseId that is not a UUID (a NUL byte, any text) matches no lease, as on the ack routes (core/ack.ts). */
+/** A leaseId that is not a UUID matches no lease, as on the ack routes (core/ack.ts); a NUL never gets here (text.ts). */
 function leaseIdOf(value: string | null): string | null {
   return value === null || value === '' || isUuid(value) ? value : NO_LEASE;
 }
@@ -106,8 +107,8 @@ export function parseCycleAck(raw: unknown): CycleAckRequest | null {
   };
 }
 
-function cycleWire(body: Fields, outcome: CycleOutcome): Record<string, unknown> {
-  const ids = { query_id: body.query_id, partition_id: body.partition_id, queueName: outcome.queueName };
+function cycleWire(queryId: string, partitionId: string, outcome: CycleOutcome): Wire<'StreamCycleResult'> {
+  const ids = { query_id: queryId, partition_id: partitionId, queueName: outcome.queueName };
   if (!outcome.success) {
     return { success: false, ...ids, state_ops_applied: 0, push_results: [], ack_result: null, error: outcome.error };
   }
@@ -135,7 +136,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           sinkQueue: sink === null || sink === '' ? null : streamName(sink, 'sink_queue'),
           reset: optionalBoolean(body, 'reset', false),
         });
-        return { status: 200, body: reply };
+        return { status: 200, body: reply satisfies ApiReply<'registerQuery'> };
       },
     },
     {
@@ -158,7 +159,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           subject,
         );
         if (outcome.success) core.metrics.recorder.pushed(outcome.pushResults);
-        return { status: 200, body: cycleWire(body, outcome) };
+        return { status: 200, body: cycleWire(queryId, partitionId, outcome) };
       },
     },
     {
@@ -181,7 +182,7 @@ export function streamsRoutes(core: RouteContext): Route[] {
           ripeAtOrBefore: typeof ripe === 'number' && Number.isFinite(ripe) ? ripe : null,
           group,
         });
-        return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } };
+        return { status: 200, body: { success: true, rows: rows.map(stateRowWire) } satisfies ApiReply<'getState'> };
       },
     },
   ];

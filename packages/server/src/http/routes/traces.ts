@@ -2,6 +2,7 @@
  * Traces (docs/api.md 7.6): consumers record events against a message; operators read them per message, by
  * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape, built by core/traces.ts).
  */
+import type { Reply as ApiReply } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { adminNotFound } from '../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
@@ -58,7 +59,7 @@ export function traceRoutes(core: RouteContext): Route[] {
         const id = uuidv7();
         const recorded = key !== null && (await catalog.traceRecord({ ...input, ...key, id, workerId: core.identity.serverId }));
         if (!recorded) throw adminNotFound({ success: false, error: 'Message not found' });
-        return { status: 201, body: { success: true, traceId: id } };
+        return { status: 201, body: { success: true, traceId: id } satisfies ApiReply<'recordTrace'> };
       },
     },
     {
@@ -68,7 +69,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       async handle({ query }) {
         const page = pageOf(query, 50);
         const { total, names } = await catalog.traceNameList(page);
-        return { status: 200, body: { trace_names: names.map(traceNameWire), total, pagination: page } };
+        return { status: 200, body: { trace_names: names.map(traceNameWire), total, pagination: page } satisfies ApiReply<'listTraceNames'> };
       },
     },
     {
@@ -79,7 +80,7 @@ export function traceRoutes(core: RouteContext): Route[] {
         const name = params.traceName ?? '';
         const page = pageOf(query, 100);
         const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, maxBytes: core.bounds.listingMaxBytes, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
-        return { status: 200, body: { traces: traces.map((event) => namedTraceEventWire(event, messagePath)), total, pagination: page } };
+        return { status: 200, body: { traces: traces.map((event) => namedTraceEventWire(event, messagePath)), total, pagination: page } satisfies ApiReply<'listTracesByName'> };
       },
     },
     {
@@ -89,7 +90,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       async handle({ params }) {
         const key = messageKey(params.partitionId ?? '', params.transactionId ?? '');
         const traces = key === null ? [] : await catalog.traceListForMessage({ ...key, maxBytes: core.bounds.listingMaxBytes });
-        return { status: 200, body: { traces: traces.map(traceEventWire) } };
+        return { status: 200, body: { traces: traces.map(traceEventWire) } satisfies ApiReply<'getTraces'> };
       },
     },
   ];

@@ -3,6 +3,7 @@
  * an unknown operation type is not a 400 but fails the transaction when its turn comes. More operations than
  * TRANSACTION_MAX_OPERATIONS is a 413 before anything runs.
  */
+import type { Reply } from '@queen/client/api';
 import { invalid, transactionTooLarge } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
 import type { RouteContext } from '../context.js';
@@ -64,9 +65,8 @@ export function transactionRoutes(core: RouteContext): Route[] {
         const operations = parseOperations(body.operations);
         const requiredLeases = parseRequiredLeases(body.requiredLeases);
         const outcome = await executeTransaction(operations, requiredLeases, { ...core.transactions, producerSub: subject });
-        const reply: Record<string, unknown> = { transactionId: outcome.transactionId, success: outcome.success };
-        if (outcome.error !== undefined) reply.error = outcome.error;
-        reply.results = outcome.results;
+        const reply: Reply<'transaction'> = { transactionId: outcome.transactionId, success: outcome.success,
+          ...(outcome.error === undefined ? {} : { error: outcome.error }), results: outcome.results };
         return { status: 200, body: reply };
       },
     },
