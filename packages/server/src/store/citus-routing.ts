@@ -1,6 +1,8 @@
 /**
  * The routing seam of a Citus deployment (docs/scale-out.md sections 3-4): the store calls these instead of the
- * set-based functions when the database is a Citus coordinator (citus-schema.ts detected it at start-up).
+ * set-based functions when the database is a Citus coordinator (citus-schema.ts detected it at start-up). Each
+ * single-partition call names the partition's computed id as a bound parameter, so Citus delegates it to the
+ * worker holding the partition: `queen.partition_push`, `partition_claim`, `partition_ack` (sql/citus/functions/).
  *
  * A coalesced push batch is split by partition: each partition's items are one call of
  * `queen.partition_push` (sql/citus/functions/), which Citus delegates to the worker holding the partition by
@@ -9,6 +11,8 @@
  * per partition, not as a whole: when one partition's call fails the batch fails, the others stay committed,
  * and a retry or the failover buffer's replay finds them as duplicates by transactionId.
  */
+import { CLAIM_COLUMNS, claimOutcome, cursorClaim, type AckItem, type AckResult, type ClaimOutcome, type ClaimParams,
+  type ClaimRow, type LeaseExtendResult } from './cursors.js';
 import type { Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 import type { AppendItem, AppendResult } from './segments.js';
@@ -26,13 +30,13 @@ interface Row {
 const PUSH = `SELECT item, status, message_id AS "messageId", error, queue_namespace AS namespace, queue_task AS task
   FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], NULL)`;
 
-/** The item numbers (0-based, in batch order) of each (queue, partition) of the batch. */
-function byPartition(items: AppendItem[]): Map<string, number[]> {
+/** The item numbers (0-based, in batch order) of each key of the batch. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   items.forEach((item, i) => {
-    const key = `${item.queue}\u0000${item.partition}`;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [i]);
+    const k = key(item);
+    const group = groups.get(k);
+    if (group === undefined) groups.set(k, [i]);
     else group.push(i);
   });
   return groups;
@@ -59,7 +63,7 @@ async function pushPartition(db: Db, id: string, items: AppendItem[]): Promise<R
 /** `segmentAppend` on Citus: one delegated call per partition of the batch; results in item order. */
 export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
   const results = new Array<AppendResult>(params.items.length);
-  await Promise.all([...byPartition(params.items).values()].map(async (numbers) => {
+  await Promise.all([...groupBy(params.items, (item) => `${item.queue}\u0000${item.partition}`).values()].map(async (numbers) => {
     const items = numbers.map((n) => params.items[n]!);
     const id = partitionUuid(items[0]!.queue, items[0]!.partition);
     for (const row of await pushPartition(db, id, items)) {
@@ -69,4 +73,87 @@ export async function segmentAppendByPartition(db: Db, params: { items: AppendIt
     }
   }));
   return results;
+}
+
+const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, $3, $4, $5::uuid, $6, $7)`;
+/** A named group's subscription, recorded on the coordinator (subscriptions is a reference table), its queue created first. */
+const SUBSCRIBE = `SELECT queen.subscription_record((queen.queue_ensure($1)).id, $2, $3, $4, $5::timestamptz)
+  WHERE $2 <> '__QUEUE_MODE__'`;
+
+/**
+ * `cursorClaim` on Citus: a pop of one partition is one delegated `partition_claim`; the first attempt records a
+ * named group's subscription on the coordinator before. Wildcard and discovery pops are not routed yet
+ * (docs/scale-out.md section 10): they run pop_messages on the coordinator, which Citus cannot plan.
+ */
+export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
+  if (p.scope !== 'partition' || p.queue === null || p.partition === null) return cursorClaim(db, p);
+  if (p.firstAttempt && p.subscribeMode !== null) {
+    await db.query(SUBSCRIBE, [p.queue, p.group, p.partition, p.subscribeMode, p.subscribeFrom]);
+  }
+  const result = await db.query<ClaimRow>({
+    name: 'queen.partition_claim',
+    text: CLAIM,
+    values: [partitionUuid(p.queue, p.partition), p.queue, p.group, p.batch, p.leaseId, p.leaseSeconds, p.autoAck],
+  });
+  if (result.rows[0]?.emptyReason !== 'no-queue') return claimOutcome(result.rows);
+  // docs/api.md 5.3: the first attempt creates the queue; its partition cannot exist yet.
+  if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [p.queue]);
+  return { kind: 'empty', reason: 'no_partition' };
+}
+
+const ACK = `SELECT item, success, error, queue_name AS "queueName", partition_name AS "partitionName",
+    lease_released AS "leaseReleased", dlq
+  FROM queen.partition_ack($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`;
+
+/**
+ * `cursorAck` on Citus: the items grouped by partition id, one delegated `partition_ack` each, concurrently.
+ * Items whose partitionId is not a UUID are not found anywhere (ack_messages answers them alike).
+ */
+export async function cursorAckByPartition(db: Db, params: { items: AckItem[] }): Promise<AckResult[]> {
+  const { items } = params;
+  const results = new Array<AckResult>(items.length);
+  await Promise.all([...groupBy(items, (item) => item.partitionId ?? '').entries()].map(async ([id, numbers]) => {
+    const mine = numbers.map((n) => items[n]!);
+    if (id === '') {
+      for (const n of numbers) {
+        const valid = ['completed', 'success', 'failed', 'dlq', 'retry'].includes(items[n]!.status);
+        results[n] = { success: false, error: valid ? 'Message not found' : `Invalid status: ${items[n]!.status}`, queueName: null,
+          partitionName: null, leaseReleased: false, dlq: false };
+      }
+      return;
+    }
+    const rows = await db.query<AckResult & { item: number }>({
+      name: 'queen.partition_ack',
+      text: ACK,
+      values: [id, mine.map((i) => i.transactionId), mine.map((i) => i.status), mine.map((i) => i.group),
+        mine.map((i) => i.leaseId), mine.map((i) => i.error)],
+    });
+    for (const { item, ...result } of rows.rows) results[numbers[item - 1]!] = result;
+  }));
+  return results;
+}
+
+/**
+ * `leaseExtend` on Citus: lease_extend's statements sent as they are (a lease id may span partitions of several
+ * workers, so a multi-shard UPDATE; Citus plans it with these values, which the function's generic plan prevents).
+ */
+export async function leaseExtendMultiShard(db: Db, params: { leaseId: string; seconds: number }): Promise<LeaseExtendResult> {
+  const extended = await db.query<{ until: Date }>(
+    `UPDATE queen.cursors c SET lease_expires_at = greatest(c.lease_expires_at, now() + make_interval(secs => $2))
+     WHERE c.lease_id = $1::uuid AND c.lease_expires_at > now() RETURNING c.lease_expires_at AS until`,
+    [params.leaseId, params.seconds]);
+  if (extended.rows.length > 0) {
+    const earliest = extended.rows.reduce((min, r) => (r.until < min ? r.until : min), extended.rows[0]!.until);
+    const formatted = await db.query<{ expiresAt: string }>('SELECT queen.format_millis($1::timestamptz) AS "expiresAt"', [earliest]);
+    return { outcome: 'extended', expiresAt: formatted.rows[0]!.expiresAt };
+  }
+  const known = await db.query('SELECT 1 FROM queen.cursors c WHERE c.lease_id = $1::uuid LIMIT 1', [params.leaseId]);
+  return { outcome: known.rowCount === 0 ? 'not_found' : 'expired', expiresAt: null };
+}
+
+/** `leaseRelease` on Citus: the multi-shard UPDATE by lease id; wakes come from the broker's own wake channel. */
+export async function leaseReleaseMultiShard(db: Db, params: { leaseId: string }): Promise<void> {
+  await db.query(
+    `UPDATE queen.cursors c SET lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL
+     WHERE c.lease_id = $1::uuid AND c.lease_expires_at > now()`, [params.leaseId]);
 }

@@ -15,7 +15,7 @@
  */
 import type pg from 'pg';
 import * as bufferHolds from './buffer-holds.js';
-import { segmentAppendByPartition } from './citus-routing.js';
+import * as citus from './citus-routing.js';
 import { withClusterLock, type ClusterCycle } from './cluster-lock.js';
 import * as consumerGroups from './consumer-groups.js';
 import * as cursors from './cursors.js';
@@ -127,7 +127,7 @@ export class Store {
   // ---- The log: pushes, replays (segments.ts), transactions (transaction.ts)
 
   segmentAppend(params: In<typeof segments.segmentAppend>) {
-    return this.routing.citus ? segmentAppendByPartition(this.db, params) : segments.segmentAppend(this.db, params);
+    return this.routing.citus ? citus.segmentAppendByPartition(this.db, params) : segments.segmentAppend(this.db, params);
   }
   /** A replayed append: in a transaction of its own (or the caller's), with maxSize not enforced. */
   segmentAppendReplay(params: In<typeof segments.segmentAppend>) {
@@ -141,11 +141,19 @@ export class Store {
 
   // ---- Cursors: pop, ack, leases (cursors.ts)
 
-  cursorClaim(params: In<typeof cursors.cursorClaim>) { return cursors.cursorClaim(this.db, params); }
+  cursorClaim(params: In<typeof cursors.cursorClaim>) {
+    return this.routing.citus ? citus.cursorClaimByPartition(this.db, params) : cursors.cursorClaim(this.db, params);
+  }
   cursorsReady(params: In<typeof cursors.cursorsReady>) { return cursors.cursorsReady(this.db, params); }
-  cursorAck(params: In<typeof cursors.cursorAck>) { return cursors.cursorAck(this.db, params); }
-  leaseExtend(params: In<typeof cursors.leaseExtend>) { return cursors.leaseExtend(this.db, params); }
-  leaseRelease(params: In<typeof cursors.leaseRelease>) { return cursors.leaseRelease(this.db, params); }
+  cursorAck(params: In<typeof cursors.cursorAck>) {
+    return this.routing.citus ? citus.cursorAckByPartition(this.db, params) : cursors.cursorAck(this.db, params);
+  }
+  leaseExtend(params: In<typeof cursors.leaseExtend>) {
+    return this.routing.citus ? citus.leaseExtendMultiShard(this.db, params) : cursors.leaseExtend(this.db, params);
+  }
+  leaseRelease(params: In<typeof cursors.leaseRelease>) {
+    return this.routing.citus ? citus.leaseReleaseMultiShard(this.db, params) : cursors.leaseRelease(this.db, params);
+  }
 
   // ---- Streams (streams.ts)
 

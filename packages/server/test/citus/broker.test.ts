@@ -1,0 +1,125 @@
+/**
+ * A broker on a Citus coordinator with two workers (docs/scale-out.md section 8): QUEEN_CITUS=on distributes the
+ * schema at migration time, once, and routes the single-partition path by computed partition id to delegated
+ * functions (partition_push, partition_claim, partition_ack). Observed over HTTP and through the cluster's
+ * catalog: one request's items over 20 partitions stored on both workers, pops by partition in offset order,
+ * acks (C3 idempotence, a leased partition, DLQ), consumer groups reading from the start, duplicates, lease
+ * extension, and a restart that converts nothing twice.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { useCitusCluster } from '../support/citus.js';
+import { client, startBroker, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
+
+const cluster = useCitusCluster(2);
+const QUEUE = 'orders';
+const PARTITIONS = Array.from({ length: 20 }, (_, i) => `p${i}`);
+
+describe('a broker on a Citus coordinator', () => {
+  let dataDir = '';
+  let database: TestDatabase;
+  let broker: BrokerProcess;
+  let api: Client;
+  const start = async (): Promise<void> => {
+    broker = await startBroker(database, { QUEEN_CITUS: 'on', QUEEN_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    api = client(broker.url);
+  };
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-broker-'));
+    database = {
+      name: 'postgres',
+      env: { DATABASE_URL: cluster.url },
+      query: (text, values) => cluster.pool.query(text, values),
+      close: async () => undefined,
+    };
+    await start();
+  }, { timeout: 120_000 });
+  after(async () => {
+    await broker?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const pop = (partition: string, query = '&batch=10') =>
+    api.get(`/api/v1/pop/queue/${QUEUE}/partition/${partition}?wait=false${query}`);
+
+  test('start-up distributes the tables and the entry points', async () => {
+    assert.match(broker.output(), /Citus coordinator/);
+    const tables = await cluster.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid::regclass::text ~ '^queen'`);
+    assert.equal(tables.rows[0]!.n, 13);
+    const delegated = await cluster.pool.query<{ name: string; arg: number }>(
+      `SELECT p.proname AS name, o.distribution_argument_index AS arg FROM pg_dist_object o JOIN pg_proc p ON p.oid = o.objid
+       WHERE o.classid = 'pg_proc'::regclass AND o.distribution_argument_index IS NOT NULL ORDER BY 1`);
+    assert.deepEqual(delegated.rows, [{ name: 'partition_ack', arg: 0 }, { name: 'partition_claim', arg: 0 }, { name: 'partition_push', arg: 0 }]);
+  });
+
+  test("one request's items over 20 partitions are queued, stored on both workers, duplicates answered", async () => {
+    const items = PARTITIONS.flatMap((partition) => [1, 2, 3].map((n) => ({ queue: QUEUE, partition, transactionId: `${partition}-${n}`, payload: { partition, n } })));
+    const pushed = await api.push(items);
+    assert.equal(pushed.status, 201, pushed.text);
+    assert.deepEqual(pushed.json.map((r: any) => r.status), items.map(() => 'queued'));
+    const again = await api.push([items[0], { ...items[1], transactionId: 'p0-4' }]);
+    assert.deepEqual(again.json.map((r: any) => r.status), ['duplicate', 'queued']);
+    assert.equal(again.json[0].message_id, pushed.json[0].message_id, 'a duplicate names the stored message');
+    const perWorker = await cluster.pool.query<{ port: number; messages: string }>(
+      `SELECT n.nodeport AS port, sum(r.result::bigint)::text AS messages
+       FROM run_command_on_shards('queen.segments', 'SELECT coalesce(sum(last_offset - first_offset + 1), 0) FROM %s') r
+       JOIN pg_dist_placement pl ON pl.shardid = r.shardid JOIN pg_dist_node n ON n.groupid = pl.groupid
+       WHERE r.success GROUP BY n.nodeport ORDER BY n.nodeport`);
+    assert.deepEqual(perWorker.rows.map((r) => r.port), cluster.workerPorts);
+    assert.equal(perWorker.rows.reduce((sum, r) => sum + Number(r.messages), 0), 61);
+    for (const row of perWorker.rows) assert.ok(Number(row.messages) > 0, `worker ${row.port} stores ${row.messages}`);
+  });
+
+  test('pops by partition deliver in offset order under a lease; acks commit; a group reads from the start', async () => {
+    const first = await pop('p0');
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.json.messages.map((m: any) => m.transactionId), ['p0-1', 'p0-2', 'p0-3', 'p0-4']);
+    assert.deepEqual(first.json.messages[0].data, { partition: 'p0', n: 1 });
+    const { leaseId } = first.json.messages[0];
+    const partitionId = first.json.messages[0].partitionId;
+    const leased = await pop('p0');
+    assert.equal(leased.status, 204);
+    assert.equal(leased.headers.get('x-queen-empty-reason'), 'leased');
+    const extended = await api.post(`/api/v1/lease/${leaseId}/extend`, { seconds: 120 });
+    assert.equal(extended.status, 200, extended.text);
+    const acked = await api.post('/api/v1/ack/batch', {
+      acknowledgments: ['p0-1', 'p0-2', 'p0-3', 'p0-4'].map((transactionId) => ({ transactionId, partitionId, leaseId, status: 'completed' })),
+    });
+    assert.equal(acked.status, 200, acked.text);
+    assert.deepEqual(acked.json.map((r: any) => r.success), [true, true, true, true]);
+    const settled = await api.post('/api/v1/ack', { transactionId: 'p0-2', partitionId, status: 'completed' });
+    assert.equal(settled.json[0].success, true, 'C3: an offset at or below the cursor is settled');
+    assert.equal((await pop('p0')).status, 204);
+    const group = await pop('p0', '&batch=10&consumerGroup=audit');
+    assert.deepEqual(group.json.messages.map((m: any) => m.transactionId), ['p0-1', 'p0-2', 'p0-3', 'p0-4']);
+    const missing = await pop('nowhere');
+    assert.equal(missing.status, 204);
+  });
+
+  test('a message acked as dlq lands in the dead letters of its partition', async () => {
+    const held = await pop('p1', '&batch=1');
+    assert.equal(held.status, 200, `${held.status} ${held.headers.get('x-queen-empty-reason')}`);
+    const [message] = held.json.messages;
+    const acked = await api.post('/api/v1/ack', { transactionId: message.transactionId, partitionId: message.partitionId,
+      leaseId: message.leaseId, status: 'dlq', error: 'bad payload' });
+    assert.deepEqual([acked.json[0].success, acked.json[0].dlq], [true, true]);
+    const stored = await cluster.pool.query<{ txn: string; error: string }>(
+      'SELECT transaction_id AS txn, error_message AS error FROM queen.dead_letters WHERE partition_id = $1', [message.partitionId]);
+    assert.deepEqual(stored.rows, [{ txn: 'p1-1', error: 'bad payload' }]);
+    const next = await pop('p1', '&batch=1');
+    assert.deepEqual(next.json.messages.map((m: any) => m.transactionId), ['p1-2']);
+  });
+
+  test('a restart converts nothing twice and serves the same data', async () => {
+    await broker.stop();
+    await start();
+    assert.doesNotMatch(broker.output(), /schema updated/);
+    const popped = await pop('p5', '&batch=10&consumerGroup=late');
+    assert.deepEqual(popped.json.messages.map((m: any) => m.transactionId), ['p5-1', 'p5-2', 'p5-3']);
+  });
+});
