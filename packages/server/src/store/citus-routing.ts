@@ -2,7 +2,8 @@
  * The routing seam of a Citus deployment (docs/scale-out.md sections 3-4): the store calls these instead of the
  * set-based functions when the database is a Citus coordinator (citus-schema.ts detected it at start-up). Each
  * single-partition call names the partition's computed id as a bound parameter, so Citus delegates it to the
- * worker holding the partition: `queen.partition_push`, `partition_claim`, `partition_ack` (sql/citus/functions/).
+ * worker holding the partition: `queen.partition_push`, `partition_claim` (citus-claims.ts), `partition_ack`
+ * (sql/citus/functions/).
  *
  * A coalesced push batch is split by partition: each partition's items are one call of
  * `queen.partition_push` (sql/citus/functions/), which Citus delegates to the worker holding the partition by
@@ -11,11 +12,11 @@
  * per partition, not as a whole: when one partition's call fails the batch fails, the others stay committed,
  * and a retry or the failover buffer's replay finds them as duplicates by transactionId.
  */
-import { CLAIM_COLUMNS, claimOutcome, cursorClaim, type AckItem, type AckResult, type ClaimOutcome, type ClaimParams,
-  type ClaimRow, type LeaseExtendResult } from './cursors.js';
+import type { AckItem, AckResult, LeaseExtendResult } from './cursors.js';
 import type { Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 import type { AppendItem, AppendResult } from './segments.js';
+import type { LockTargets } from './transaction.js';
 
 /** A result row of partition_push: item is 1-based within the partition's items. */
 interface Row {
@@ -31,7 +32,7 @@ const PUSH = `SELECT item, status, message_id AS "messageId", error, queue_names
   FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], NULL)`;
 
 /** The item numbers (0-based, in batch order) of each key of the batch. */
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   items.forEach((item, i) => {
     const k = key(item);
@@ -73,32 +74,6 @@ export async function segmentAppendByPartition(db: Db, params: { items: AppendIt
     }
   }));
   return results;
-}
-
-const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, $3, $4, $5::uuid, $6, $7)`;
-/** A named group's subscription, recorded on the coordinator (subscriptions is a reference table), its queue created first. */
-const SUBSCRIBE = `SELECT queen.subscription_record((queen.queue_ensure($1)).id, $2, $3, $4, $5::timestamptz)
-  WHERE $2 <> '__QUEUE_MODE__'`;
-
-/**
- * `cursorClaim` on Citus: a pop of one partition is one delegated `partition_claim`; the first attempt records a
- * named group's subscription on the coordinator before. Wildcard and discovery pops are not routed yet
- * (docs/scale-out.md section 10): they run pop_messages on the coordinator, which Citus cannot plan.
- */
-export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
-  if (p.scope !== 'partition' || p.queue === null || p.partition === null) return cursorClaim(db, p);
-  if (p.firstAttempt && p.subscribeMode !== null) {
-    await db.query(SUBSCRIBE, [p.queue, p.group, p.partition, p.subscribeMode, p.subscribeFrom]);
-  }
-  const result = await db.query<ClaimRow>({
-    name: 'queen.partition_claim',
-    text: CLAIM,
-    values: [partitionUuid(p.queue, p.partition), p.queue, p.group, p.batch, p.leaseId, p.leaseSeconds, p.autoAck],
-  });
-  if (result.rows[0]?.emptyReason !== 'no-queue') return claimOutcome(result.rows);
-  // docs/api.md 5.3: the first attempt creates the queue; its partition cannot exist yet.
-  if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [p.queue]);
-  return { kind: 'empty', reason: 'no_partition' };
 }
 
 const ACK = `SELECT item, success, error, queue_name AS "queueName", partition_name AS "partitionName",
@@ -156,4 +131,43 @@ export async function leaseReleaseMultiShard(db: Db, params: { leaseId: string }
   await db.query(
     `UPDATE queen.cursors c SET lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL
      WHERE c.lease_id = $1::uuid AND c.lease_expires_at > now()`, [params.leaseId]);
+}
+
+/**
+ * `cursorsReady` on Citus: every key may have something (pop_ready's look-ups by name cannot be routed); the
+ * answer is a superset by contract, so parked pops simply re-attempt on each wake and tick.
+ */
+export function cursorsReadyAll(params: { keys: readonly unknown[] }): Promise<boolean[]> {
+  return Promise.resolve(params.keys.map(() => true));
+}
+
+/**
+ * `transactionLock` on Citus, inside the transaction: queues created on the coordinator, then every partition
+ * row locked (created first when missing) in (queue, partition) order and every (partition, group) cursor row
+ * in (partition id, group) order, each statement routed to its shard by the computed id. The transaction
+ * spans workers: Citus commits it with two-phase commit.
+ */
+export async function transactionLockByPartition(db: Db, params: LockTargets): Promise<void> {
+  const pairs = [...new Map(params.pushes.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()]
+    .sort((a, b) => (a.queue === b.queue ? compare(a.partition, b.partition) : compare(a.queue, b.queue)));
+  for (const queue of new Set(pairs.map((p) => p.queue))) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [queue]);
+  for (const { queue, partition } of pairs) {
+    const id = partitionUuid(queue, partition);
+    const locked = await db.query('SELECT 1 FROM queen.partitions WHERE id = $1::uuid FOR UPDATE', [id]);
+    if (locked.rowCount !== 0) continue;
+    const queueId = await db.query<{ id: string }>('SELECT id::text AS id FROM queen.queues WHERE name = $1', [queue]);
+    await db.query('INSERT INTO queen.partitions (id, queue_id, name) VALUES ($1::uuid, $2::uuid, $3) ON CONFLICT DO NOTHING',
+      [id, queueId.rows[0]!.id, partition]);
+    await db.query('SELECT 1 FROM queen.partitions WHERE id = $1::uuid FOR UPDATE', [id]);
+  }
+  const acks = [...new Map(params.acks.map((a) => [`${a.partitionId}\u0000${a.group}`, a])).values()]
+    .sort((a, b) => (a.partitionId === b.partitionId ? compare(a.group, b.group) : compare(a.partitionId, b.partitionId)));
+  for (const { partitionId, group } of acks) {
+    await db.query('SELECT 1 FROM queen.cursors WHERE partition_id = $1::uuid AND consumer_group = $2 FOR UPDATE', [partitionId, group]);
+  }
+}
+
+/** Byte order, as PostgreSQL's C collation sorts the names (the lock order of sql/functions/partitions_lock.sql). */
+function compare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

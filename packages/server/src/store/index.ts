@@ -15,6 +15,7 @@
  */
 import type pg from 'pg';
 import * as bufferHolds from './buffer-holds.js';
+import { cursorClaimByPartition } from './citus-claims.js';
 import * as citus from './citus-routing.js';
 import { withClusterLock, type ClusterCycle } from './cluster-lock.js';
 import * as consumerGroups from './consumer-groups.js';
@@ -136,15 +137,19 @@ export class Store {
       return { commit: true, value: await tx.segmentAppend(params) };
     });
   }
-  transactionLock(params: In<typeof transaction.transactionLock>) { return transaction.transactionLock(this.db, params); }
+  transactionLock(params: In<typeof transaction.transactionLock>) {
+    return this.routing.citus ? citus.transactionLockByPartition(this.db, params) : transaction.transactionLock(this.db, params);
+  }
   leaseLiveLock(params: In<typeof transaction.leaseLiveLock>) { return transaction.leaseLiveLock(this.db, params); }
 
   // ---- Cursors: pop, ack, leases (cursors.ts)
 
   cursorClaim(params: In<typeof cursors.cursorClaim>) {
-    return this.routing.citus ? citus.cursorClaimByPartition(this.db, params) : cursors.cursorClaim(this.db, params);
+    return this.routing.citus ? cursorClaimByPartition(this.db, params) : cursors.cursorClaim(this.db, params);
   }
-  cursorsReady(params: In<typeof cursors.cursorsReady>) { return cursors.cursorsReady(this.db, params); }
+  cursorsReady(params: In<typeof cursors.cursorsReady>) {
+    return this.routing.citus ? citus.cursorsReadyAll(params) : cursors.cursorsReady(this.db, params);
+  }
   cursorAck(params: In<typeof cursors.cursorAck>) {
     return this.routing.citus ? citus.cursorAckByPartition(this.db, params) : cursors.cursorAck(this.db, params);
   }

@@ -115,6 +115,56 @@ describe('a broker on a Citus coordinator', () => {
     assert.deepEqual(next.json.messages.map((m: any) => m.transactionId), ['p1-2']);
   });
 
+  test('wildcard pops walk the partitions of both workers; maxPartitions and the group cursor hold', async () => {
+    const seen: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const res = await api.get(`/api/v1/pop/queue/${QUEUE}?wait=false&batch=10&partitions=2&consumerGroup=wild`);
+      if (res.status === 204) break;
+      assert.equal(res.status, 200, res.text);
+      const partitions = new Set(res.json.messages.map((m: any) => m.partitionId));
+      assert.ok(partitions.size <= 2, `partitions=2, got ${partitions.size}`);
+      seen.push(...res.json.messages.map((m: any) => m.transactionId));
+      const acked = await api.post('/api/v1/ack/batch', { acknowledgments: res.json.messages.map((m: any) =>
+        ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed', consumerGroup: 'wild' })) });
+      assert.ok(acked.json.every((r: any) => r.success), acked.text);
+    }
+    assert.equal(seen.length, 61, 'every message of every partition, once');
+    assert.equal(new Set(seen).size, 61);
+    for (const partition of PARTITIONS) {
+      const mine = seen.filter((t) => t.startsWith(`${partition}-`));
+      assert.deepEqual(mine, [...mine].sort(), `offset order within ${partition}`);
+    }
+    const discovery = await api.get('/api/v1/pop?wait=false&batch=5&partitions=2&consumerGroup=disc&namespace=orders');
+    assert.equal(discovery.status, 200, discovery.text);
+    assert.equal(discovery.json.messages.length, 5);
+  });
+
+  test('a parked pop is answered by a push to its partition', async () => {
+    const parked = api.get(`/api/v1/pop/queue/${QUEUE}/partition/late?wait=true&timeout=10000`);
+    await new Promise((r) => setTimeout(r, 300));
+    const pushed = await api.push([{ queue: QUEUE, partition: 'late', transactionId: 'late-1', payload: { late: true } }]);
+    assert.equal(pushed.status, 201, pushed.text);
+    const res = await parked;
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.messages.map((m: any) => m.transactionId), ['late-1']);
+  });
+
+  test('a transaction pushes to partitions of both workers and acks another, all or nothing', async () => {
+    const held = await pop('p2', '&batch=1');
+    const [message] = held.json.messages;
+    const res = await api.post('/api/v1/transaction', { operations: [
+      { type: 'push', items: PARTITIONS.slice(0, 6).map((partition) => ({ queue: 'audit', partition, transactionId: `a-${partition}`, payload: { partition } })) },
+      { type: 'ack', transactionId: message.transactionId, partitionId: message.partitionId, leaseId: message.leaseId },
+    ] });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.success, true, res.text);
+    const stored = await cluster.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'audit' AND p.tail = 1`);
+    assert.equal(stored.rows[0]!.n, 6);
+    const next = await pop('p2', '&batch=1');
+    assert.deepEqual(next.json.messages.map((m: any) => m.transactionId), ['p2-2']);
+  });
+
   test('a restart converts nothing twice and serves the same data', async () => {
     await broker.stop();
     await start();
