@@ -29,7 +29,32 @@ interface Row {
 }
 
 const PUSH = `SELECT item, status, message_id AS "messageId", error, queue_namespace AS namespace, queue_task AS task
-  FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], NULL)`;
+  FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::bigint)`;
+
+/**
+ * The capped queues of a batch (a read of the reference table, local to the coordinator), then for each the room
+ * left: max_size less its queue-mode backlog, a multi-shard aggregate (partitions, cursors and segments are
+ * co-located: pushed down per shard). None during a replay of the failover buffer (`queen.replay`,
+ * sql/functions/queue_mode_backlog.sql: replays are never refused).
+ */
+const CAPPED = `SELECT q.id, q.name, q.max_size AS "maxSize" FROM queen.queues q
+  WHERE q.name = ANY ($1::text[]) AND q.max_size > 0 AND coalesce(current_setting('queen.replay', true), '') <> 'on'`;
+const BACKLOG = `SELECT coalesce(sum(s.last_offset - greatest(s.first_offset, coalesce(c.committed, 0) + 1) + 1), 0) AS backlog
+  FROM queen.partitions p
+  LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = '__QUEUE_MODE__'
+  JOIN queen.segments s ON s.partition_id = p.id AND s.last_offset > coalesce(c.committed, 0)
+  WHERE p.queue_id = $1::uuid`;
+
+/** The room each capped queue of the batch has left (see CAPPED). */
+async function roomLeft(db: Db, queues: string[]): Promise<Map<string, number>> {
+  const capped = await db.query<{ id: string; name: string; maxSize: string }>(CAPPED, [queues]);
+  const rooms = new Map<string, number>();
+  for (const queue of capped.rows) {
+    const backlog = await db.query<{ backlog: string }>(BACKLOG, [queue.id]);
+    rooms.set(queue.name, Math.max(Number(queue.maxSize) - Number(backlog.rows[0]!.backlog), 0));
+  }
+  return rooms;
+}
 
 /** The item numbers (0-based, in batch order) of each key of the batch. */
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
@@ -43,14 +68,14 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return groups;
 }
 
-async function pushPartition(db: Db, id: string, items: AppendItem[]): Promise<Row[]> {
+async function pushPartition(db: Db, id: string, items: AppendItem[], room: number | null): Promise<Row[]> {
   const { queue, partition } = items[0]!;
   const call = () => db.query<Row>({
     name: 'queen.partition_push',
     text: PUSH,
     values: [id, queue, partition, items.map((i) => i.messageId), items.map((i) => i.transactionId),
       items.map((i) => i.traceId), items.map((i) => i.payload), items.map((i) => i.producerSub),
-      items.some((i) => i.traceContext !== null) ? items.map((i) => i.traceContext) : null],
+      items.some((i) => i.traceContext !== null) ? items.map((i) => i.traceContext) : null, room],
   });
   let rows = (await call()).rows;
   if (rows[0]?.status === 'no-queue') {
@@ -61,18 +86,35 @@ async function pushPartition(db: Db, id: string, items: AppendItem[]): Promise<R
   return rows;
 }
 
-/** `segmentAppend` on Citus: one delegated call per partition of the batch; results in item order. */
+/**
+ * `segmentAppend` on Citus: one delegated call per partition of the batch; results in item order. Uncapped
+ * queues' partitions are written concurrently. maxSize is soft here (docs/scale-out.md section 4): a capped
+ * queue's room is read once per batch (one coordinator round trip, only for batches that name a capped queue)
+ * and handed to its partitions one after the other; concurrent batches of other brokers may take the same room.
+ */
 export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
-  const results = new Array<AppendResult>(params.items.length);
-  await Promise.all([...groupBy(params.items, (item) => `${item.queue}\u0000${item.partition}`).values()].map(async (numbers) => {
-    const items = numbers.map((n) => params.items[n]!);
-    const id = partitionUuid(items[0]!.queue, items[0]!.partition);
-    for (const row of await pushPartition(db, id, items)) {
+  const { items } = params;
+  const results = new Array<AppendResult>(items.length);
+  const queues = [...new Set(items.map((i) => i.queue))];
+  const rooms = await roomLeft(db, queues);
+  const write = async (numbers: number[]): Promise<void> => {
+    const mine = numbers.map((n) => items[n]!);
+    const { queue, partition } = mine[0]!;
+    const id = partitionUuid(queue, partition);
+    const room = rooms.get(queue) ?? null;
+    for (const row of await pushPartition(db, id, mine, room)) {
       if (row.status === 'no-queue') throw new Error('partition_push found no queue after queue_ensure');
+      if (room !== null && row.status === 'queued') rooms.set(queue, rooms.get(queue)! - 1);
       results[numbers[row.item - 1]!] = { status: row.status, messageId: row.messageId, partitionId: id, error: row.error,
         namespace: row.namespace, task: row.task };
     }
-  }));
+  };
+  const partitions = [...groupBy(items, (item) => `${item.queue}\u0000${item.partition}`).values()];
+  const sequential = partitions.filter((numbers) => rooms.has(items[numbers[0]!]!.queue));
+  await Promise.all([
+    ...partitions.filter((numbers) => !rooms.has(items[numbers[0]!]!.queue)).map(write),
+    (async () => { for (const numbers of sequential) await write(numbers); })(),
+  ]);
   return results;
 }
 

@@ -11,7 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { useCitusCluster } from '../support/citus.js';
+import { partitionUuid } from '../support/hot-path.js';
 import { client, startBroker, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
 
 const cluster = useCitusCluster(2);
@@ -73,6 +75,27 @@ describe('a broker on a Citus coordinator', () => {
     assert.deepEqual(perWorker.rows.map((r) => r.port), cluster.workerPorts);
     assert.equal(perWorker.rows.reduce((sum, r) => sum + Number(r.messages), 0), 61);
     for (const row of perWorker.rows) assert.ok(Number(row.messages) > 0, `worker ${row.port} stores ${row.messages}`);
+  });
+
+  test('a bound call of a partition entry point is delegated: one command to one worker, every time', async () => {
+    const session = new pg.Client({ connectionString: cluster.url });
+    await session.connect();
+    try {
+      const notices: string[] = [];
+      session.on('notice', (notice) => notices.push(notice.message ?? ''));
+      await session.query(`SET citus.log_remote_commands = on; SET client_min_messages = 'log'`);
+      // Named, like the broker's: PostgreSQL switches to a generic plan after five executions.
+      for (let i = 0; i < 7; i++) {
+        notices.length = 0;
+        const res = await session.query({ name: 'claim', text: 'SELECT empty_reason FROM queen.partition_claim($1::uuid, $2, $3, 1, $4::uuid, 0, false)',
+          values: [partitionUuid(QUEUE, 'nowhere'), QUEUE, 'probe', '00000000-0000-7000-8000-000000000000'] });
+        assert.deepEqual(res.rows, [{ empty_reason: 'no_partition' }]);
+        assert.equal(notices.length, 1, notices.join('\n'));
+        assert.match(notices[0]!, /^issuing SELECT .* FROM queen\.partition_claim\(/);
+      }
+    } finally {
+      await session.end();
+    }
   });
 
   test('pops by partition deliver in offset order under a lease; acks commit; a group reads from the start', async () => {
@@ -163,6 +186,48 @@ describe('a broker on a Citus coordinator', () => {
     assert.equal(stored.rows[0]!.n, 6);
     const next = await pop('p2', '&batch=1');
     assert.deepEqual(next.json.messages.map((m: any) => m.transactionId), ['p2-2']);
+  });
+
+  test("a worker that is down: its partitions' pops answer 503 with Retry-After, the other worker's serve, pushes are buffered and replayed", async () => {
+    const placed = await cluster.pool.query<{ name: string; port: number }>(
+      `SELECT k.name, n.nodeport AS port FROM unnest($1::text[]) AS k (name)
+       JOIN pg_dist_placement pl ON pl.shardid = get_shard_id_for_distribution_column('queen.partitions', queen.partition_uuid($2, k.name))
+       JOIN pg_dist_node n ON n.groupid = pl.groupid`, [PARTITIONS, QUEUE]);
+    const [downPort, upPort] = cluster.workerPorts;
+    const down = placed.rows.find((r) => r.port === downPort)!.name;
+    const up = placed.rows.find((r) => r.port === upPort)!.name;
+    const before = await pop(up, '&batch=10&consumerGroup=outage');
+    assert.equal(before.status, 200, before.text);
+    cluster.worker(downPort!, 'stop');
+    try {
+      const unreachable = await pop(down, '&batch=10&consumerGroup=outage');
+      assert.equal(unreachable.status, 503, unreachable.text);
+      assert.ok(Number(unreachable.headers.get('retry-after')) > 0);
+      assert.doesNotMatch(unreachable.text, /remote node|connection/i, 'no database error text on the wire');
+      const acked = await api.post('/api/v1/ack/batch', { acknowledgments: before.json.messages.map((m: any) =>
+        ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed', consumerGroup: 'outage' })) });
+      assert.ok(acked.json.every((r: any) => r.success), `acks on the live worker: ${acked.text}`);
+      const pushed = await api.push([{ queue: QUEUE, partition: down, transactionId: 'outage-1', payload: {} },
+        { queue: QUEUE, partition: up, transactionId: 'outage-2', payload: {} }]);
+      assert.equal(pushed.status, 201, pushed.text);
+      for (const r of pushed.json) assert.ok(['queued', 'buffered'].includes(r.status), JSON.stringify(r));
+    } finally {
+      cluster.worker(downPort!, 'start');
+    }
+    const stored = async () => (await cluster.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM queen.message_keys WHERE partition_id = ANY ($1::uuid[]) AND transaction_id IN ('outage-1', 'outage-2')`,
+      [[partitionUuid(QUEUE, down), partitionUuid(QUEUE, up)]])).rows[0]!.n;
+    for (let i = 0; i < 100 && (await stored().catch(() => 0)) < 2; i++) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await stored(), 2, 'both pushes are stored once the worker is back');
+  });
+
+  test('maxSize admits a capped queue up to its room across partitions (soft on Citus: one read per batch)', async () => {
+    const configured = await api.post('/api/v1/configure', { queue: 'capped', options: { maxSize: 3 } });
+    assert.equal(configured.status, 200, configured.text);
+    const pushed = await api.push(['a', 'b', 'c', 'd', 'e'].map((partition, i) => ({ queue: 'capped', partition, transactionId: `c-${i}`, payload: {} })));
+    assert.equal(pushed.status, 201, pushed.text);
+    assert.deepEqual(pushed.json.map((r: any) => r.status).sort(), ['failed', 'failed', 'queued', 'queued', 'queued']);
+    assert.ok(pushed.json.filter((r: any) => r.status === 'failed').every((r: any) => r.error === "Queue 'capped' would exceed max capacity"), pushed.text);
   });
 
   test('a restart converts nothing twice and serves the same data', async () => {

@@ -26,6 +26,8 @@ export interface CitusCluster {
   readonly workerPorts: number[];
   /** A pool on the coordinator. */
   readonly pool: pg.Pool;
+  /** Stops (fast) or starts again the worker listening on `port`: a worker that is down. */
+  worker(port: number, action: 'stop' | 'start'): void;
 }
 
 function portFree(port: number): Promise<boolean> {
@@ -77,5 +79,10 @@ export function useCitusCluster(workers = 2): CitusCluster {
     get url() { return ready(url); },
     get workerPorts() { return ready(Array.from({ length: workers }, (_, i) => base + 1 + i)); },
     get pool() { return ready(pool); },
+    worker(port, action) {
+      const dir = path.join(ready(folder), String(port));
+      const args = action === 'stop' ? ['-D', dir, '-m', 'fast', '-w', 'stop'] : ['-D', dir, '-l', `${dir}.log`, '-w', 'start'];
+      execFileSync('runuser', ['-u', 'postgres', '--', '/usr/lib/postgresql/15/bin/pg_ctl', ...args], { timeout: 60_000, stdio: 'ignore' });
+    },
   };
 }
