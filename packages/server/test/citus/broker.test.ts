@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { useCitusCluster } from '../support/citus.js';
+import { citusDatabase, useCitusCluster } from '../support/citus.js';
 import { partitionUuid } from '../support/hot-path.js';
-import { client, startBroker, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
+import { client, startBroker, type BrokerProcess, type Client } from '../support/harness.js';
 
 const cluster = useCitusCluster(2);
 const QUEUE = 'orders';
@@ -22,22 +22,15 @@ const PARTITIONS = Array.from({ length: 20 }, (_, i) => `p${i}`);
 
 describe('a broker on a Citus coordinator', () => {
   let dataDir = '';
-  let database: TestDatabase;
   let broker: BrokerProcess;
   let api: Client;
   const start = async (): Promise<void> => {
-    broker = await startBroker(database, { QUEEN_CITUS: 'on', QUEEN_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    broker = await startBroker(citusDatabase(cluster), { QUEEN_CITUS: 'on', QUEEN_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     api = client(broker.url);
   };
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-broker-'));
-    database = {
-      name: 'postgres',
-      env: { DATABASE_URL: cluster.url },
-      query: (text, values) => cluster.pool.query(text, values),
-      close: async () => undefined,
-    };
     await start();
   }, { timeout: 120_000 });
   after(async () => {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import pg from 'pg';
+import type { TestDatabase } from './harness.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 /** The cluster script of the shared Citus build (see its README). */
@@ -84,5 +85,15 @@ export function useCitusCluster(workers = 2): CitusCluster {
       const args = action === 'stop' ? ['-D', dir, '-m', 'fast', '-w', 'stop'] : ['-D', dir, '-l', `${dir}.log`, '-w', 'start'];
       execFileSync('runuser', ['-u', 'postgres', '--', '/usr/lib/postgresql/15/bin/pg_ctl', ...args], { timeout: 60_000, stdio: 'ignore' });
     },
+  };
+}
+
+/** The cluster's coordinator as a harness database: `startBroker(citusDatabase(cluster), env)` runs a broker on it. */
+export function citusDatabase(cluster: CitusCluster): TestDatabase {
+  return {
+    name: 'postgres',
+    get env() { return { DATABASE_URL: cluster.url }; },
+    query: (text, values) => cluster.pool.query(text, values),
+    close: async () => undefined,
   };
 }
