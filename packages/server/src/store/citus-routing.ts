@@ -57,7 +57,7 @@ async function roomLeft(db: Db, queues: string[]): Promise<Map<string, number>> 
 }
 
 /** The item numbers (0-based, in batch order) of each key of the batch. */
-export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   items.forEach((item, i) => {
     const k = key(item);
