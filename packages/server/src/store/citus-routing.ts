@@ -3,12 +3,11 @@
  * set-based functions when the database is a Citus coordinator (citus-schema.ts detected it at start-up). Each
  * single-partition call names the partition's computed id as a bound parameter, so Citus delegates it to the
  * worker holding the partition: `queen.partition_push`, `partition_claim` (citus-claims.ts), `partition_ack`
- * (sql/citus/functions/).
+ * (sql/citus/functions/). Calls that are not single-partition are statements Citus plans across shards.
  *
- * A coalesced push batch is split by partition: each partition's items are one call of
- * `queen.partition_push` (sql/citus/functions/), which Citus delegates to the worker holding the partition by
- * its id, computed here from the names. The calls of one batch run concurrently on pooled connections (inside
- * a transaction they queue on its connection and Citus commits them together). A batch is therefore atomic
+ * A coalesced push batch is split by partition, the id computed here from the names. The calls of one batch
+ * run concurrently on pooled connections (inside a transaction they queue on its connection and Citus commits
+ * them together, with two-phase commit when they span workers). A batch is therefore atomic
  * per partition, not as a whole: when one partition's call fails the batch fails, the others stay committed,
  * and a retry or the failover buffer's replay finds them as duplicates by transactionId.
  */
@@ -168,7 +167,7 @@ export async function leaseExtendMultiShard(db: Db, params: { leaseId: string; s
   return { outcome: known.rowCount === 0 ? 'not_found' : 'expired', expiresAt: null };
 }
 
-/** `leaseRelease` on Citus: the multi-shard UPDATE by lease id; wakes come from the broker's own wake channel. */
+/** `leaseRelease` on Citus: the multi-shard UPDATE by lease id, without lease_release's NOTIFY: parked pops find the partition on their next re-check. */
 export async function leaseReleaseMultiShard(db: Db, params: { leaseId: string }): Promise<void> {
   await db.query(
     `UPDATE queen.cursors c SET lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL
