@@ -26,7 +26,7 @@ export type CitusMode = 'auto' | 'on' | 'off';
 /** What the Citus step did: whether the database is treated as Citus, whether it converted it now, the entry points installed. */
 export interface CitusReport {
   citus: boolean;
-  distributed: boolean;
+  convertedNow: boolean;
   functions: string[];
 }
 
@@ -56,21 +56,21 @@ export async function applyCitus(
   mode: CitusMode,
   inTransaction: (what: () => string, work: () => Promise<void>) => Promise<void>,
 ): Promise<CitusReport> {
-  if (mode === 'off') return { citus: false, distributed: false, functions: [] };
+  if (mode === 'off') return { citus: false, convertedNow: false, functions: [] };
   const citus = await isCitusCoordinator(client);
   if (!citus) {
     if (mode === 'on') throw new Error('QUEEN_CITUS=on, but the database is not a Citus coordinator with active workers (CREATE EXTENSION citus; citus_add_node)');
-    return { citus: false, distributed: false, functions: [] };
+    return { citus: false, convertedNow: false, functions: [] };
   }
   const converted = await client.query(`SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'queen.partitions'::regclass`);
-  const distributed = converted.rowCount === 0;
-  if (distributed) {
+  const convertedNow = converted.rowCount === 0;
+  if (convertedNow) {
     const sql = fs.readFileSync(path.join(CITUS_DIR, 'distribute.sql'), 'utf8');
     await inTransaction(() => 'sql/citus/distribute.sql', async () => void (await client.query(sql)));
   }
   const recorded = new Map((await client.query<{ name: string; checksum: string }>(
     `SELECT name, checksum FROM queen.function_files WHERE name LIKE 'citus/%'`)).rows.map((r) => [r.name, r.checksum]));
-  const changed = readCitusFunctions().filter((file) => distributed || recorded.get(file.name) !== file.checksum);
+  const changed = readCitusFunctions().filter((file) => convertedNow || recorded.get(file.name) !== file.checksum);
   for (const file of changed) {
     // One transaction each: create_distributed_function commits its metadata on every node.
     await inTransaction(() => `function file sql/${file.name}`, async () => {
@@ -80,5 +80,5 @@ export async function applyCitus(
          ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`, [file.name, file.checksum]);
     });
   }
-  return { citus: true, distributed, functions: changed.map((file) => file.name) };
+  return { citus: true, convertedNow, functions: changed.map((file) => file.name) };
 }
