@@ -214,6 +214,9 @@ describe('migrate: function files', () => {
     const recorded = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.function_files ORDER BY name COLLATE "C"');
     assert.deepEqual(recorded.rows, functionFiles.map((f) => ({ name: f.name, checksum: f.checksum })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
     assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [], citus: false });
+    // QUEEN_CITUS on one PostgreSQL: auto serves it as one, on stops the start-up saying why.
+    assert.deepEqual(await migrateSchema(pool, files, functionFiles, 'auto'), { migrations: [], functions: [], citus: false });
+    await assert.rejects(migrateSchema(pool, files, functionFiles, 'on'), /QUEEN_CITUS=on, but the database is not a Citus coordinator/);
     const checksums = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
     assert.deepEqual(checksums.rows, files.map((m) => ({ name: m.name, checksum: m.checksum })));
   });
