@@ -110,7 +110,7 @@ export class Broker {
       await sequence.step('first contact', () => database.contact(Number.POSITIVE_INFINITY));
     }
     await sequence.step('migrations', async () => {
-      await applyMigrations(database.pool, log, { where: database.where, waitMs: config.startupWaitMs, signal });
+      await applyMigrations(database, log, { where: database.where, waitMs: config.startupWaitMs, citus: config.citus, signal });
       await reportRefusedNames(database.store, log);
     });
     await sequence.step('monitoring', (defer) => startMonitoring(monitoring, port, defer));

@@ -33,6 +33,11 @@ export interface Config {
   dataDir: string;
   database: DatabaseTarget;
   databaseHealth: DatabaseHealth;
+  /**
+   * QUEEN_CITUS: `auto` distributes the schema and routes per partition when the database is a Citus coordinator
+   * with workers (docs/scale-out.md section 8); `on` requires one; `off` treats any database as one PostgreSQL.
+   */
+  citus: 'auto' | 'on' | 'off';
   poolSize: number;
   poolAcquireTimeoutMs: number;
   /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS; Infinity: no limit). */
@@ -193,6 +198,7 @@ function boundsConfig(env: Env, poolSize: number): BoundsConfig {
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const CITUS_MODES = ['auto', 'on', 'off'] as const;
 const DATABASE_VARIABLES = ['DATABASE_URL', 'PG_HOST', 'PG_PORT', 'PG_USER', 'PG_PASSWORD', 'PG_DB'];
 
 const IGNORED_PATTERNS = [/^NUM_WORKERS$/, /^QUEEN_.*_MAX_HOLD_MS$/, /^QUEEN_.*_BATCH_SIZE$/, /^QUEEN_UDP_/,
@@ -218,6 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
     throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got ${logFormat})`);
   }
+  const citus = (text(env, 'QUEEN_CITUS') ?? 'auto').trim().toLowerCase();
+  if (!(CITUS_MODES as readonly string[]).includes(citus)) throw new ConfigError(`QUEEN_CITUS must be one of ${CITUS_MODES.join(', ')} (got ${citus})`);
   const warnings: string[] = [];
   // Like the pop parameter it defaults (docs/api.md 5.2 "other values = all"), an unknown mode counts as `all`: said once.
   if (!['all', 'new', 'new-only'].includes(subscriptionMode)) warnings.push(`DEFAULT_SUBSCRIPTION_MODE is not all, new or new-only (got ${subscriptionMode}): all applies`);
@@ -247,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database,
     databaseHealth: databaseHealth(env),
+    citus: citus as Config['citus'],
     poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
     // No limit with an external PostgreSQL: the broker buffers pushes while it waits (docs/api.md 9.8 rule 3).

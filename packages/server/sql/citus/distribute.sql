@@ -3,9 +3,10 @@
 -- tables replicated to every node, the broker's bookkeeping local to the coordinator. This file is the one place
 -- where the Citus deployment's schema differs from single PostgreSQL's.
 --
--- Status: run by the Citus tests (test/citus/), not yet by the broker. The functions are not all routable on
--- Citus yet (docs/scale-out.md, section 10), so a broker must not be pointed at a database converted by it.
--- Run once, with no broker connected, on a database migrated by this release (migration 0019: no triggers).
+-- Run by the broker's migration step on a Citus coordinator (QUEEN_CITUS, store/citus-schema.ts), once: when
+-- queen.partitions is not yet distributed, in one transaction, after the numbered migrations and the function
+-- files; then the entry points of sql/citus/functions/ are installed. What works on Citus so far:
+-- docs/scale-out.md, section 10. Run the first start-up with no other broker connected.
 --
 -- 1. Re-key: partitions created by releases before computed ids (random v7 ids) get partition_uuid(queue,
 --    partition) in every table that holds a partition id, so the id can be computed from the names from now on.

@@ -15,6 +15,7 @@ import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings } from '../store/connections.js';
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
+import type { CitusMode } from '../store/citus-schema.js';
 import { migrate } from '../store/migrations.js';
 import { Store } from '../store/index.js';
 import { NoServerError } from '../store/primary.js';
@@ -114,11 +115,23 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
   return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where, contact };
 }
 
-/** Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the first contact). */
-export async function applyMigrations(pool: pg.Pool, log: Logger, wait: { where: string; waitMs: number; signal?: AbortSignal | undefined }): Promise<void> {
-  const applied = await whileStarting(() => migrate(pool), { log, signal: wait.signal, where: wait.where, waitMs: wait.waitMs });
+/**
+ * Applies the missing migrations and the changed SQL functions (a connection lost meanwhile is retried like the
+ * first contact); on a Citus coordinator (QUEEN_CITUS) distributes the schema once and turns the store's
+ * per-partition routing on (docs/scale-out.md section 8).
+ */
+export async function applyMigrations(
+  database: Pick<Database, 'pool' | 'store'>,
+  log: Logger,
+  wait: { where: string; waitMs: number; citus: CitusMode; signal?: AbortSignal | undefined },
+): Promise<void> {
+  const applied = await whileStarting(() => migrate(database.pool, undefined, undefined, wait.citus), { log, signal: wait.signal, where: wait.where, waitMs: wait.waitMs });
   const changed = applied.migrations.length + applied.functions.length;
   if (changed > 0) log.info(schemaLine(applied));
+  if (applied.citus) {
+    database.store.routeOnCitus();
+    log.info('the database is a Citus coordinator: tables distributed by partition, single-partition calls delegated to their workers');
+  }
 }
 
 /** The `schema updated` line: counts and the newest migration, not every file name. */

@@ -89,7 +89,7 @@ export function serve(options: ServeOptions, defer: Defer): Served {
 function routeContext({ config, log, version, database, monitoring, write, read, lifecycle, online }: ServeOptions): RouteContext {
   const { pool, store } = database;
   // Administrative routes hold at most their share of the pool, and stop when their client leaves.
-  const admitted = new Store(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
+  const admitted = store.over(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
   const { payloads, encryptionView, sealing, channel, wake, maintenance, buffer, push } = write;
   const { metrics, heartbeat, stats, tracing } = monitoring;
   return {

@@ -56,7 +56,7 @@ export type ClaimOutcome =
   | { kind: 'hold'; holdMs: number };
 
 /** A row of `queen.pop_messages`: a message, or (first row only) why there is none. */
-interface ClaimRow extends ClaimedMessage {
+export interface ClaimRow extends ClaimedMessage {
   emptyReason: string | null;
   holdMs: number | null;
 }
@@ -81,10 +81,13 @@ const CLAIM_ARGUMENTS: ReadonlyArray<readonly [parameter: string, field: keyof C
   ['p_hold_under', 'holdUnder', ''],
 ];
 
-const CLAIM_SQL = `SELECT queue_name AS queue, partition_id AS "partitionId", partition_name AS "partitionName",
+/** The claim's columns, as ClaimRow names them. */
+export const CLAIM_COLUMNS = `queue_name AS queue, partition_id AS "partitionId", partition_name AS "partitionName",
     message_id AS "messageId", transaction_id AS "transactionId", trace_id AS "traceId", payload,
     producer_sub AS "producerSub", created_at AS "createdAt", empty_reason AS "emptyReason", hold_ms AS "holdMs",
-    trace_context AS "traceContext"
+    trace_context AS "traceContext"`;
+
+const CLAIM_SQL = `SELECT ${CLAIM_COLUMNS}
   FROM queen.pop_messages(${CLAIM_ARGUMENTS.map(([parameter, , cast], i) => `${parameter} => $${i + 1}${cast}`).join(', ')})`;
 
 /** Runs one pop attempt. */
@@ -94,12 +97,17 @@ export async function cursorClaim(db: Db, p: ClaimParams): Promise<ClaimOutcome>
     text: CLAIM_SQL,
     values: CLAIM_ARGUMENTS.map(([, field]) => p[field]),
   });
-  const first = result.rows[0];
+  return claimOutcome(result.rows);
+}
+
+/** The outcome of a claim's rows (pop_messages' shape, shared by citus-routing.ts's partition_claim). */
+export function claimOutcome(rows: ClaimRow[]): ClaimOutcome {
+  const first = rows[0];
   if (first === undefined) return { kind: 'empty', reason: 'none' };
   if (first.emptyReason === 'hold') return { kind: 'hold', holdMs: first.holdMs ?? 0 };
   if (first.emptyReason !== null) return { kind: 'empty', reason: first.emptyReason };
   // The rows are the messages (their two null outcome fields ride along unread): no per-row copy on the hot path.
-  return { kind: 'messages', messages: result.rows };
+  return { kind: 'messages', messages: rows };
 }
 
 /** A parked pop's wait key, as `queen.pop_ready` reads it: `partition` null is the wildcard. */

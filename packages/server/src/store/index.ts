@@ -15,6 +15,8 @@
  */
 import type pg from 'pg';
 import * as bufferHolds from './buffer-holds.js';
+import { cursorClaimByPartition } from './citus-claims.js';
+import * as citus from './citus-routing.js';
 import { withClusterLock, type ClusterCycle } from './cluster-lock.js';
 import * as consumerGroups from './consumer-groups.js';
 import * as cursors from './cursors.js';
@@ -52,15 +54,32 @@ export interface TransactionOptions {
 /** Attempts of a streams cycle that is one statement (a deadlock wrote nothing: it runs again). */
 const CYCLE_ATTEMPTS = 3;
 
+/** How a store reaches partitions: set once at start-up (`routeOnCitus`), shared by every store made from it. */
+interface Routing {
+  /** The database is a Citus coordinator: single-partition calls go to citus-routing.ts (docs/scale-out.md). */
+  citus: boolean;
+}
+
 /** The one way to the database (see the module note). */
 export class Store {
   private depth = 0;
 
-  /** A store over the pool; `kind` is for the stores this class makes itself (sessions, transactions). */
+  /** A store over the pool; `kind` and `routing` are for the stores this class makes itself (sessions, transactions, `over`). */
   constructor(
     private readonly db: Db,
     private readonly kind: 'pool' | 'session' | 'transaction' = 'pool',
+    private readonly routing: Routing = { citus: false },
   ) {}
+
+  /** A store over another pool (the administrative routes' admitted one) that routes as this one does. */
+  over(pool: pg.Pool): Store {
+    return new Store(pool, 'pool', this.routing);
+  }
+
+  /** From now on this store and every store made from it route single-partition calls for Citus (set at migration time). */
+  routeOnCitus(): void {
+    this.routing.citus = true;
+  }
 
   // ---- Transactions and sessions
 
@@ -79,7 +98,7 @@ export class Store {
       }
     }
     const once = (client: pg.PoolClient, broken: (error: Error) => void): Promise<T> =>
-      inTransaction(client, { begin, savepoint: null }, () => work(new Store(client, 'transaction')), broken);
+      inTransaction(client, { begin, savepoint: null }, () => work(new Store(client, 'transaction', this.routing)), broken);
     return retryConflicts(options.attempts ?? 1, () =>
       this.kind === 'session' ? once(this.client(), () => undefined) : withConnection(this.db as pg.Pool, once));
   }
@@ -94,7 +113,7 @@ export class Store {
    * (cluster-lock.ts); its statements commit one by one and time out after `statementTimeoutMs`.
    */
   clusterLock<T>(params: { key: number; statementTimeoutMs: number }, work: (session: Store) => Promise<T>): Promise<ClusterCycle<T>> {
-    return withClusterLock(this.db as pg.Pool, params, (client) => work(new Store(client, 'session')));
+    return withClusterLock(this.db as pg.Pool, params, (client) => work(new Store(client, 'session', this.routing)));
   }
 
   /** Resolves when PostgreSQL answers a trivial statement. */
@@ -108,21 +127,38 @@ export class Store {
 
   // ---- The log: pushes, replays (segments.ts), transactions (transaction.ts)
 
-  segmentAppend(params: In<typeof segments.segmentAppend>) { return segments.segmentAppend(this.db, params); }
-  /** A replayed append: in a transaction of its own (or the caller's), with maxSize not enforced. */
-  segmentAppendReplay(params: In<typeof segments.segmentAppendReplay>) {
-    return this.transaction(async (tx) => ({ commit: true, value: await segments.segmentAppendReplay(tx.db, params) }));
+  segmentAppend(params: In<typeof segments.segmentAppend>) {
+    return this.routing.citus ? citus.segmentAppendByPartition(this.db, params) : segments.segmentAppend(this.db, params);
   }
-  transactionLock(params: In<typeof transaction.transactionLock>) { return transaction.transactionLock(this.db, params); }
+  /** A replayed append: in a transaction of its own (or the caller's), with maxSize not enforced. */
+  segmentAppendReplay(params: In<typeof segments.segmentAppend>) {
+    return this.transaction(async (tx) => {
+      await segments.replayMode(tx.db);
+      return { commit: true, value: await tx.segmentAppend(params) };
+    });
+  }
+  transactionLock(params: In<typeof transaction.transactionLock>) {
+    return this.routing.citus ? citus.transactionLockByPartition(this.db, params) : transaction.transactionLock(this.db, params);
+  }
   leaseLiveLock(params: In<typeof transaction.leaseLiveLock>) { return transaction.leaseLiveLock(this.db, params); }
 
   // ---- Cursors: pop, ack, leases (cursors.ts)
 
-  cursorClaim(params: In<typeof cursors.cursorClaim>) { return cursors.cursorClaim(this.db, params); }
-  cursorsReady(params: In<typeof cursors.cursorsReady>) { return cursors.cursorsReady(this.db, params); }
-  cursorAck(params: In<typeof cursors.cursorAck>) { return cursors.cursorAck(this.db, params); }
-  leaseExtend(params: In<typeof cursors.leaseExtend>) { return cursors.leaseExtend(this.db, params); }
-  leaseRelease(params: In<typeof cursors.leaseRelease>) { return cursors.leaseRelease(this.db, params); }
+  cursorClaim(params: In<typeof cursors.cursorClaim>) {
+    return this.routing.citus ? cursorClaimByPartition(this.db, params) : cursors.cursorClaim(this.db, params);
+  }
+  cursorsReady(params: In<typeof cursors.cursorsReady>) {
+    return this.routing.citus ? citus.cursorsReadyAll(params) : cursors.cursorsReady(this.db, params);
+  }
+  cursorAck(params: In<typeof cursors.cursorAck>) {
+    return this.routing.citus ? citus.cursorAckByPartition(this.db, params) : cursors.cursorAck(this.db, params);
+  }
+  leaseExtend(params: In<typeof cursors.leaseExtend>) {
+    return this.routing.citus ? citus.leaseExtendMultiShard(this.db, params) : cursors.leaseExtend(this.db, params);
+  }
+  leaseRelease(params: In<typeof cursors.leaseRelease>) {
+    return this.routing.citus ? citus.leaseReleaseMultiShard(this.db, params) : cursors.leaseRelease(this.db, params);
+  }
 
   // ---- Streams (streams.ts)
 

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { applyCitus, type CitusMode } from './citus-schema.js';
 
 const SQL_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sql');
 /** Where the migration files live (packages/server/sql, reached from both src/ and dist/). */
@@ -34,10 +35,14 @@ export interface Migration extends SqlFile {
   version: number;
 }
 
-/** What one migrate() call applied: migration file names in version order, function file names in ORDER. */
+/**
+ * What one migrate() call applied: migration file names in version order, function file names in ORDER (then
+ * the Citus entry points, `citus/<file>`), and whether the database is treated as Citus (citus-schema.ts).
+ */
 export interface MigrationReport {
   migrations: string[];
   functions: string[];
+  citus: boolean;
 }
 
 /** The checksum recorded for a SQL text: SHA-256 hex over the text with CRLF read as LF (a checkout's line endings never count as a change). */
@@ -88,17 +93,23 @@ const LEDGERS = `
     applied_at timestamptz NOT NULL DEFAULT now()
   )`;
 
-/** Brings the database to the schema of these files (see the module note). */
+/**
+ * Brings the database to the schema of these files (see the module note); then, unless `citus` is `off`, the
+ * Citus step (citus-schema.ts). The broker passes QUEEN_CITUS; tests that convert by hand keep the default.
+ */
 export async function migrate(
   pool: pg.Pool,
   migrations: Migration[] = readMigrations(),
   functions: SqlFile[] = readFunctions(),
+  citus: CitusMode = 'off',
 ): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(LEDGERS);
-    return { migrations: await applyMigrations(client, migrations), functions: await applyFunctions(client, functions) };
+    const applied = { migrations: await applyMigrations(client, migrations), functions: await applyFunctions(client, functions) };
+    const cluster = await applyCitus(client, citus, (what, work) => inTransaction(client, what, work));
+    return { ...applied, functions: [...applied.functions, ...cluster.functions], citus: cluster.citus };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
     client.release();

@@ -104,11 +104,9 @@ export async function segmentAppend(db: Db, params: { items: AppendItem[] }): Pr
 }
 
 /**
- * Appends replayed items (docs/api.md 9.5): like `segmentAppend`, with `queen.replay` set for the transaction so
- * that maxSize is not enforced (sql/functions/queue_mode_backlog.sql). Runs inside a transaction
- * (`Store.segmentAppendReplay` opens one): replay batches are paced anyway.
+ * Marks the transaction as a replay of the failover buffer (docs/api.md 9.5): `queen.replay` is set for it, so
+ * maxSize is not enforced (sql/functions/queue_mode_backlog.sql). `Store.segmentAppendReplay` then appends.
  */
-export async function segmentAppendReplay(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
+export async function replayMode(db: Db): Promise<void> {
   await db.query(`SELECT set_config('queen.replay', 'on', true)`);
-  return segmentAppend(db, params);
 }

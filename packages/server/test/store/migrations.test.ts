@@ -213,7 +213,10 @@ describe('migrate: function files', () => {
     // Byte order on both sides: locale collations disagree on '_' against '.' (commit_one.sql, commit.sql).
     const recorded = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.function_files ORDER BY name COLLATE "C"');
     assert.deepEqual(recorded.rows, functionFiles.map((f) => ({ name: f.name, checksum: f.checksum })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
-    assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [] });
+    assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [], citus: false });
+    // QUEEN_CITUS on one PostgreSQL: auto serves it as one, on stops the start-up saying why.
+    assert.deepEqual(await migrateSchema(pool, files, functionFiles, 'auto'), { migrations: [], functions: [], citus: false });
+    await assert.rejects(migrateSchema(pool, files, functionFiles, 'on'), /QUEEN_CITUS=on, but the database is not a Citus coordinator/);
     const checksums = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM queen.migrations ORDER BY version');
     assert.deepEqual(checksums.rows, files.map((m) => ({ name: m.name, checksum: m.checksum })));
   });
@@ -223,7 +226,7 @@ describe('migrate: function files', () => {
     const pool = poolOn(db);
     await migrateSchema(pool, files, [...functionFiles, probe(1)]);
     assert.equal(await probeValue(db), 1);
-    assert.deepEqual(await migrateSchema(pool, files, [...functionFiles, probe(2)]), { migrations: [], functions: ['zz_probe.sql'] });
+    assert.deepEqual(await migrateSchema(pool, files, [...functionFiles, probe(2)]), { migrations: [], functions: ['zz_probe.sql'], citus: false });
     assert.equal(await probeValue(db), 2);
   });
 
@@ -259,7 +262,7 @@ describe('migrate: checksums of applied migrations', () => {
     const pool = poolOn(db);
     await migrateSchema(pool);
     await db.query('UPDATE queen.migrations SET checksum = NULL');
-    assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [] });
+    assert.deepEqual(await migrateSchema(pool), { migrations: [], functions: [], citus: false });
     const rows = await db.query<{ checksum: string | null }>('SELECT checksum FROM queen.migrations ORDER BY version');
     assert.deepEqual(rows.rows.map((r) => r.checksum), files.map((m) => m.checksum));
     const edited = files.map((m) => (m.version === 1 ? { ...m, checksum: 'different' } : m));

@@ -4,11 +4,11 @@
  * statement that returned from one that waits on a lock.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import { uuidv7 } from '../../src/ids.js';
 import { migrate } from '../../src/store/migrations.js';
+export { partitionUuid } from '../../src/store/partition-id.js';
 import { createDatabase, serverConnection, type TestDatabase } from './harness.js';
 
 /** The consumer-group name of queue mode. */
@@ -220,11 +220,3 @@ export function useSqlSessions(): SqlSessions {
   };
 }
 
-/** A partition's computed id (sql/functions/partition_uuid.sql), written independently of the SQL: UUIDv8 of SHA-256(queue, 0x00, partition). */
-export function partitionUuid(queue: string, partition: string): string {
-  const h = createHash('sha256').update(Buffer.concat([Buffer.from(queue, 'utf8'), Buffer.from([0]), Buffer.from(partition, 'utf8')])).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}

@@ -1,0 +1,86 @@
+/**
+ * Pops on a Citus deployment (docs/scale-out.md section 4), beside citus-routing.ts. A pop of one partition is
+ * one delegated `queen.partition_claim`. Wildcard (`/pop/queue/:q`) and discovery pops walk in two steps: one
+ * multi-shard read of candidate partitions (tail above the group's cursor, not leased, not in retry delay),
+ * rotated after the last partition served, pushed down to every shard because partitions and cursors are
+ * co-located; then delegated claims on the candidates in order, sharing the pop's lease id, until the batch
+ * or maxPartitions is filled. Each claim is its own transaction (as each partition's lease already is).
+ *
+ * Not on Citus (yet): the wildcard pops' backlog index (the walk reads partitions, one index probe per shard),
+ * and minPopWaitTime's hold probe (holdUnder is ignored: a pop returns what it finds).
+ */
+import { CLAIM_COLUMNS, claimOutcome, type ClaimedMessage, type ClaimOutcome, type ClaimParams, type ClaimRow } from './cursors.js';
+import type { Db } from './database.js';
+import { partitionUuid } from './partition-id.js';
+
+const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, $3, $4, $5::uuid, $6, $7)`;
+/** A named group's subscription, recorded on the coordinator (subscriptions is a reference table), its queue created first. */
+const SUBSCRIBE = `SELECT queen.subscription_record((queen.queue_ensure($1)).id, $2, $3, $4, $5::timestamptz)
+  WHERE $2 <> '__QUEUE_MODE__'`;
+/** How many candidates one walk reads per partition it may claim: busy ones are skipped. */
+const CANDIDATES_PER_CLAIM = 4;
+
+/**
+ * The candidates of a wildcard ($1 the queue) or discovery ($1 null; $2, $3 namespace and task filters) pop, in
+ * walk order: by queue priority, then partition id after $5, wrapping around. A multi-shard read.
+ */
+const CANDIDATES = `SELECT p.id::text AS id, q.name AS queue
+  FROM queen.partitions p
+  JOIN queen.queues q ON q.id = p.queue_id
+  LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = $4
+  WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2) AND ($3::text IS NULL OR q.task = $3)
+    AND p.tail > coalesce(c.committed, 0)
+    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
+    AND (c.not_before IS NULL OR c.not_before <= now())
+  ORDER BY q.priority DESC, p.id <= $5::uuid, p.id
+  LIMIT $6`;
+
+async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch: number): Promise<ClaimRow[]> {
+  const result = await db.query<ClaimRow>({
+    name: 'queen.partition_claim',
+    text: CLAIM,
+    values: [id, queue, p.group, batch, p.leaseId, p.leaseSeconds, p.autoAck],
+  });
+  return result.rows;
+}
+
+async function subscribe(db: Db, p: ClaimParams, queue: string, partition: string): Promise<void> {
+  if (p.firstAttempt && p.subscribeMode !== null) await db.query(SUBSCRIBE, [queue, p.group, partition, p.subscribeMode, p.subscribeFrom]);
+}
+
+/** `cursorClaim` on Citus (see the module note). */
+export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
+  if (p.scope === 'partition') {
+    const queue = p.queue!;
+    const partition = p.partition!;
+    await subscribe(db, p, queue, partition);
+    const rows = await claimOne(db, p, queue, partitionUuid(queue, partition), p.batch);
+    if (rows[0]?.emptyReason !== 'no-queue') return claimOutcome(rows);
+    // docs/api.md 5.3: the first attempt creates the queue; its partition cannot exist yet.
+    if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [queue]);
+    return { kind: 'empty', reason: 'no_partition' };
+  }
+  if (p.scope === 'queue') {
+    if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [p.queue!]);
+    await subscribe(db, p, p.queue!, '');
+  }
+  const claims = p.maxPartitions > 0 ? p.maxPartitions : p.batch;
+  const candidates = await db.query<{ id: string; queue: string }>(CANDIDATES, [
+    p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
+    p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM]);
+  const messages: ClaimedMessage[] = [];
+  const subscribed = new Set<string>();
+  let claimed = 0;
+  for (const candidate of candidates.rows) {
+    if (p.scope === 'discovery' && !subscribed.has(candidate.queue)) {
+      subscribed.add(candidate.queue);
+      await subscribe(db, p, candidate.queue, '');
+    }
+    const outcome = claimOutcome(await claimOne(db, p, candidate.queue, candidate.id, p.batch - messages.length));
+    if (outcome.kind !== 'messages') continue;
+    messages.push(...outcome.messages);
+    claimed += 1;
+    if (messages.length >= p.batch || (p.maxPartitions > 0 && claimed >= p.maxPartitions)) break;
+  }
+  return messages.length > 0 ? { kind: 'messages', messages } : { kind: 'empty', reason: 'none' };
+}
