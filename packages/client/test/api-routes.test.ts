@@ -126,7 +126,7 @@ describe('API layer route table', () => {
   });
 
   test('the table: 67 operations, unique names and (method, path) pairs, OpenAPI templates', () => {
-    assert.equal(api.apiRoutes.length, 62);
+    assert.equal(api.apiRoutes.length, 67);
     assert.equal(new Set(api.apiRoutes.map((r) => r.operation)).size, 67);
     assert.equal(new Set(api.apiRoutes.map((r) => `${r.method} ${r.path}`)).size, 67);
     for (const r of api.apiRoutes) {
