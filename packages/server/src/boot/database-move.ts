@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { MoveService } from '../core/database-move.js';
 import { moveKey } from '../core/move-seal.js';
 import type { Logger } from '../logger.js';
-import { moveRead, type MoveTarget } from '../store/database-move.js';
+import { moveDelete, moveRead, type MoveTarget } from '../store/database-move.js';
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 
@@ -24,6 +24,7 @@ export function buildMove({ config, log, database }: { config: Config; log: Logg
     serverId: config.serverId,
     log: log.child({ component: 'database-move' }),
     read: () => moveRead(database.pool),
+    clear: () => moveDelete(database.pool),
     follow: (target) => database.moveTo({ hosts: [{ host: target.host, port: target.port }], user: target.user, password: target.password, database: target.database, tls: target.ssl ? { rejectUnauthorized: false } : false }),
     switchTimeoutMs: SWITCH_TIMEOUT_MS,
   });

@@ -30,6 +30,8 @@ export interface MoveServiceParams {
   log: Logger;
   /** Reads the move's row on the database the broker uses now. */
   read: () => Promise<MoveRow | null>;
+  /** Deletes the row of a finished move on the database the broker uses now. */
+  clear: () => Promise<void>;
   /** Points every connection of this broker at `target`. */
   follow: (target: MoveTarget) => void;
   switchTimeoutMs: number;
@@ -134,14 +136,16 @@ export class MoveService {
   async reset(): Promise<Record<string, unknown>> {
     const row = await this.params.read();
     if (row === null) return { status: 'idle' };
+    if (!ACTIVE.has(row.phase)) {
+      await this.params.clear(); // a source the deployment left keeps its row: brokers still on it follow
+      return { status: 'idle' };
+    }
     if (row.phase === 'switching' || row.phase === 'dumping' || row.phase === 'restoring') throw new HttpError(409, { error: 'the switch is under way: it finishes or rolls back by itself' });
     const control = await db.openSession(this.params.source, 'queen-move', 5000);
     try {
       await db.moveUpdate(control, row.id, { phase: 'cancelled' });
-      if (ACTIVE.has(row.phase)) {
-        const target = await db.openSession(this.targetOf(row), 'queen-move', 5000).catch(() => null);
-        await db.unsubscribe(target, control).finally(() => target?.end().catch(() => undefined));
-      }
+      const target = await db.openSession(this.targetOf(row), 'queen-move', 5000).catch(() => null);
+      await db.unsubscribe(target, control).finally(() => target?.end().catch(() => undefined));
     } finally {
       await control.end().catch(() => undefined);
     }
@@ -166,6 +170,8 @@ export class MoveService {
     if (row === null) return;
     if (row.phase === 'switched' && this.followed !== row.id) {
       this.followed = row.id;
+      const { source } = this.params;
+      if (row.target.host === source.host && row.target.port === source.port && row.target.database === source.database) return; // configured on the target already
       this.params.log.info({ move: row.id, target: `${row.target.host}:${row.target.port}` }, 'database moved: following to the target');
       this.params.follow(this.targetOf(row));
       return;

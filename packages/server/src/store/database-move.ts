@@ -95,6 +95,11 @@ export async function moveUpdate(db: Queryable, id: string, change: { phase?: st
   return rowCount === 1;
 }
 
+/** Deletes the move's row (a finished move cleared). */
+export async function moveDelete(db: Queryable): Promise<void> {
+  await db.query('DELETE FROM queen.database_move');
+}
+
 /** Copies the row (as the source holds it) into the target, so the target answers the status once brokers moved. */
 export async function moveCopyRow(source: Queryable, target: Queryable): Promise<void> {
   const row = await moveRead(source);
@@ -172,13 +177,14 @@ export async function migrateTarget(target: MoveTarget, applicationName: string,
   }
 }
 
-/** The broker's tables that move, quoted and schema-qualified (every table of queen and queen_streams but the ledgers). */
-export async function movedTables(db: pg.Client): Promise<string[]> {
-  const { rows } = await db.query<{ schemaname: string; tablename: string }>(
-    `SELECT schemaname, tablename FROM pg_tables WHERE schemaname IN ('queen', 'queen_streams') AND NOT (schemaname = 'queen' AND tablename = ANY($1)) ORDER BY 1, 2`,
+/** The broker's tables that move, schema-qualified and quoted where needed (every table of queen and queen_streams but the ledgers). */
+export async function movedTables(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
+     WHERE schemaname IN ('queen', 'queen_streams') AND NOT (schemaname = 'queen' AND tablename = ANY($1)) ORDER BY 1`,
     [UNPUBLISHED],
   );
-  return rows.map((r) => `${db.escapeIdentifier(r.schemaname)}.${db.escapeIdentifier(r.tablename)}`);
+  return rows.map((r) => r.name);
 }
 
 /** Publishes `tables` on the source; a table without a primary key gets REPLICA IDENTITY FULL (updates and deletes need one). */
