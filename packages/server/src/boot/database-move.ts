@@ -11,9 +11,6 @@ import { moveDelete, moveRead, type MoveTarget } from '../store/database-move.js
 import type { Database } from './database.js';
 import type { Defer } from './sequence.js';
 
-/** How long a switch may take before it is rolled back. */
-const SWITCH_TIMEOUT_MS = 30_000;
-
 /** Builds the move service of this broker (its watch starts with `startMoveWatch`). */
 export function buildMove({ config, log, database }: { config: Config; log: Logger; database: Database }): MoveService {
   const { hosts, user, password, database: name, tls } = database.configured;
@@ -26,7 +23,7 @@ export function buildMove({ config, log, database }: { config: Config; log: Logg
     read: () => moveRead(database.pool),
     clear: () => moveDelete(database.pool),
     follow: (target) => database.moveTo({ hosts: [{ host: target.host, port: target.port }], user: target.user, password: target.password, database: target.database, tls: target.ssl ? { rejectUnauthorized: false } : false }),
-    switchTimeoutMs: SWITCH_TIMEOUT_MS,
+    switchTimeoutMs: config.migrationSwitchTimeoutMs,
   });
 }
 

@@ -91,7 +91,7 @@ export class MoveDriver {
     const target = this.target!;
     await db.migrateTarget(this.params.target, 'queen-move', 10_000);
     const tables = await db.movedTables(source);
-    await db.unsubscribe(target, null); // a subscription left by a move that was cut short
+    await db.unsubscribe(target, source); // what a move cut short left (a driver that stopped, a cancelled move)
     await db.emptyTables(target, tables);
     if (this.params.row.mode === 'offline') return;
     await db.publish(source, tables);
@@ -133,7 +133,7 @@ export class MoveDriver {
           await db.writeMarker(source, token);
           while (!(await db.markerArrived(target, token))) await sleep(20);
         } else {
-          const tables = await db.movedTables(source);
+          const tables = await db.referencedFirst(source, await db.movedTables(source));
           let rows = 0;
           for (const table of tables) rows += await db.copyTable(source, target, table);
           await this.report({ phase: 'restoring', progress: { tables: tables.length, copied: tables.length, rows } });
@@ -156,18 +156,20 @@ export class MoveDriver {
   private async rollBack(why: string): Promise<void> {
     this.params.log.warn({ move: this.id }, `database move rolled back: ${why}`);
     await db.unfence(this.source!, this.params.source.database);
-    await db.unsubscribe(this.target, this.source).catch(() => undefined);
+    await this.cleanUp().catch(() => undefined);
     await db.moveUpdate(this.source!, this.id, { phase: 'error', error: `${why}; rolled back to the source, nothing lost` });
   }
 
+  /** Drops the replication and empties the target, so the next attempt finds it empty. */
   private async cleanUp(): Promise<void> {
     await db.unsubscribe(this.target, this.source);
+    if (this.target !== null && this.source !== null) await db.emptyTables(this.target, await db.movedTables(this.source));
   }
 
   private async fail(error: unknown): Promise<void> {
     const why = message(error);
     this.params.log.warn({ move: this.id, err: error }, `database move stopped: ${why}`);
-    await db.unsubscribe(this.target, this.source).catch(() => undefined);
+    await this.cleanUp().catch(() => undefined);
     if (this.source !== null) await db.moveUpdate(this.source, this.id, { phase: 'error', error: `the move stopped during ${this.phase}: ${why}` }).catch(() => undefined);
   }
 }

@@ -297,6 +297,23 @@ export async function tableCounts(db: pg.Client, tables: string[]): Promise<Map<
   return counts;
 }
 
+/** `tables` ordered so that a table comes after every table its foreign keys reference (the offline copy's order). */
+export async function referencedFirst(db: Queryable, tables: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ child: string; parent: string }>(
+    `SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f' AND conrelid <> confrelid`,
+  );
+  const ordered: string[] = [];
+  const pending = new Set(tables);
+  while (pending.size > 0) {
+    const ready = [...pending].filter((table) => !rows.some((r) => r.child === table && pending.has(r.parent)));
+    for (const table of ready.length > 0 ? ready : [...pending]) { // a cycle: the rest as it is
+      ordered.push(table);
+      pending.delete(table);
+    }
+  }
+  return ordered;
+}
+
 /** Copies `table` from source to target through the broker (the offline path), `batch` rows at a time, as JSON records. */
 export async function copyTable(source: pg.Client, target: pg.Client, table: string, batch = 2000): Promise<number> {
   let copied = 0;

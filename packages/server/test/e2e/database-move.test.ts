@@ -92,8 +92,9 @@ test('two brokers under load move online: nothing lost or acked twice, order kep
     assert.notEqual(status.status, 'error', JSON.stringify(status));
     return status.status === 'complete';
   }, 'the move completes');
-  const status = (await client(a.url).get('/api/v1/migration/status')).json;
-  t.diagnostic(`phases seen ${[...phases].join(' > ')}; move took ${Date.now() - startedAt} ms; driver's pause ${status.progress.pauseMs} ms`);
+  let status: { status: string; progress: { pauseMs: number } } | undefined;
+  await until(async () => (status = (await client(a.url).get('/api/v1/migration/status')).json).status === 'complete', 'the other broker reports the move complete');
+  t.diagnostic(`phases seen ${[...phases].join(' > ')}; move took ${Date.now() - startedAt} ms; driver's pause ${status!.progress.pauseMs} ms`);
   await until(async () => (await Promise.all(brokers.map(async (broker) => (await client(broker.url).get('/health')).json.database_server === `127.0.0.1:${target.port}`))).every(Boolean), 'both brokers use the target');
   await until(async () => load.pushStatuses.filter((s) => s.at > Date.now() - 1000 && s.status === 'queued').length > 10, 'pushes are committed on the target');
   await new Promise((r) => setTimeout(r, 1000));
