@@ -41,6 +41,8 @@ export class MoveDriver {
   private target: MoveSession | null = null;
   private phase: string;
   private readonly id: string;
+  /** Set when the switch timed out: its work, still running, stops at its next step. */
+  private expired = false;
 
   constructor(private readonly params: MoveDriverParams) {
     this.phase = params.row.phase;
@@ -131,13 +133,20 @@ export class MoveDriver {
         if (online) {
           const token = crypto.randomUUID();
           await db.writeMarker(source, token);
-          while (!(await db.markerArrived(target, token))) await sleep(20);
+          while (!(await db.markerArrived(target, token))) {
+            if (this.expired) return;
+            await sleep(20);
+          }
         } else {
           const tables = await db.referencedFirst(source, await db.movedTables(source));
           let rows = 0;
-          for (const table of tables) rows += await db.copyTable(source, target, table);
+          for (const table of tables) {
+            if (this.expired) return;
+            rows += await db.copyTable(source, target, table);
+          }
           await this.report({ phase: 'restoring', progress: { tables: tables.length, copied: tables.length, rows } });
         }
+        if (this.expired) return;
         const sequences = await db.copySequences(source, target);
         await db.unsubscribe(target, source);
         await this.report({ progress: { sequences, pauseMs: Date.now() - fencedAt } });
@@ -152,12 +161,16 @@ export class MoveDriver {
     await this.report({ phase: 'switched', switched: true, progress: { pauseMs: Date.now() - fencedAt } });
   }
 
-  /** Clears the fence and the replication: the brokers stay on (or come back to) the source. */
+  /** Clears the fence and records why (the brokers stay on, or come back to, the source), then drops the replication. */
   private async rollBack(why: string): Promise<void> {
+    this.expired = true; // the timed-out work stops at its next step
     this.params.log.warn({ move: this.id }, `database move rolled back: ${why}`);
     await db.unfence(this.source!, this.params.source.database);
-    await this.cleanUp().catch(() => undefined);
     await db.moveUpdate(this.source!, this.id, { phase: 'error', error: `${why}; rolled back to the source, nothing lost` });
+    // The target's session may still wait on what made the switch time out: clean up on a fresh one.
+    void this.target?.end().catch(() => undefined);
+    this.target = await db.openSession(this.params.target, 'queen-move', 10_000).catch(() => null);
+    await this.cleanUp().catch(() => undefined);
   }
 
   /** Drops the replication and empties the target, so the next attempt finds it empty. */
