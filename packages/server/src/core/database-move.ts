@@ -13,6 +13,8 @@ import { HttpError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import * as db from '../store/database-move.js';
 import type { MoveRow, MoveTarget } from '../store/database-move.js';
+
+export type { MoveTarget } from '../store/database-move.js';
 import { MoveDriver, STALE_SECONDS } from './database-move-driver.js';
 import { seal, unseal } from './move-seal.js';
 

@@ -3,7 +3,7 @@
  * body `{host, port, database, user, password, ssl}`, plus `mode` ("online", the default, or "offline").
  */
 import { badRequest } from '../../errors.js';
-import type { MoveTarget } from '../../store/database-move.js';
+import type { MoveTarget } from '../../core/database-move.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
