@@ -39,7 +39,7 @@ test('migrate --to ... --wait moves the broker to the target; status, validate, 
   assert.match(run.stdout, /^migration preparing/m);
   assert.match(run.stdout, /^migration complete, .*pause \d+ ms/m);
   const status = await cli(['migrate', 'status']);
-  assert.match(status.stdout, /status: complete/);
+  assert.match(status.stdout, /"status": "complete"/);
   const validate = await cli(['migrate', 'validate']);
   assert.equal(validate.code, 0, validate.stderr);
   assert.match(validate.stdout, /TABLE\s+SOURCE\s+TARGET\s+MATCH/);
