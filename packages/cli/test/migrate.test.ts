@@ -40,7 +40,7 @@ test('migrate --to ... --wait moves the broker to the target; status, validate, 
   assert.match(run.stdout, /^migration complete, .*pause \d+ ms/m);
   const status = await cli(['migrate', 'status']);
   assert.match(status.stdout, /"status": "complete"/);
-  const validate = await cli(['migrate', 'validate']);
+  const validate = await cli(['migrate', 'validate', '-o', 'table']);
   assert.equal(validate.code, 0, validate.stderr);
   assert.match(validate.stdout, /TABLE\s+SOURCE\s+TARGET\s+MATCH/);
   assert.match(validate.stdout, /queen\.queues\s+1\s+1\s+yes/);
