@@ -150,7 +150,8 @@ export async function serverFacts(db: Queryable): Promise<ServerFacts> {
   const { rows } = await db.query<Omit<ServerFacts, 'empty'>>(
     `SELECT split_part(version(), ' ', 2) AS version, current_setting('server_version_num')::int AS "versionNum",
        current_setting('wal_level') AS "walLevel", r.rolsuper AS superuser, (r.rolsuper OR r.rolreplication) AS replication,
-       (r.rolsuper OR (to_regrole('pg_create_subscription') IS NOT NULL AND pg_has_role(current_user, 'pg_create_subscription', 'MEMBER'))) AS subscribe
+       CASE WHEN r.rolsuper THEN true WHEN to_regrole('pg_create_subscription') IS NULL THEN false
+         ELSE pg_has_role(current_user, 'pg_create_subscription', 'MEMBER') END AS subscribe
      FROM pg_roles r WHERE r.rolname = current_user`,
   );
   const exists = await db.query<{ t: string | null }>(`SELECT to_regclass('queen.segments')::text AS t`);
