@@ -90,8 +90,8 @@ test('a move whose broker died is taken over by the next broker, which finishes 
   const done = await statusUntil((s) => s.status === 'complete' || s.status === 'error', 90_000);
   assert.equal(done.status, 'complete', JSON.stringify(done));
   assert.match(broker.output(), /its driver went silent, taking it over/);
-  assert.match(broker.output(), /database moved: following to the target/);
   while ((await client(broker.url).get('/health').catch(() => null))?.json?.database_server !== `127.0.0.1:${target.port}`) await new Promise((r) => setTimeout(r, 100));
+  assert.match(broker.output(), /database moved: following to the target/);
   const current = client(broker.url);
   const got = await drain(current, queue, new Map([['p', 10]]));
   assert.deepEqual(got.get('p'), Array.from({ length: 10 }, (_, i) => `p-${i + 1}`));

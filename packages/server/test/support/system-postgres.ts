@@ -16,8 +16,10 @@ export interface SystemPostgres {
   dataDir: string;
   /** Runs one statement on a connection of its own (database postgres unless given). */
   sql(text: string, values?: unknown[]): Promise<pg.QueryResult>;
-  /** SIGKILL of the postmaster and its backends. */
-  kill(): void;
+  /** SIGKILL of the postmaster (its backends exit with it). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data, after `kill`. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,7 +39,8 @@ export async function startSystemPostgres(settings: Record<string, string> = {},
   const port = await freePort();
   const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${folder}`, '-c', 'timezone=UTC', '-c', 'max_connections=200',
     ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
-  let child: ChildProcess | null = spawn(path.join(bin, 'postgres'), args, { ...asPostgres(), stdio: 'ignore' });
+  const spawnServer = (): ChildProcess => spawn(path.join(bin, 'postgres'), args, { ...asPostgres(), stdio: 'ignore' });
+  let child: ChildProcess | null = spawnServer();
   const sql = async (text: string, values?: unknown[]): Promise<pg.QueryResult> => {
     const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres' });
     client.on('error', () => undefined);
@@ -48,17 +51,28 @@ export async function startSystemPostgres(settings: Record<string, string> = {},
       await client.end().catch(() => undefined);
     }
   };
-  const deadline = Date.now() + 30_000;
-  while (!(await sql('SELECT 1').then(() => true, () => false))) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL ${major} on port ${port} did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const started = async (): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    while (!(await sql('SELECT 1').then(() => true, () => false))) {
+      if (Date.now() > deadline) throw new Error(`PostgreSQL ${major} on port ${port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await started();
   return {
     port,
     dataDir,
     sql,
-    kill() {
+    async kill() {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
       child?.kill('SIGKILL');
+      await exited;
+      // Backends outlive a killed postmaster for a moment: wait until none holds the data directory.
+      while (fs.existsSync(path.join(dataDir, 'postmaster.pid')) && (await sql('SELECT 1').then(() => true, () => false))) await new Promise((r) => setTimeout(r, 100));
+    },
+    async restart() {
+      child = spawnServer();
+      await started();
     },
     async stop() {
       if (child !== null && child.exitCode === null && child.signalCode === null) {
