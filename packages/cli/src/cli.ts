@@ -14,6 +14,7 @@ import { registerConsume } from './commands/consume.js';
 import { registerGroups } from './commands/groups.js';
 import { registerManifests } from './commands/manifests.js';
 import { registerMessages } from './commands/messages.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerPush } from './commands/push.js';
 import { registerQueues } from './commands/queues.js';
 import { registerTop } from './commands/top.js';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerMessages(program);
   registerGroups(program);
   registerAdmin(program);
+  registerMigrate(program);
   registerConfig(program);
   registerAuth(program);
   registerBench(program);

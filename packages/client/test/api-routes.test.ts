@@ -1,7 +1,7 @@
 /**
  * The API layer's route table: every function of `src/api/` sends exactly the method and path of one entry of
  * `apiRoutes` (the entry named like the function), every entry is reached by a function, names in paths are
- * percent-encoded, and the table has the 62 operations of docs/api.md §3 (OPTIONS aside) with OpenAPI templates.
+ * percent-encoded, and the table has the 67 operations of docs/api.md §3 (OPTIONS aside) with OpenAPI templates.
  * The requester here records what would be sent instead of sending it: what is under test is the path built.
  */
 import assert from 'node:assert/strict';
@@ -82,6 +82,11 @@ const CALLS: Record<string, (http: Http) => Promise<unknown>> = {
   registerQuery: (h) => api.registerQuery(h, { name: 'n', source_queue: 's', config_hash: 'h', reset: false }),
   cycle: (h) => api.cycle(h, { query_id: 'q', partition_id: 'p', consumer_group: 'g', state_ops: [], push_items: [], ack: null, release_lease: false }),
   getState: (h) => api.getState(h, { query_id: 'q', partition_id: 'p' }),
+  testMigrationConnection: (h) => api.testMigrationConnection(h, { host: 'h', database: 'd', user: 'u' }),
+  startMigration: (h) => api.startMigration(h, { host: 'h', database: 'd', user: 'u', mode: 'offline' }),
+  getMigrationStatus: (h) => api.getMigrationStatus(h),
+  validateMigration: (h) => api.validateMigration(h),
+  resetMigration: (h) => api.resetMigration(h),
 };
 
 describe('API layer route table', () => {
@@ -120,10 +125,10 @@ describe('API layer route table', () => {
     assert.equal(api.routeFor('PUT', '/api/v1/push'), undefined);
   });
 
-  test('the table: 62 operations, unique names and (method, path) pairs, OpenAPI templates', () => {
-    assert.equal(api.apiRoutes.length, 62);
-    assert.equal(new Set(api.apiRoutes.map((r) => r.operation)).size, 62);
-    assert.equal(new Set(api.apiRoutes.map((r) => `${r.method} ${r.path}`)).size, 62);
+  test('the table: 67 operations, unique names and (method, path) pairs, OpenAPI templates', () => {
+    assert.equal(api.apiRoutes.length, 67);
+    assert.equal(new Set(api.apiRoutes.map((r) => r.operation)).size, 67);
+    assert.equal(new Set(api.apiRoutes.map((r) => `${r.method} ${r.path}`)).size, 67);
     for (const r of api.apiRoutes) {
       assert.match(r.path, /^\/(api\/v1|streams\/v1|health|ready|metrics|openapi\.json)/, r.operation);
       assert.doesNotMatch(r.path, /:/, `${r.operation}: templates use {name}, not :name`);

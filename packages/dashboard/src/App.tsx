@@ -8,6 +8,7 @@ import { ConsumersView } from './views/Consumers.js';
 import { DashboardView } from './views/Dashboard.js';
 import { DlqView } from './views/Dlq.js';
 import { MessagesView } from './views/Messages.js';
+import { MigrationView } from './views/Migration.js';
 import { OperationsView } from './views/Operations.js';
 import { QueueDetailView } from './views/QueueDetail.js';
 import { QueuesView } from './views/Queues.js';
@@ -30,7 +31,7 @@ function pick(path: string): { title: string; view: () => preact.JSX.Element } {
     case '/analytics': return { title: 'Analytics', view: () => <AnalyticsView /> };
     case '/dlq': return { title: 'Dead letter', view: () => <DlqView /> };
     case '/system': return { title: 'System', view: () => <SystemView /> };
-    case '/migration': return { title: 'Migration', view: () => <Empty>The migration wizard (pg_dump to another server) is not part of this broker. Use pg_dump/pg_restore directly.</Empty> };
+    case '/migration': return { title: 'Migration', view: () => <MigrationView /> };
     default: return { title: 'Not found', view: () => <Empty>No page at {path}. <a href="/">Back to the dashboard</a></Empty> };
   }
 }

@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMigrations, startDatabase } from './boot/database.js';
+import { buildMove, startMoveWatch } from './boot/database-move.js';
 import { reportRefusedNames } from './boot/refused-names.js';
 import { createAuthenticator, listen } from './boot/listen.js';
 import { buildMonitoring, startMonitoring, startRemovalJobs, startTracing } from './boot/monitoring.js';
@@ -102,13 +103,15 @@ export class Broker {
     const writePath = buildWritePath({ config, log, database, bus, metrics, warn });
     write = writePath;
     const read = buildReadPath({ config, log, database, bus, metrics, write: writePath });
-    const serving = { config, log, version: VERSION, server, auth, database, monitoring, write: writePath, read, lifecycle };
+    const move = buildMove({ config, log, database });
+    const serving = { config, log, version: VERSION, server, auth, database, monitoring, write: writePath, read, lifecycle, move };
 
     let early: { served: Served; online: { now: boolean } } | null = null;
     if (!(await sequence.step('first contact', () => database.contact(FIRST_CONTACT_MS)))) {
       early = await sequence.step('serve without the database', (defer) => serveWithoutDatabase(serving, port, defer));
       await sequence.step('first contact', () => database.contact(Number.POSITIVE_INFINITY));
     }
+    await sequence.step('database move', (defer) => startMoveWatch(move, defer));
     await sequence.step('migrations', async () => {
       await applyMigrations(database, log, { where: database.where, waitMs: config.startupWaitMs, citus: config.citus, signal });
       await reportRefusedNames(database.store, log);

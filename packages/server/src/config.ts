@@ -42,6 +42,8 @@ export interface Config {
   poolAcquireTimeoutMs: number;
   /** How long start-up keeps retrying a database it cannot reach before it gives up (DB_STARTUP_WAIT_MS; Infinity: no limit). */
   startupWaitMs: number;
+  /** How long the switch of a database move may take before it is rolled back (MIGRATION_SWITCH_TIMEOUT_MS). */
+  migrationSwitchTimeoutMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   pop: {
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     poolSize,
     poolAcquireTimeoutMs: integer(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', 5000, 1, 3_600_000),
     // No limit with an external PostgreSQL: the broker buffers pushes while it waits (docs/api.md 9.8 rule 3).
+    migrationSwitchTimeoutMs: integer(env, 'MIGRATION_SWITCH_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     startupWaitMs: integer(env, 'DB_STARTUP_WAIT_MS', database.kind === 'embedded' ? 60_000 : Number.POSITIVE_INFINITY, 0, 86_400_000),
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT', 30_000, 0, 86_400_000),
     lockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT', 10_000, 0, 86_400_000),

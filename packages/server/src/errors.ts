@@ -9,13 +9,14 @@
  * - `invalid`: the request's input is at fault (sending it again fails again).
  * - `unauthenticated` / `forbidden`: no acceptable credentials / credentials below the operation's level.
  * - `notFound`: the named thing does not exist.   `conflict`: the request contradicts stored state.
+ * - `unsuitable`: well-formed, but what it names cannot serve (a database move's target or source that does not qualify).
  * - `tooLarge`: the request exceeds a configured bound.   `cancelled`: its client left before the answer.
  * - `unavailable`: the database (or the buffer standing in for it) cannot take the work now; retry soon.
  * - `busy`: no pooled connection became free in time.   `timeout`: the statement was cancelled by its timeout.
  * - `internal`: a fault of the broker or its configuration (the text never quotes internals).
  */
 export type ErrorKind =
-  | 'invalid' | 'unauthenticated' | 'forbidden' | 'notFound' | 'conflict' | 'tooLarge' | 'cancelled'
+  | 'invalid' | 'unauthenticated' | 'forbidden' | 'notFound' | 'conflict' | 'unsuitable' | 'tooLarge' | 'cancelled'
   | 'unavailable' | 'busy' | 'timeout' | 'internal';
 
 /** An error of the broker: its kind, its wire text (`message`) and fields the answer carries besides the text. */

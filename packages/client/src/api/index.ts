@@ -11,12 +11,14 @@ import { messagingRoutes } from './messaging.js';
 import { resourceRoutes } from './resources.js';
 import { matchRoute, type ApiRoute } from './route.js';
 import { streamsRoutes } from './streams.js';
+import { migrationRoutes } from './migration.js';
 import { systemRoutes } from './system.js';
 
 export * from './analytics.js';
 export * from './groups.js';
 export * from './messages.js';
 export * from './messaging.js';
+export * from './migration.js';
 export * from './resources.js';
 export * from './streams.js';
 export * from './system.js';
@@ -27,7 +29,7 @@ export { Transport, type HttpResponse, type RequestSpec, type TransportOptions }
 export { QueenError, type QueenErrorCode } from '../errors.js';
 
 /** Every route by operation name. */
-export const routes = { ...messagingRoutes, ...resourceRoutes, ...messageRoutes, ...groupRoutes, ...systemRoutes, ...analyticsRoutes, ...streamsRoutes } as const;
+export const routes = { ...messagingRoutes, ...resourceRoutes, ...messageRoutes, ...groupRoutes, ...systemRoutes, ...analyticsRoutes, ...streamsRoutes, ...migrationRoutes } as const;
 
 /** The name of an operation. */
 export type ApiOperation = keyof typeof routes;

@@ -22,7 +22,7 @@ export const NAV: { group: string; items: { label: string; path: string }[] }[] 
   { group: 'Overview', items: [{ label: 'Dashboard', path: '/' }, { label: 'Queue Operations', path: '/operations' }] },
   { group: 'Routing', items: [{ label: 'Queues', path: '/queues' }, { label: 'Consumers', path: '/consumers' }, { label: 'Messages', path: '/messages' }] },
   { group: 'Observability', items: [{ label: 'Traces', path: '/traces' }, { label: 'Analytics', path: '/analytics' }, { label: 'Dead letter', path: '/dlq' }] },
-  { group: 'Infrastructure', items: [{ label: 'System', path: '/system' }] },
+  { group: 'Infrastructure', items: [{ label: 'System', path: '/system' }, { label: 'Migration', path: '/migration' }] },
 ];
 
 const active = (path: string, current: string): boolean => (path === '/' ? current === '/' : current === path || current.startsWith(`${path}/`));
@@ -46,7 +46,6 @@ function Sidebar(props: { collapsed: boolean; onToggle: () => void }) {
         <div class="nav-group" key={g.group}>
           <div class="nav-title">{g.group}</div>
           {g.items.map((item) => <a key={item.path} href={item.path} class={active(item.path, loc.path) ? 'on' : ''} aria-current={active(item.path, loc.path) ? 'page' : undefined}>{item.label}</a>)}
-          {g.group === 'Infrastructure' && <span class="nav-disabled" title="The migration wizard (pg_dump to another server) is not part of this broker">Migration (not available)</span>}
         </div>
       ))}
       <div class="sidebar-foot">

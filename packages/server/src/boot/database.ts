@@ -12,7 +12,7 @@ import type pg from 'pg';
 import type { Config, DatabaseEndpoint } from '../config.js';
 import type { Logger } from '../logger.js';
 import { describeHost, describeHosts } from '../database-address.js';
-import { openConnections, type ConnectionSettings } from '../store/connections.js';
+import { openConnections, type ConnectionSettings, type MovedDatabase } from '../store/connections.js';
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
 import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
 import type { CitusMode } from '../store/citus-schema.js';
@@ -38,6 +38,10 @@ export interface Database {
    * start-up failure (given up, TLS, credentials).
    */
   contact(withinMs: number): Promise<boolean>;
+  /** The database the broker was configured with (or the embedded one): where a database move starts from. */
+  configured: Pick<ConnectionSettings, 'hosts' | 'user' | 'password' | 'database' | 'tls'>;
+  /** Points every connection at another database (a database move, core/database-move.ts). */
+  moveTo: (target: MovedDatabase) => void;
 }
 
 /** What the database step needs besides the configuration. */
@@ -83,7 +87,7 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
     sealing: config.encryptionKey !== null,
   };
   const serverLog = log.child({ component: 'database' });
-  const { pool, newClient, locator, close } = openConnections(connection, {
+  const { pool, newClient, locator, close, moveTo } = openConnections(connection, {
     onIdleError: (error) => warn(error, 'idle database connection failed'),
     onServerChange: (server, reason) => {
       if (server === null) serverLog.warn({ reason }, `PostgreSQL server lost (${reason}): looking for one among ${describeHosts(connection.hosts)}`);
@@ -112,7 +116,7 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
     const passed = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
     return Promise.race([firstContact.then(() => true), firstFailure, passed]).finally(() => clearTimeout(timer));
   };
-  return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where, contact };
+  return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where, contact, configured: connection, moveTo };
 }
 
 /**

@@ -10,6 +10,7 @@
 import type http from 'node:http';
 import type { Authenticator } from '../auth/index.js';
 import type { Config } from '../config.js';
+import type { MoveService } from '../core/database-move.js';
 import { MessageAdmin } from '../core/message-admin.js';
 import { StreamsService } from '../core/streams/service.js';
 import { DomainError } from '../errors.js';
@@ -46,6 +47,8 @@ export interface ServeOptions {
   read: ReadPath;
   /** Set when shutdown begins (the stop below sets it). */
   lifecycle: { draining: boolean };
+  /** Moving the deployment to another PostgreSQL (the migration routes). */
+  move: MoveService;
   /** False while the database steps are not done (a start without the database); absent: they are. */
   online?: () => boolean;
 }
@@ -86,7 +89,7 @@ export function serve(options: ServeOptions, defer: Defer): Served {
 }
 
 /** The core services as the routes see them. */
-function routeContext({ config, log, version, database, monitoring, write, read, lifecycle, online }: ServeOptions): RouteContext {
+function routeContext({ config, log, version, database, monitoring, write, read, lifecycle, online, move }: ServeOptions): RouteContext {
   const { pool, store } = database;
   // Administrative routes hold at most their share of the pool, and stop when their client leaves.
   const admitted = store.over(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
@@ -122,6 +125,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
     maintenance,
     buffer,
     tracing,
+    migration: move,
   };
 }
 

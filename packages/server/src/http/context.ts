@@ -7,6 +7,7 @@ import type { FailoverBuffer } from '../buffer/failover-buffer.js';
 import type { Config } from '../config.js';
 import type { AckService } from '../core/ack.js';
 import type { Catalog } from '../core/catalog.js';
+import type { MoveService } from '../core/database-move.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { PayloadReader } from '../core/payload-cipher.js';
 import type { PopService } from '../core/pop.js';
@@ -58,4 +59,6 @@ export interface RouteContext {
   buffer: FailoverBuffer;
   /** Span export (docs/monitoring.md "Tracing"); null when tracing is off. */
   tracing: Tracing | null;
+  /** Moving the deployment to another PostgreSQL (docs/operations.md "Moving to another PostgreSQL"). */
+  migration: MoveService;
 }

@@ -23,6 +23,7 @@ const STATUS: Readonly<Record<ErrorKind, number>> = {
   forbidden: 403,
   notFound: 404,
   conflict: 409,
+  unsuitable: 422,
   tooLarge: 413,
   cancelled: 499,
   busy: 500,

@@ -37,7 +37,12 @@ export interface Connections {
   newClient(): pg.Client;
   /** Stops the probe and closes the pool. */
   close(): Promise<void>;
+  /** Points every connection, open or new, at another database (a database move): see PrimaryLocator.moveTo. */
+  moveTo(target: MovedDatabase): void;
 }
+
+/** Where a moved deployment's database is now. */
+export type MovedDatabase = Pick<DatabaseEndpoint, 'hosts' | 'user' | 'password' | 'database' | 'tls'>;
 
 /** What the connections report. */
 export interface ConnectionEvents {
@@ -151,6 +156,13 @@ export function openConnections(settings: ConnectionSettings, events: Connection
     close: async () => {
       locator.stop();
       await pool.end();
+    },
+    moveTo: (target) => {
+      // New clients (pooled ones are made from the pool's options, the others from `base`) log in to the target.
+      const login = { user: target.user, password: target.password, database: target.database, ssl: target.tls === false ? false : target.tls };
+      Object.assign(base, login);
+      Object.assign((pool as unknown as { options: pg.PoolConfig }).options, login);
+      locator.moveTo(target.hosts);
     },
   };
 }

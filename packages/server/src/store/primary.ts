@@ -72,7 +72,7 @@ export class PrimaryLocator {
   /** The connections of checks under way: stop() cuts them, as a silent host would hold one for the connect timeout. */
   private readonly checks = new Set<pg.Client>();
   /** The one server of a single-host `any` setting: used as it is, never searched for. */
-  private readonly fixed: HostAddress | null;
+  private fixed: HostAddress | null;
   /** Set while a suspect server is being checked: the pool waits for it before handing out a connection. */
   checking: Promise<void> | null = null;
 
@@ -126,6 +126,21 @@ export class PrimaryLocator {
     const error = new Error(`Connection terminated: ${describeHost(server)} ${reason}`);
     for (const connection of this.connections) if (sameHost(connection.server, server)) connection.cut(error);
     if (sameHost(server, this.probeServer())) this.dropProbe();
+  }
+
+  /**
+   * The deployment moved to other hosts (a database move, core/database-move.ts): forget the server, close
+   * every connection, and look among `hosts` from now on, as after a lost primary.
+   */
+  moveTo(hosts: HostAddress[]): void {
+    this.params.hosts = hosts;
+    this.fixed = hosts.length === 1 && this.params.targetSessionAttrs === 'any' ? hosts[0]! : null;
+    this.current = null;
+    this.lastAnswerAt = Date.now();
+    this.params.onChange(this.fixed, `moved to ${describeHosts(hosts)}`);
+    const error = new Error(`Connection terminated: the database moved to ${describeHosts(hosts)}`);
+    for (const connection of this.connections) connection.cut(error);
+    this.dropProbe();
   }
 
   /** Tracks a connection until it ends, so losing its server closes it. */

@@ -252,6 +252,13 @@ describe('upgrade from release 1.0', () => {
     assert.equal(holds.rows[0]!.n, 0);
   });
 
+  test('0020: an upgraded database has no database move recorded, and the migration status says idle', async () => {
+    const moves = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM queen.database_move) + (SELECT count(*) FROM queen.database_move_marker) AS n');
+    assert.equal(Number(moves.rows[0]!.n), 0);
+    const status = await api.get('/api/v1/migration/status');
+    assert.deepEqual([status.status, status.json.status], [200, 'idle']);
+  });
+
   test('the SQL API exists with its grants and round-trips a message in SQL through a 1.0 queue and group', async () => {
     assert.deepEqual(sqlApiBefore, [], 'release 1.0 had none of them');
     const catalog = await db.query<{ signature: string; definer: boolean; comment: string | null; producer: boolean; consumer: boolean; admin: boolean; public: boolean }>(

@@ -7,6 +7,7 @@ import { healthRoutes } from './health.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { groupsResourcesTracesRoutes } from './groups-resources-traces.js';
 import { messageFamilyRoutes } from './message-family.js';
+import { migrationRoutes } from './migration.js';
 import { monitoringRoutes } from './monitoring.js';
 import { openApiRoutes } from './openapi.js';
 import { popRoutes } from './pop.js';
@@ -49,5 +50,6 @@ function allRoutes(core: RouteContext): Route[] {
     ...monitoringRoutes(core),
     ...maintenanceRoutes(core),
     ...streamsRoutes(core),
+    ...migrationRoutes(core),
   ];
 }

@@ -1,0 +1,121 @@
+/**
+ * Moving a live deployment to another PostgreSQL online (docs/operations.md "Moving to another PostgreSQL"):
+ * two brokers on a source with wal_level=logical, under push/pop/ack load, move to a second server by
+ * POST /api/v1/migration/start. Nothing acknowledged is lost, nothing is acked twice, order holds per
+ * partition, both brokers end on the target without a restart (pg_stat_activity on both servers), and the
+ * pause is measured. Then the refusals: a second move (409), unreachable, not empty, bad bodies.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { client, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
+import { bufferDir } from '../support/buffering.js';
+import { assertNothingLost, startLoad } from '../support/move-load.js';
+import { startSystemPostgres, type SystemPostgres } from '../support/system-postgres.js';
+
+let source: SystemPostgres;
+let target: SystemPostgres;
+const brokers: BrokerProcess[] = [];
+
+const targetBody = () => ({ host: '127.0.0.1', port: target.port, database: 'postgres', user: 'postgres', password: 'postgres', ssl: false });
+
+before(async () => {
+  [source, target] = await Promise.all([startSystemPostgres({ wal_level: 'logical' }), startSystemPostgres()]);
+  const database: TestDatabase = {
+    name: 'postgres', env: { PG_HOST: '127.0.0.1', PG_PORT: String(source.port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' },
+    query: (text, values) => source.sql(text, values), close: async () => undefined,
+  };
+  for (let i = 0; i < 2; i++) {
+    brokers.push(await startBroker(database, { FILE_BUFFER_DIR: bufferDir(), FILE_BUFFER_FLUSH_MS: '20', DB_CONNECT_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' }));
+  }
+});
+
+after(async () => {
+  for (const broker of brokers) await broker.stop();
+  await source?.stop();
+  await target?.stop();
+});
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}\n${brokers.map((b) => b.output().slice(-2000)).join('\n---\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const sessions = async (server: SystemPostgres): Promise<string[]> =>
+  (await server.sql(`SELECT DISTINCT application_name AS a FROM pg_stat_activity WHERE application_name LIKE 'queen:%' ORDER BY 1`)).rows.map((r) => r.a);
+
+test('bad bodies are 400; an unreachable or non-empty target is 422; test-connection names the version', async () => {
+  const api = client(brokers[0]!.url);
+  assert.deepEqual([(await api.post('/api/v1/migration/start', { port: 1 })).status], [400]);
+  assert.equal((await api.post('/api/v1/migration/start', { ...targetBody(), mode: 'sideways' })).json.error, 'mode must be "online" or "offline"');
+  const unreachable = await api.post('/api/v1/migration/start', { ...targetBody(), port: 1 });
+  assert.equal(unreachable.status, 422, unreachable.text);
+  assert.match(unreachable.json.error, /^target 127\.0\.0\.1:1\/postgres is unreachable: /);
+  await api.push([{ queue: uniqueQueue('seed'), payload: { n: 1 } }]);
+  const full = await api.post('/api/v1/migration/start', { ...targetBody(), port: source.port });
+  assert.equal(full.status, 422, full.text);
+  assert.equal(full.json.error, 'target database is not empty: it holds queues or messages; use an empty database');
+  const tested = await api.post('/api/v1/migration/test-connection', targetBody());
+  assert.equal(tested.status, 200, tested.text);
+  assert.equal(tested.json.success, true);
+  assert.match(tested.json.version, /^15\./);
+  assert.deepEqual([tested.json.empty, tested.json.online, tested.json.sourceWalLevel], [true, true, 'logical']);
+  const failed = await api.post('/api/v1/migration/test-connection', { ...targetBody(), password: 'wrong' });
+  assert.equal(failed.json.success, false);
+  assert.equal((await api.get('/api/v1/migration/status')).json.status, 'idle');
+});
+
+test('two brokers under load move online: nothing lost or acked twice, order kept, both follow without a restart', async (t) => {
+  const queue = uniqueQueue('move');
+  const [a, b] = brokers as [BrokerProcess, BrokerProcess];
+  const pids = brokers.map((broker) => broker.process.pid);
+  assert.equal((await client(a.url).post('/api/v1/configure', { queue, options: { leaseTime: 3 } })).status, 200);
+  const load = startLoad({
+    queue,
+    partitions: [{ name: 'p1', broker: a.url }, { name: 'p2', broker: a.url }, { name: 'p3', broker: b.url }, { name: 'p4', broker: b.url }],
+    consumers: [a.url, b.url],
+  });
+  await until(async () => load.pushStatuses.length >= 100, 'the load runs');
+  const startedAt = Date.now();
+  const started = await client(a.url).post('/api/v1/migration/start', targetBody());
+  assert.equal(started.status, 202, started.text);
+  assert.equal(started.json.status, 'preparing');
+  const second = await client(b.url).post('/api/v1/migration/start', targetBody());
+  assert.equal(second.status, 409, second.text);
+  assert.match(second.json.error, /^a migration is already under way/);
+  const phases = new Set<string>();
+  await until(async () => {
+    const status = (await client(b.url).get('/api/v1/migration/status')).json;
+    phases.add(status.status);
+    assert.notEqual(status.status, 'error', JSON.stringify(status));
+    return status.status === 'complete';
+  }, 'the move completes');
+  let status: { status: string; progress: { pauseMs: number } } | undefined;
+  await until(async () => (status = (await client(a.url).get('/api/v1/migration/status')).json).status === 'complete', 'the other broker reports the move complete');
+  t.diagnostic(`phases seen ${[...phases].join(' > ')}; move took ${Date.now() - startedAt} ms; driver's pause ${status!.progress.pauseMs} ms`);
+  await until(async () => (await Promise.all(brokers.map(async (broker) => (await client(broker.url).get('/health')).json.database_server === `127.0.0.1:${target.port}`))).every(Boolean), 'both brokers use the target');
+  await until(async () => load.pushStatuses.filter((s) => s.at > Date.now() - 1000 && s.status === 'queued').length > 10, 'pushes are committed on the target');
+  await new Promise((r) => setTimeout(r, 1000));
+  await load.finish(60_000);
+  assertNothingLost(load.pushed, load.acked);
+  const bufferedAt = load.pushStatuses.filter((s) => s.status === 'buffered').map((s) => s.at);
+  const pushGap = bufferedAt.length === 0 ? 0 : Math.max(...bufferedAt) - Math.min(...bufferedAt);
+  const popGap = load.longestGap(load.popAnswers.map((s) => ({ at: s.at, ok: s.status === 200 || s.status === 204 })));
+  const buffered = load.pushStatuses.filter((s) => s.status === 'buffered').length;
+  t.diagnostic(`pushes: ${load.pushStatuses.length} all 201, ${buffered} buffered; pushes answered buffered for ${pushGap} ms; longest pop pause ${popGap} ms`);
+  assert.ok(popGap < 10_000, `pops back within 10 s (${popGap} ms)`);
+  assert.deepEqual(await sessions(source), [], 'no broker session on the source');
+  const onTarget = await sessions(target);
+  for (const pid of pids) assert.ok(onTarget.some((name) => name.endsWith(`:${pid}`)), `broker ${pid} works on the target (${onTarget.join(', ')})`);
+  assert.deepEqual(brokers.map((broker) => [broker.process.pid, broker.process.exitCode]), pids.map((pid) => [pid, null]), 'no broker restarted');
+  // The source is fenced: a write there fails; the target has no subscription left.
+  await assert.rejects(source.sql(`INSERT INTO queen.database_move_marker (token) VALUES (gen_random_uuid()) ON CONFLICT (singleton) DO UPDATE SET token = EXCLUDED.token`), /read-only transaction/);
+  assert.equal((await target.sql(`SELECT count(*)::int AS n FROM pg_subscription`)).rows[0].n, 0);
+  const validation = await client(a.url).post('/api/v1/migration/validate');
+  assert.equal(validation.status, 200, validation.text);
+  assert.ok(validation.json.tables.some((row: { table: string }) => row.table === 'queen.segments'));
+  const reset = await client(a.url).post('/api/v1/migration/reset');
+  assert.deepEqual([reset.status, reset.json.status], [200, 'idle']);
+});
