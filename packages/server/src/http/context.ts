@@ -16,6 +16,7 @@ import type { TransactionContext } from '../core/transaction.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
+import type { WorkerPeers } from '../metrics/workers.js';
 import type { HeartbeatService } from '../services/heartbeat.js';
 import type { MaintenanceService } from '../services/maintenance.js';
 import type { StatsService } from '../services/stats.js';
@@ -58,4 +59,6 @@ export interface RouteContext {
   buffer: FailoverBuffer;
   /** Span export (docs/monitoring.md "Tracing"); null when tracing is off. */
   tracing: Tracing | null;
+  /** The other worker processes (QUEEN_WORKERS > 1): /health, /ready and /metrics answer for all of them; null in a single process. */
+  workers: WorkerPeers | null;
 }

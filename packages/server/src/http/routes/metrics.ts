@@ -1,17 +1,20 @@
-/** `GET /metrics` and `GET /metrics/prometheus` (docs/api.md 7.11, PUBLIC). */
+/** `GET /metrics` and `GET /metrics/prometheus` (docs/api.md 7.11, PUBLIC); with several workers, all of them merged (metrics/workers.ts). */
+import { mergePrometheus, mergeSummaries } from '../../metrics/workers.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
 /** The metrics routes. */
 export function metricsRoutes(core: RouteContext): Route[] {
-  const { metrics } = core;
+  const { metrics, workers } = core;
   return [
     {
       method: 'GET',
       path: '/metrics',
       access: 'PUBLIC',
       async handle() {
-        return { status: 200, body: metrics.summary() };
+        if (workers === null) return { status: 200, body: metrics.summary() };
+        const { snapshots } = await workers.collect();
+        return { status: 200, body: mergeSummaries(snapshots.map((s) => s.summary)) };
       },
     },
     {
@@ -19,7 +22,7 @@ export function metricsRoutes(core: RouteContext): Route[] {
       path: '/metrics/prometheus',
       access: 'PUBLIC',
       async handle() {
-        const { registry } = metrics.prometheus;
+        const registry = workers === null ? metrics.prometheus.registry : mergePrometheus((await workers.collect()).snapshots);
         return { status: 200, body: await registry.metrics(), headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-cache' } };
       },
     },
