@@ -5,8 +5,9 @@
  * every worker's snapshot (boot/worker-peers.ts) and, on SIGTERM/SIGINT, lets every worker drain before it
  * stops PostgreSQL, last.
  *
- * Each worker is a whole broker (broker.ts) with its own pool, server id and failover-buffer directory: what
- * several brokers on one database already share (migrations under their advisory lock, the once-per-cluster
+ * Worker 0 starts first and applies the migrations; the others are forked once it serves. Each worker is a whole
+ * broker (broker.ts) with its own pool, server id and failover-buffer directory: what several brokers on one
+ * database already share (migrations under their advisory lock, the once-per-cluster
  * jobs under theirs, wake-ups over LISTEN/NOTIFY) needs nothing more. A replacement worker has a new pid, so
  * its predecessor's buffer directory is an orphan of a dead process on this host, adopted at its start
  * (buffer/ownership.ts); with SERVER_ID set, the slot's id (`<SERVER_ID>-w<n>`) is kept and the directory is its own.
@@ -67,7 +68,9 @@ export async function runPrimary(config: Config, version: string): Promise<numbe
     switch (message.queen) {
       case 'ready':
         slots[index]!.state = 'serving';
-        if (!everyoneServed && slots.every((s) => s.state === 'serving')) {
+        // The first worker has migrated the schema: the others start now (see the loop at the end).
+        if (!stopping && index === 0 && slots.length === 1) for (let next = 1; next < config.workers; next++) fork(next);
+        if (!everyoneServed && slots.length === config.workers && slots.every((s) => s.state === 'serving')) {
           everyoneServed = true;
           log.info(`${readyLine(config, version, message.port)} with ${slots.length} workers`);
         }
@@ -136,7 +139,9 @@ export async function runPrimary(config: Config, version: string): Promise<numbe
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  for (let index = 0; index < config.workers; index++) fork(index);
+  // One worker first: it applies the migrations (under their advisory lock, which the others would wait for, each
+  // wait bounded by DB_STATEMENT_TIMEOUT); the others are forked once it serves.
+  fork(0);
   await finished;
   await embedded?.stop();
   log.info('Queen broker stopped');
