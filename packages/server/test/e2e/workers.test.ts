@@ -4,8 +4,12 @@
  * under push load loses nothing that was acknowledged and is replaced at once, and /health says so meanwhile.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { runningServerOn } from '../../src/store/embedded.js';
 import { client, createDatabase, startBroker, uniqueQueue, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
 
 let db: TestDatabase;
@@ -128,4 +132,25 @@ test('a worker killed under push load loses nothing acknowledged, /health shows 
 test('SIGTERM drains both workers and the primary exits 0', async () => {
   const code = await broker.stop();
   assert.equal(code, 0, broker.output());
+});
+
+test('with the embedded PostgreSQL the primary starts it before the workers and stops it after them', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-workers-'));
+  fs.chmodSync(dataDir, 0o777);
+  const embedded: TestDatabase = { name: 'embedded', env: {}, query: () => Promise.reject(new Error('embedded')), close: async () => undefined };
+  const primary = await startBroker(embedded, { QUEEN_WORKERS: '2', QUEEN_DATA_DIR: dataDir, LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' });
+  try {
+    const started = Date.now();
+    while (!/listening on .* with 2 workers/.test(primary.output()) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
+    assert.match(primary.output(), /Queen .* listening on http:\/\/127\.0\.0\.1:\d+ \(embedded PostgreSQL .*\) with 2 workers/);
+    const body = (await (await fetch(`${primary.url}/health`)).json()) as { workers: WorkerEntry[] };
+    assert.deepEqual(body.workers.map((w) => w.status), ['healthy', 'healthy']);
+    assert.ok(runningServerOn(path.join(dataDir, 'pgdata')) !== null, 'PostgreSQL runs');
+    assert.equal(await primary.stop(), 0, primary.output());
+    assert.equal(runningServerOn(path.join(dataDir, 'pgdata')), null, 'PostgreSQL stopped with the primary');
+    assert.equal((primary.output().match(/Queen broker stopped/g) ?? []).length, 3, primary.output());
+  } finally {
+    await primary.kill();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
