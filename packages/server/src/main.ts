@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   // QUEEN_WORKERS > 1: this process starts PostgreSQL and the workers (boot/workers.ts), each of them a broker.
-  if (isPrimary(config)) process.exit(await runPrimary(config, VERSION));
+  if (isPrimary(config)) process.exit(await runPrimary(config, (port) => readyLine(config, VERSION, port)));
   const startup = new AbortController();
   let broker: Broker | null = null;
   let stopping = false;

@@ -16,7 +16,6 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { Collected, WorkerSlot, WorkerSnapshot } from '../metrics/workers.js';
-import { readyLine } from '../ready-line.js';
 import type { EmbeddedServer } from '../store/embedded.js';
 import { startEmbedded } from './database.js';
 import { isPeerMessage, type PeerMessage } from './worker-peers.js';
@@ -31,8 +30,8 @@ interface Slot {
   state: WorkerSlot['state'];
 }
 
-/** Runs the primary until SIGTERM/SIGINT; resolves with the exit code. */
-export async function runPrimary(config: Config, version: string): Promise<number> {
+/** Runs the primary until SIGTERM/SIGINT (`readyLine` says where it listens, printed once every worker serves); resolves with the exit code. */
+export async function runPrimary(config: Config, readyLine: (port: number) => string): Promise<number> {
   const log = createLogger(config.logLevel, `${config.serverId}/primary`, config.logFormat);
   let embedded: EmbeddedServer | null = null;
   if (config.database.kind === 'embedded') embedded = await startEmbedded(config, log);
@@ -72,7 +71,7 @@ export async function runPrimary(config: Config, version: string): Promise<numbe
         if (!stopping && index === 0 && slots.length === 1) for (let next = 1; next < config.workers; next++) fork(next);
         if (!everyoneServed && slots.length === config.workers && slots.every((s) => s.state === 'serving')) {
           everyoneServed = true;
-          log.info(`${readyLine(config, version, message.port)} with ${slots.length} workers`);
+          log.info(`${readyLine(message.port)} with ${slots.length} workers`);
         }
         return;
       case 'collect':
