@@ -42,6 +42,9 @@ interface RunOutput {
   database: DatabaseInfo | null;
 }
 
+/** The figure that counts a scenario's messages, the first it reports: pushed messages, or wake-ups measured (wake, scale-parked). */
+const MESSAGE_FIGURES = ['messages', 'pushed', 'samples', 'wakes'];
+
 async function runAll(options: CliOptions, reporter: Reporter, log: (line: string) => void,
   onBroker: (broker: BrokerHandle) => void, output: RunOutput): Promise<boolean> {
   let broker: BrokerHandle | undefined;
@@ -105,11 +108,12 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
         try {
           const outcome = await scenario(ctx).finally(() => sampler.stop());
           const resources = sampler.stop();
-          for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+          const results = Array.isArray(outcome) ? outcome : [outcome];
+          // CPU per message over the whole call (all its modes: one sampler) unless the scenario measured its own phase (drain).
+          const callMessages = results.reduce((sum, r) => sum + (MESSAGE_FIGURES.map((f) => r.figures[f]).find((v) => v !== undefined) ?? 0), 0);
+          for (const result of results) {
             if (result.skipped === undefined) {
-              // CPU per message over the whole call unless the scenario measured its own phase (drain).
-              const messages = result.figures['messages'] ?? result.figures['pushed'];
-              if (result.figures['brokerUsPerMsg'] === undefined && messages !== undefined) Object.assign(result.figures, cpuPerMessage(resources, messages));
+              if (result.figures['brokerUsPerMsg'] === undefined && callMessages > 0) Object.assign(result.figures, cpuPerMessage(resources, callMessages));
               Object.assign(result.figures, resources);
               result.summary += `; ${describeResources(resources)}; CPU µs/msg broker ${result.figures['brokerUsPerMsg'] ?? '–'}, PostgreSQL ${result.figures['pgUsPerMsg'] ?? '–'}`;
             }
