@@ -50,9 +50,10 @@ export function joinWorkers(index: number, core: () => RouteContext): WorkerPeer
     collect: () =>
       new Promise<Collected>((resolve, reject) => {
         const id = next++;
+        // A primary that does not answer (it is gone: this worker is about to stop) leaves this worker's own figures.
         const timer = setTimeout(() => {
           pending.delete(id);
-          reject(new Error('the primary process did not answer'));
+          snapshotOf(index, core()).then((own) => resolve({ slots: [{ index, pid: process.pid, state: 'serving' }], snapshots: [own] }), reject);
         }, COLLECT_WAIT_MS);
         pending.set(id, (collected) => {
           clearTimeout(timer);

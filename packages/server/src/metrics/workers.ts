@@ -36,7 +36,7 @@ export interface Collected {
 export interface WorkerPeers {
   /** This worker's slot. */
   readonly index: number;
-  /** Asks every live worker (this one included) for its snapshot. */
+  /** Asks every live worker (this one included) for its snapshot; only this one's when the primary does not answer. */
   collect(): Promise<Collected>;
 }
 
