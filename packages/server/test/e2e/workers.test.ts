@@ -20,6 +20,10 @@ before(async () => {
   db = await createDatabase();
   broker = await startBroker(db, { QUEEN_WORKERS: '2' });
   api = client(broker.url);
+  // /health is 200 once worker 0 serves; worker 1 starts after it (it applied the migrations).
+  for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    if ((await health()).workers.every((w) => w.status === 'healthy')) break;
+  }
 });
 after(async () => {
   await broker?.stop();
