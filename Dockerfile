@@ -45,6 +45,8 @@ RUN node scripts/wire-types.mjs \
  && node packages/dashboard/build.mjs
 
 # 3. The runtime: Node, the built code, production dependencies; no compiler, no sources, no npm cache.
+# QUEEN_WORKERS is left to its default: one worker process per CPU of the container's limit (`--cpus`, a pod's
+# limits.cpu: the cgroup quota), or of the whole host when there is none (docs/configuration.md#workers).
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

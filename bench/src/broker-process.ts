@@ -65,6 +65,8 @@ export interface StartOptions {
   database?: DatabaseAddress;
   /** Node flags before the entry point (e.g. --cpu-prof). */
   nodeArgs?: readonly string[];
+  /** QUEEN_WORKERS (default 1: one process, as every build before it ran). */
+  workers?: number;
 }
 
 /** True when the environment names an external PostgreSQL, which every broker we start then uses. */
@@ -72,7 +74,7 @@ export function environmentHasDatabase(): boolean {
   return Boolean(process.env['PG_HOST']) || Boolean(process.env['DATABASE_URL']);
 }
 
-function brokerEnv(httpPort: number, pgPort: number, dataDir: string, database: DatabaseAddress | undefined): NodeJS.ProcessEnv {
+function brokerEnv(httpPort: number, pgPort: number, dataDir: string, database: DatabaseAddress | undefined, workers: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (database !== undefined || !environmentHasDatabase()) for (const name of PG_VARIABLES) delete env[name];
   if (database !== undefined) {
@@ -86,6 +88,7 @@ function brokerEnv(httpPort: number, pgPort: number, dataDir: string, database: 
   env['QUEEN_DATA_DIR'] = dataDir;
   env['LOG_LEVEL'] = 'warn';
   env['QUEEN_EMBEDDED_PG_PORT'] = String(pgPort);
+  env['QUEEN_WORKERS'] = String(workers);
   return env;
 }
 
@@ -122,7 +125,7 @@ export async function startBroker(repoRoot: string, log: (line: string) => void,
 
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     cwd: repoRoot,
-    env: brokerEnv(httpPort, pgPort, dataDir, database),
+    env: brokerEnv(httpPort, pgPort, dataDir, database, options.workers ?? 1),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(process.stderr, { end: false });

@@ -14,6 +14,8 @@ export interface CliOptions {
   url2: string | undefined;
   durationS: number;
   runs: number;
+  /** QUEEN_WORKERS of the brokers the tool starts (default 1: one process, comparable with older builds). */
+  workers: number;
   messages: number;
   jsonOnly: boolean;
   group: string | undefined;
@@ -51,6 +53,7 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     '  --duration S          seconds of load for push-*, sql-produce (per mode), e2e, fanout, partitions, scale-*, ceiling-push-*,',
     '                        long-lived (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
+    '  --workers N           QUEEN_WORKERS of the brokers the tool starts (default 1)',
     '  --messages N          messages pre-filled by drain, ceiling-drain and long-lived\'s drains (default 200000)',
     '  --pop-partitions N    partitions claimed per wildcard pop (drain, e2e, fanout, partitions), 0 = no cap (default 0)',
     '  --group NAME          consume as consumer group NAME (default: queue mode)',
@@ -88,6 +91,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
       url2: { type: 'string' },
       duration: { type: 'string' },
       runs: { type: 'string' },
+      workers: { type: 'string' },
       messages: { type: 'string' },
       'json-only': { type: 'boolean', default: false },
       group: { type: 'string' },
@@ -123,6 +127,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
     url2: values.url2,
     durationS: duration,
     runs: positiveInteger('runs', values.runs, 1, 1),
+    workers: positiveInteger('workers', values.workers, 1, 1),
     messages: positiveInteger('messages', values.messages, 200_000, 1),
     jsonOnly: values['json-only'] === true,
     group: values.group,

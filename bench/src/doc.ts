@@ -74,7 +74,7 @@ const CURVES: readonly { title: string; prefix: string; figures: readonly string
   },
 ];
 
-const CURVE_RESOURCES = ['rssPeakMb', 'brokerCpuPct', 'pgCpuPct', 'benchCpuPct', 'otherCpuPct'];
+const CURVE_RESOURCES = ['brokerUsPerMsg', 'pgUsPerMsg', 'rssPeakMb', 'brokerCpuPct', 'pgCpuPct', 'benchCpuPct', 'otherCpuPct'];
 
 function curveSections(input: DocInput): string[] {
   const lines: string[] = [];
@@ -167,13 +167,19 @@ function figureTable(results: readonly (ScenarioResult | null)[], runs: readonly
   return table(header, rows);
 }
 
+/** The msgs/s figure of a scenario's row in "Broker resources": the first of these it reports. */
+const RATE_FIGURES = ['msgsPerSec', 'pushMsgsPerSec', 'brokerMsgsPerSec', 'deliveriesPerSec'];
+
 function resourceRows(input: DocInput): string[][] {
   return scenarioKeys(input).map(({ scenario, mode }) => {
     const results = resultsOf(input.records, scenario, mode);
     const values = (figure: string): number[] => results.map((r) => r.figures[figure] ?? NaN);
     const rss = values('rssPeakMb').filter(Number.isFinite);
+    const rate = RATE_FIGURES.find((figure) => results.some((r) => r.figures[figure] !== undefined));
     return [
-      label(scenario, mode), rss.length > 0 ? num(Math.max(...rss)) : '–', num(median(values('brokerCpuPct'))),
+      label(scenario, mode), num(rate === undefined ? NaN : median(values(rate))), num(median(values('brokerUsPerMsg'))),
+      num(median(values('pgUsPerMsg'))), num(median(values('brokerUsPerMsg').map((b, i) => b + (values('pgUsPerMsg')[i] ?? NaN)))),
+      rss.length > 0 ? num(Math.max(...rss)) : '–', num(median(values('brokerCpuPct'))),
       num(median(values('pgCpuPct'))), num(median(values('benchCpuPct'))), num(median(values('otherCpuPct'))),
     ];
   });
@@ -206,7 +212,7 @@ export function renderPerformanceDoc(input: DocInput): string {
     'the load generator on the same box; figures are medians of the runs unless a target says "worst". Every message a',
     'consuming scenario pushes goes through the no-loss checker (lost, skipped, reordered, duplicate deliveries per',
     'consumer group). CPU figures are percent of one core over the scenario (200 % = both cores of a 2-core box), from',
-    '/proc: "PostgreSQL" is every process below the broker (the embedded server and its backends), "other processes"',
+    '/proc: "PostgreSQL" is the embedded server below the broker and its backends (or an external server on this host), "other processes"',
     'is the rest of the machine\'s busy CPU: work that competed with the benchmark (noise; ~0 on a quiet machine).',
     '',
   ];
@@ -260,8 +266,11 @@ export function renderPerformanceDoc(input: DocInput): string {
   lines.push(...curveSections(input));
 
   lines.push('## Broker resources', '',
-    'Peak RSS of the broker process (worst run) and CPU in percent of one core (median of the runs) during each scenario.', '',
-    ...table(['scenario', 'broker RSS peak (MB)', 'broker CPU %', 'PostgreSQL CPU %', 'bench CPU %', 'other processes CPU %'],
+    'CPU µs per message (the broker\'s processes, and PostgreSQL: the embedded postmaster and its backends, or an external',
+    'one on this host; utime + stime over the measured window divided by its messages; drain: the drain phase alone)',
+    'beside msgs/s, then peak RSS of the broker process (worst run) and CPU in percent of one core during each scenario',
+    '(medians of the runs). CPU per message holds across loads and machines far better than msgs/s.', '',
+    ...table(['scenario', 'msgs/s', 'broker µs/msg', 'PostgreSQL µs/msg', 'total µs/msg', 'broker RSS peak (MB)', 'broker CPU %', 'PostgreSQL CPU %', 'bench CPU %', 'other processes CPU %'],
       resourceRows(input)), '');
 
   lines.push('## Figures', '');

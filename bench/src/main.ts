@@ -23,9 +23,9 @@ import { parseCli, usage, type CliOptions } from './cli.js';
 import { writePerformanceDoc } from './doc.js';
 import { readNewestProfile, renderProfileTable, summarizeProfile } from './profile.js';
 import { QueenClient } from './http.js';
-import { embeddedDatabase, environmentDatabase, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
+import { embeddedDatabase, environmentDatabase, localPostmaster, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
 import { Reporter, machineInfo } from './report.js';
-import { ResourceSampler, describeResources, processCpuUs } from './resources.js';
+import { ResourceSampler, cpuPerMessage, describeResources, parentPid, processCpuUs } from './resources.js';
 import type { RunRecord } from './targets.js';
 import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
 import { DEFAULT_SCENARIOS, FAMILIES, SCENARIOS } from './scenarios/index.js';
@@ -42,13 +42,16 @@ interface RunOutput {
   database: DatabaseInfo | null;
 }
 
+/** The figure that counts a scenario's messages, the first it reports: pushed messages, or wake-ups measured (wake, scale-parked). */
+const MESSAGE_FIGURES = ['messages', 'pushed', 'samples', 'wakes'];
+
 async function runAll(options: CliOptions, reporter: Reporter, log: (line: string) => void,
   onBroker: (broker: BrokerHandle) => void, output: RunOutput): Promise<boolean> {
   let broker: BrokerHandle | undefined;
   let url = options.url;
   if (url === undefined) {
     const profileDir = options.profileDir === undefined ? undefined : path.resolve(options.profileDir);
-    broker = await startBroker(REPO_ROOT, log, profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir] });
+    broker = await startBroker(REPO_ROOT, log, { workers: options.workers, ...(profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir] }) });
     onBroker(broker);
     url = broker.url;
   }
@@ -66,7 +69,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
     const pgPort = broker.embeddedPgPort;
     const database = environmentHasDatabase() || pgPort === undefined ? undefined
       : { host: 'localhost', port: pgPort, user: 'postgres', password: 'postgres', database: 'postgres' };
-    secondBrokerHandle = await startBroker(REPO_ROOT, log, { label: 'second broker', ...(database === undefined ? {} : { database }) });
+    secondBrokerHandle = await startBroker(REPO_ROOT, log, { label: 'second broker', workers: options.workers, ...(database === undefined ? {} : { database }) });
     onBroker(secondBrokerHandle);
     secondClient = new QueenClient(secondBrokerHandle.url, CONNECTIONS);
     return { client: secondClient };
@@ -77,6 +80,9 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
     const target = broker?.embeddedPgPort !== undefined ? embeddedDatabase(broker.embeddedPgPort) : environmentDatabase();
     if (options.writeDoc) output.database = target === undefined ? null : await readDatabaseInfo(target);
     const brokerPids = (): number[] => [broker?.pid ?? -1, secondBrokerHandle?.pid ?? -1].filter((pid) => pid > 0);
+    // An external PostgreSQL on this host: its postmaster's tree is PostgreSQL's CPU (the embedded one is found below the broker).
+    const externalPostmaster = broker?.embeddedPgPort === undefined && target !== undefined ? await localPostmaster(target, parentPid) : null;
+    const postmasterPid = (): number | null => externalPostmaster;
     const ctx: ScenarioContext = {
       client, durationS: options.durationS, messages: options.messages, group: options.group,
       popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
@@ -84,7 +90,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       secondBroker: () => (second ??= startSecond()),
       brokerCpuUs: () => (broker === undefined ? NaN : processCpuUs(broker.pid)),
       phaseResources: () => {
-        const phase = new ResourceSampler(brokerPids);
+        const phase = new ResourceSampler(brokerPids, postmasterPid);
         phase.start();
         return phase;
       },
@@ -97,15 +103,19 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       for (let run = 1; run <= options.runs; run++) {
         log(`running ${name}${options.runs > 1 ? ` (run ${run}/${options.runs})` : ''} against ${url}`);
         // Broker RSS/CPU over the whole scenario call (both modes of wake share it); null with --url.
-        const sampler = new ResourceSampler(brokerPids);
+        const sampler = new ResourceSampler(brokerPids, postmasterPid);
         sampler.start();
         try {
           const outcome = await scenario(ctx).finally(() => sampler.stop());
           const resources = sampler.stop();
-          for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+          const results = Array.isArray(outcome) ? outcome : [outcome];
+          // CPU per message over the whole call (all its modes: one sampler) unless the scenario measured its own phase (drain).
+          const callMessages = results.reduce((sum, r) => sum + (MESSAGE_FIGURES.map((f) => r.figures[f]).find((v) => v !== undefined) ?? 0), 0);
+          for (const result of results) {
             if (result.skipped === undefined) {
+              if (result.figures['brokerUsPerMsg'] === undefined && callMessages > 0) Object.assign(result.figures, cpuPerMessage(resources, callMessages));
               Object.assign(result.figures, resources);
-              result.summary += `; ${describeResources(resources)}`;
+              result.summary += `; ${describeResources(resources)}; CPU µs/msg broker ${result.figures['brokerUsPerMsg'] ?? '–'}, PostgreSQL ${result.figures['pgUsPerMsg'] ?? '–'}`;
             }
             output.records.push({ scenario: name, mode: result.mode, run, result, error: null });
             reporter.run(result, run, options.runs);

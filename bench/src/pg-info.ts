@@ -68,3 +68,23 @@ export async function readDatabaseInfo(target: DatabaseTarget): Promise<Database
     await client.end().catch(() => undefined);
   }
 }
+
+/**
+ * The postmaster of `target` when it runs on this host (a backend's parent pid, from /proc), for the CPU of an
+ * external PostgreSQL; null when it cannot be known (another host, another pid namespace). Never throws.
+ */
+export async function localPostmaster(target: DatabaseTarget, parentPid: (pid: number) => number | null): Promise<number | null> {
+  const { label: _label, ...config } = target;
+  const client = new pg.Client({ ...config, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const backend = rows[0]?.pid;
+    return backend === undefined ? null : parentPid(backend);
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,7 +1,9 @@
 /**
  * Resource sampling of the brokers the tool started: peak RSS of each broker process and the CPU used by
- * the brokers, by their PostgreSQL (every descendant process of a broker: the embedded postmaster and its
- * backends) and by this load generator, over one scenario run.
+ * the brokers (a broker's process and its worker processes, QUEEN_WORKERS), by PostgreSQL (a broker's
+ * descendants named `postgres`: the embedded postmaster and its backends; or, with an external database on
+ * this host, its postmaster's tree, found from a backend's parent pid) and by this load generator, over one
+ * scenario run. CPU per message is the CPU of the window divided by the messages of the window.
  *
  * Design: Linux /proc only. Every 500 ms (and once at start and stop) the sampler reads VmRSS from
  * /proc/<pid>/status of each broker and utime+stime from /proc/<pid>/stat of each broker and of every
@@ -20,10 +22,14 @@ const INTERVAL_MS = 500;
 export interface ResourceFigures {
   /** Peak VmRSS of any one broker process, MiB. */
   rssPeakMb: number;
-  /** CPU of the broker processes, percent of one core. */
+  /** CPU of the broker processes (workers included), percent of one core. */
   brokerCpuPct: number;
-  /** CPU of the brokers' descendant processes (the embedded PostgreSQL), percent of one core. */
+  /** CPU of PostgreSQL (the embedded one, or an external one on this host), percent of one core. */
   pgCpuPct: number;
+  /** CPU time of the broker processes over the window, µs. */
+  brokerCpuUs: number;
+  /** CPU time of PostgreSQL over the window, µs. */
+  pgCpuUs: number;
   /** CPU of this load generator, percent of one core. */
   benchCpuPct: number;
   /**
@@ -46,8 +52,8 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** Parses /proc/<pid>/stat: parent pid and utime+stime in clock ticks; null when the process is gone. */
-function readStat(pid: number): { ppid: number; ticks: number } | null {
+/** Parses /proc/<pid>/stat: command name, parent pid and utime+stime in clock ticks; null when the process is gone. */
+function readStat(pid: number): { comm: string; ppid: number; ticks: number } | null {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -59,7 +65,13 @@ function readStat(pid: number): { ppid: number; ticks: number } | null {
   // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
   const ppid = Number(fields[1]);
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return Number.isFinite(ppid) && Number.isFinite(ticks) ? { ppid, ticks } : null;
+  const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+  return Number.isFinite(ppid) && Number.isFinite(ticks) ? { comm, ppid, ticks } : null;
+}
+
+/** The parent of a process (for an external PostgreSQL: a backend's parent is its postmaster); null when unknown. */
+export function parentPid(pid: number): number | null {
+  return readStat(pid)?.ppid ?? null;
 }
 
 /** CPU time (user + system) a process has used, in microseconds; NaN when it is gone or /proc is missing. */
@@ -93,8 +105,8 @@ export function rssMb(pid: number): number {
 }
 
 /** Every pid currently in /proc with its stat. */
-function allProcesses(): Map<number, { ppid: number; ticks: number }> {
-  const result = new Map<number, { ppid: number; ticks: number }>();
+function allProcesses(): Map<number, { comm: string; ppid: number; ticks: number }> {
+  const result = new Map<number, { comm: string; ppid: number; ticks: number }>();
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
@@ -121,8 +133,11 @@ export class ResourceSampler {
   private sampled = false;
   private result: ResourceFigures | undefined;
 
-  /** `brokerPids` lists the pids of the brokers this tool started (empty with --url). */
-  constructor(private readonly brokerPids: () => readonly number[]) {}
+  /**
+   * `brokerPids` lists the pids of the brokers this tool started (empty with --url); `postmasterPid` the
+   * postmaster of an external PostgreSQL on this host (null: none, or not on this host).
+   */
+  constructor(private readonly brokerPids: () => readonly number[], private readonly postmasterPid: () => number | null = () => null) {}
 
   /** Starts sampling (takes the first sample now). */
   start(): void {
@@ -151,7 +166,7 @@ export class ResourceSampler {
     const machineBusyPct = this.machineStart === null || machineEnd === null || seconds <= 0 ? NaN
       : ((machineEnd.busy - this.machineStart.busy) / clockTicks() / seconds) * 100;
     if (!this.sampled) {
-      return { rssPeakMb: NaN, brokerCpuPct: NaN, pgCpuPct: NaN, benchCpuPct, otherCpuPct: NaN };
+      return { rssPeakMb: NaN, brokerCpuPct: NaN, pgCpuPct: NaN, brokerCpuUs: NaN, pgCpuUs: NaN, benchCpuPct, otherCpuPct: NaN };
     }
     let broker = 0;
     let pg = 0;
@@ -164,12 +179,14 @@ export class ResourceSampler {
     const brokerCpuPct = pct(broker);
     const pgCpuPct = pct(pg);
     const otherCpuPct = Math.max(0, machineBusyPct - brokerCpuPct - pgCpuPct - benchCpuPct);
-    return { rssPeakMb: this.rssPeak, brokerCpuPct, pgCpuPct, benchCpuPct, otherCpuPct };
+    const us = (ticks: number): number => (ticks * 1e6) / clockTicks();
+    return { rssPeakMb: this.rssPeak, brokerCpuPct, pgCpuPct, brokerCpuUs: us(broker), pgCpuUs: us(pg), benchCpuPct, otherCpuPct };
   }
 
   private sample(first: boolean): void {
     const brokers = this.brokerPids().filter((pid) => pid > 0);
-    if (brokers.length === 0) return;
+    const postmaster = this.postmasterPid();
+    if (brokers.length === 0 && postmaster === null) return;
     const processes = allProcesses();
     if (processes.size === 0) return;
     this.sampled = true;
@@ -178,22 +195,33 @@ export class ResourceSampler {
       if (Number.isFinite(rss) && !(rss <= this.rssPeak)) this.rssPeak = rss;
     }
     const brokerSet = new Set(brokers);
-    const isTracked = (pid: number): boolean => {
+    /** 'broker' (a broker or one of its workers), 'pg' (PostgreSQL), or null (not ours). */
+    const kindOf = (pid: number): 'broker' | 'pg' | null => {
+      let postgres = false;
       for (let current = pid, hops = 0; current > 1 && hops < 64; hops++) {
-        if (brokerSet.has(current)) return true;
-        const parent = processes.get(current)?.ppid;
-        if (parent === undefined) return false;
-        current = parent;
+        if (current === postmaster) return 'pg';
+        const stat = processes.get(current);
+        if (stat?.comm === 'postgres') postgres = true;
+        if (brokerSet.has(current)) return postgres ? 'pg' : 'broker';
+        if (stat === undefined) return null;
+        current = stat.ppid;
       }
-      return false;
+      return null;
     };
     for (const [pid, stat] of processes) {
-      if (!isTracked(pid)) continue;
+      const kind = kindOf(pid);
+      if (kind === null) continue;
       if (first) this.startTicks.set(pid, stat.ticks);
       else if (!this.startTicks.has(pid) && !this.lastTicks.has(pid)) this.startTicks.set(pid, 0);
-      this.lastTicks.set(pid, { ticks: stat.ticks, broker: brokerSet.has(pid) });
+      this.lastTicks.set(pid, { ticks: stat.ticks, broker: kind === 'broker' });
     }
   }
+}
+
+/** CPU µs per message of a window (broker and PostgreSQL), as the figures every scenario reports beside msgs/s. */
+export function cpuPerMessage(figures: ResourceFigures, messages: number): { brokerUsPerMsg: number; pgUsPerMsg: number } {
+  const per = (us: number): number => (messages > 0 && Number.isFinite(us) ? Math.round((us / messages) * 10) / 10 : NaN);
+  return { brokerUsPerMsg: per(figures.brokerCpuUs), pgUsPerMsg: per(figures.pgCpuUs) };
 }
 
 /** One line for a human summary: "broker RSS peak 120 MB; CPU broker 95%, PostgreSQL 80%, bench 30%". */

@@ -25,9 +25,9 @@ const verdict = (lost: number): NonNullable<ScenarioResult['verdict']> => ({
 });
 
 const RECORDS: RunRecord[] = [
-  record('push-b1', 1, { msgsPerSec: 3000, p99Ms: 40, rssPeakMb: 120 }),
-  record('push-b1', 2, { msgsPerSec: 3600, p99Ms: 60, rssPeakMb: 150 }),
-  record('push-b1', 3, { msgsPerSec: 3700, p99Ms: 45, rssPeakMb: 130 }),
+  record('push-b1', 1, { msgsPerSec: 3000, p99Ms: 40, rssPeakMb: 120, brokerUsPerMsg: 70, pgUsPerMsg: 100 }),
+  record('push-b1', 2, { msgsPerSec: 3600, p99Ms: 60, rssPeakMb: 150, brokerUsPerMsg: 60, pgUsPerMsg: 110 }),
+  record('push-b1', 3, { msgsPerSec: 3700, p99Ms: 45, rssPeakMb: 130, brokerUsPerMsg: 65, pgUsPerMsg: 90 }),
   record('e2e', 1, { pushMsgsPerSec: 9500, consumeMsgsPerSec: 9400, e2eP99Ms: 300, rssPeakMb: 210 }, { verdict: verdict(0) }),
   record('e2e', 2, { pushMsgsPerSec: 9100, consumeMsgsPerSec: 9000, e2eP99Ms: 500, rssPeakMb: 190 }, { verdict: verdict(2) }),
   { scenario: 'drain', mode: undefined, run: 1, result: null, error: 'Error: boom' },
@@ -78,6 +78,10 @@ test('the document lists the run, every figure of every run and the failures', (
   assert.match(doc, /\| e2e \| 2 \| \*\*FAILED\*\* \|/);
   assert.match(doc, /Run 1 failed: Error: boom/);
   assert.match(doc, /\*\*missed\*\*/);
+  // CPU per message beside msgs/s (medians of the runs; total per run, then its median).
+  assert.match(doc, /\| scenario \| msgs\/s \| broker µs\/msg \| PostgreSQL µs\/msg \| total µs\/msg \|/);
+  assert.match(doc, /\| push-b1 \| 3,600 \| 65 \| 100 \| 170 \|/);
+  assert.match(doc, /\| e2e \| 9,300 \| – \| – \| – \|/);
 });
 
 test('a rewrite replaces the generated part and keeps the hand-written tail from its marker on', () => {

@@ -78,7 +78,8 @@ function container(): string {
 async function start(name: string, env: Record<string, string>, mounts: string[] = []): Promise<Running> {
   const port = await freePort();
   const args = ['run', '--isolation', 'chroot', '--network', 'host'];
-  for (const [key, value] of Object.entries({ HOST: '127.0.0.1', PORT: String(port), ...env })) args.push('-e', `${key}=${value}`);
+  // One process (QUEEN_WORKERS=1): the tests signal the broker by the pid /health names, which is a worker's otherwise.
+  for (const [key, value] of Object.entries({ HOST: '127.0.0.1', PORT: String(port), QUEEN_WORKERS: '1', ...env })) args.push('-e', `${key}=${value}`);
   for (const mount of mounts) args.push('-v', mount);
   args.push(name, '--', ...config.Entrypoint, ...(config.Cmd ?? []));
   let output = '';

@@ -117,6 +117,7 @@ export class BrokerSlot {
       QUEEN_DATA_DIR: dataDir,
       FILE_BUFFER_DIR: path.join(dataDir, 'buffer'),
       LOG_LEVEL: 'info',
+      QUEEN_WORKERS: process.env['QUEEN_WORKERS'] ?? '1', // one process unless asked: the chaos kills a broker by its pid
     });
     const marker = `=== harness ${new Date().toISOString()}: start #${this.starts + this.failedStarts + 1} of broker ${this.name} on port ${this.options.port} ===\n`;
     fs.appendFileSync(this.stdoutLog, marker);

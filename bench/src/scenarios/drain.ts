@@ -11,6 +11,7 @@
  */
 import { Checker } from '../checker.js';
 import { profileSpan } from '../profile.js';
+import { cpuPerMessage } from '../resources.js';
 import { Samples, perSecond, round } from '../stats.js';
 import {
   PartitionRotation, QUEUE_MODE_LABEL, countBudget, freshQueueName, now, partitionNames, runTag, withQueue,
@@ -43,6 +44,7 @@ export async function drainScenario(ctx: ScenarioContext): Promise<ScenarioResul
     progress.expect(checker.pushedIds());
     const drainStart = now();
     const span = profileSpan(ctx.client, ctx.brokerCpuUs);
+    const drainPhase = ctx.phaseResources(); // CPU per message of the drain alone, not of the pre-fill
     progress.lastProgressAt = drainStart;
     await runConsumers(CONSUMERS, {
       client: ctx.client, queue, group: ctx.group, groupLabel: label, batch: 100, timeoutMs: 2000, autoAck: true,
@@ -51,10 +53,12 @@ export async function drainScenario(ctx: ScenarioContext): Promise<ScenarioResul
     });
     const drainMs = (Number.isNaN(progress.lastCompleteAt) ? now() : progress.lastCompleteAt) - drainStart;
     const profile = span(progress.completed.size);
+    const cpu = cpuPerMessage(drainPhase.stop(), progress.completed.size);
     const verdict = checker.verdict([label]);
     const nonEmpty = progress.pops - progress.emptyPops;
     const figures = {
       msgsPerSec: perSecond(progress.completed.size, drainMs),
+      ...cpu,
       drainS: round(drainMs / 1000),
       messages: checker.pushedCount,
       received: progress.deliveries,

@@ -71,6 +71,7 @@ export const longLivedScenario: Scenario = async (ctx) => {
         rates.get(workload.key)?.push(rate);
         figures[`r${r}${workload.key[0]?.toUpperCase() ?? ''}${workload.key.slice(1)}`] = rate;
         if (result.checks?.['exactlyOnce'] === false) exactlyOnce = false;
+        figures['messages'] = (figures['messages'] ?? 0) + (result.figures['messages'] ?? 0); // for CPU per message
         line.push(`${workload.label} ${fmt(rate)}`);
       }
       ctx.log(`${name}: round ${r}/${LONG_LIVED_ROUNDS}${r > 1 ? ` (after ${maintenance(r).join(', ')})` : ''}: ${line.join(', ')} msgs/s`);

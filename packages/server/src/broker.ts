@@ -77,8 +77,10 @@ export class Broker {
   static async start(config: Config, signal?: AbortSignal): Promise<Broker> {
     guardDriverExceptions(); // an exception in the database driver fails its connection, never the process
     const log = createLogger(config.logLevel, config.serverId, config.logFormat);
-    for (const warning of config.warnings) log.warn(warning);
-    if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
+    if ((config.worker?.index ?? 0) === 0) { // said once, not by every worker (QUEEN_WORKERS)
+      for (const warning of config.warnings) log.warn(warning);
+      if (config.ignoredVariables.length > 0) log.info({ variables: config.ignoredVariables }, 'upstream tuning variables are accepted and ignored');
+    }
     const auth = createAuthenticator(config, log);
     const sequence = new StartupSequence(log, signal);
     const lifecycle = { draining: false };

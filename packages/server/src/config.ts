@@ -6,6 +6,7 @@
  * The exceptions are the pop timeout chain (docs/api.md 5.2: a malformed value counts as unset) and an unknown
  * DEFAULT_SUBSCRIPTION_MODE (counts as `all`): `warnings` says so once at start-up.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +81,44 @@ export interface Config {
   dashboard: { enabled: boolean; dir: string; oidc: DashboardOidc | null };
   /** Bounds on the work one request may cause (docs/configuration.md "Bounds"). */
   bounds: BoundsConfig;
+  /**
+   * Worker processes sharing the port (QUEEN_WORKERS; docs/configuration.md "Workers"): 1 runs one process
+   * with no primary. Default: the CPUs the host or its cgroup limit allows.
+   */
+  workers: number;
+  /** Set in a worker process by its primary (boot/workers.ts): its slot, and the embedded PostgreSQL's port. */
+  worker: WorkerRole | null;
+}
+
+/** What a worker process is told by its primary: its slot (0-based, kept by a replacement) and where the embedded PostgreSQL listens. */
+export interface WorkerRole {
+  index: number;
+  /** The port of the embedded PostgreSQL the primary started, or null with an external database. */
+  embeddedPort: number | null;
+}
+
+/** The CPUs this process may use: the cgroup v2 quota (`/sys/fs/cgroup/cpu.max`, rounded up) when it is lower than the host's. */
+export function availableCpus(cpuMax = readCpuMax()): number {
+  const host = os.availableParallelism();
+  const [quota, period] = (cpuMax ?? '').trim().split(/\s+/);
+  if (quota === undefined || quota === 'max' || period === undefined) return host;
+  const cpus = Math.ceil(Number(quota) / Number(period));
+  return Number.isFinite(cpus) && cpus >= 1 ? Math.min(host, cpus) : host;
+}
+
+function readCpuMax(): string | null {
+  try {
+    return fs.readFileSync('/sys/fs/cgroup/cpu.max', 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** QUEEN_WORKER_INDEX and QUEEN_WORKER_PG_PORT: set by the primary for its workers, never by an operator. */
+function workerRole(env: Env): WorkerRole | null {
+  if (text(env, 'QUEEN_WORKER_INDEX') === undefined) return null;
+  const port = integer(env, 'QUEEN_WORKER_PG_PORT', 0, 0, 65535);
+  return { index: integer(env, 'QUEEN_WORKER_INDEX', 0, 0, 1024), embeddedPort: port === 0 ? null : port };
 }
 
 /** Bounds on the work one request may cause: bytes of a listing, operations, pool share, bodies, series. */
@@ -245,10 +284,13 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push(`authentication is off (JWT_ENABLED) and the broker listens on ${host}, beyond this host: anyone who reaches port ${port} can read, push and delete messages and queues. Before production see docs/deployment.md "Before production"; on a laptop set HOST=127.0.0.1`);
   }
 
+  const worker = workerRole(env);
+  const serverId = text(env, 'SERVER_ID');
   return {
     port,
     host,
-    serverId: text(env, 'SERVER_ID') ?? `${os.hostname()}:${process.pid}`,
+    // A worker's own id (its buffer directory and heartbeat row): a set SERVER_ID gets the slot, kept by a replacement.
+    serverId: serverId === undefined ? `${os.hostname()}:${process.pid}` : worker === null ? serverId : `${serverId}-w${worker.index}`,
     logLevel: logLevel as Config['logLevel'],
     logFormat: logFormat as Config['logFormat'],
     maxPayloadBytes: integer(env, 'MAX_PAYLOAD_BYTES', 10_485_760, 1, 2 ** 31),
@@ -305,5 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
       oidc: dashboardOidc(env),
     },
     bounds: boundsConfig(env, poolSize),
+    workers: integer(env, 'QUEEN_WORKERS', availableCpus(), 1, 1024),
+    worker,
   };
 }

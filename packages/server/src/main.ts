@@ -1,13 +1,16 @@
 /**
  * Entry point: `node dist/main.js`. Starts the broker from the environment and stops it cleanly on
- * SIGTERM/SIGINT (exit code 0). Once started it prints the ready line. A start-up that fails has already
+ * SIGTERM/SIGINT (exit code 0); with QUEEN_WORKERS > 1 this process is the workers' primary (boot/workers.ts)
+ * and each worker runs this entry point again as one broker. Once started it prints the ready line. A start-up that fails has already
  * undone what it started; it exits 1 with one line on stderr (an unexpected cause, a bug, prints its stack).
  */
 import { inspect } from 'node:util';
 import v8 from 'node:v8';
 import { Broker, VERSION } from './broker.js';
 import { StartupFailure } from './boot/sequence.js';
-import { ConfigError, loadConfig } from './config.js';
+import { announceReady } from './boot/worker-peers.js';
+import { isPrimary, runPrimary } from './boot/workers.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { readyLine } from './ready-line.js';
 
 /**
@@ -25,6 +28,16 @@ async function main(): Promise<void> {
   if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent') || arg.startsWith('--heap_growing_percent'))) {
     v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`configuration error: ${error.message}\n`);
+    process.exit(2);
+  }
+  // QUEEN_WORKERS > 1: this process starts PostgreSQL and the workers (boot/workers.ts), each of them a broker.
+  if (isPrimary(config)) process.exit(await runPrimary(config, (port) => readyLine(config, VERSION, port)));
   const startup = new AbortController();
   let broker: Broker | null = null;
   let stopping = false;
@@ -53,18 +66,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  try {
-    const config = loadConfig();
-    const started = await Broker.start(config, startup.signal);
-    broker = started;
-    started.log.info(readyLine(config, VERSION, started.port));
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  // A worker whose primary is gone (killed) stops as if told to: no broker outlives its primary.
+  if (config.worker !== null) process.on('disconnect', () => stop('the primary process exited'));
+  const started = await Broker.start(config, startup.signal);
+  broker = started;
+  if (config.worker === null) started.log.info(readyLine(config, VERSION, started.port));
+  else announceReady(started.port); // the primary prints the ready line once every worker serves
 }
 
 main().catch((error: unknown) => {

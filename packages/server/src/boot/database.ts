@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import { describeHost, describeHosts } from '../database-address.js';
 import { openConnections, type ConnectionSettings, type MovedDatabase } from '../store/connections.js';
 import { isDatabaseDown, isTlsFailure } from '../store/database.js';
-import { runningServerOn, startEmbeddedPostgres } from '../store/embedded.js';
+import { EMBEDDED_CREDENTIALS, runningServerOn, startEmbeddedPostgres, type EmbeddedServer } from '../store/embedded.js';
 import type { CitusMode } from '../store/citus-schema.js';
 import { migrate } from '../store/migrations.js';
 import { Store } from '../store/index.js';
@@ -57,20 +57,12 @@ export interface DatabaseStepOptions {
 /** Starts the embedded PostgreSQL if configured, opens the pool and waits until the database answers. */
 export async function startDatabase({ config, log, warn, signal }: DatabaseStepOptions, defer: Defer): Promise<Database> {
   let settings: DatabaseEndpoint;
-  if (config.database.kind === 'embedded') {
-    const { dataDir, port } = config.database;
-    log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
-    // Another broker's PostgreSQL holds this directory: say so before touching anything in it (the port file).
-    const running = runningServerOn(dataDir);
-    if (running !== null) {
-      throw new StartupError(
-        `QUEEN_DATA_DIR ${config.dataDir} is in use by another broker's embedded PostgreSQL (pid ${running.pid}${running.port === null ? '' : `, port ${running.port}`}): ` +
-          `give this broker its own QUEEN_DATA_DIR, or set DATABASE_URL${running.port === null ? '' : ` (postgres://postgres:postgres@localhost:${running.port}/postgres)`} to share that database`,
-      );
-    }
-    const pgLog = log.child({ component: 'postgres' });
-    // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
-    const embedded = await startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()));
+  const attached = config.database.kind === 'embedded' ? config.worker?.embeddedPort ?? null : null;
+  if (attached !== null) {
+    // A worker: the primary started the embedded PostgreSQL (boot/workers.ts) and stops it after the last worker.
+    settings = { hosts: [{ host: 'localhost', port: attached }], targetSessionAttrs: 'any', ...EMBEDDED_CREDENTIALS, tls: false };
+  } else if (config.database.kind === 'embedded') {
+    const embedded = await startEmbedded(config, log);
     defer('embedded PostgreSQL', () => embedded.stop());
     settings = { hosts: [{ host: embedded.host, port: embedded.port }], targetSessionAttrs: 'any', user: embedded.user, password: embedded.password, database: embedded.database, tls: false };
   } else {
@@ -117,6 +109,32 @@ export async function startDatabase({ config, log, warn, signal }: DatabaseStepO
     return Promise.race([firstContact.then(() => true), firstFailure, passed]).finally(() => clearTimeout(timer));
   };
   return { pool, store: new Store(pool), newClient, server: () => (locator.known === null ? null : describeHost(locator.known)), where, contact, configured: connection, moveTo };
+}
+
+/** Starts the embedded PostgreSQL of QUEEN_DATA_DIR (a single broker, or the primary of its workers). */
+export async function startEmbedded(config: Config, log: Logger): Promise<EmbeddedServer> {
+  if (config.database.kind !== 'embedded') throw new Error('an external database is configured');
+  const { dataDir, port } = config.database;
+  log.info({ dataDir, port: port ?? 'auto' }, 'starting embedded PostgreSQL');
+  // Another broker's PostgreSQL holds this directory: say so before touching anything in it (the port file).
+  const running = runningServerOn(dataDir);
+  if (running !== null) {
+    throw new StartupError(
+      `QUEEN_DATA_DIR ${config.dataDir} is in use by another broker's embedded PostgreSQL (pid ${running.pid}${running.port === null ? '' : `, port ${running.port}`}): ` +
+        `give this broker its own QUEEN_DATA_DIR, or set DATABASE_URL${running.port === null ? '' : ` (postgres://postgres:postgres@localhost:${running.port}/postgres)`} to share that database`,
+    );
+  }
+  const pgLog = log.child({ component: 'postgres' });
+  // Its failure names the port, the data directory and PostgreSQL's own reason (store/embedded.ts).
+  return startEmbeddedPostgres(dataDir, port, (line) => pgLog.debug(line.trim()), embeddedConnections(config));
+}
+
+/**
+ * max_connections of the embedded PostgreSQL: 200, or more when the workers' pools (DB_POOL_SIZE each, plus
+ * a LISTEN session, the liveness probe and the background jobs' sessions) need more.
+ */
+export function embeddedConnections(config: Config): number {
+  return Math.max(200, config.workers * (config.poolSize + 6) + 20);
 }
 
 /**

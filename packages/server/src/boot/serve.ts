@@ -28,6 +28,7 @@ import { closeServer } from './listen.js';
 import type { Monitoring } from './monitoring.js';
 import type { ReadPath } from './read-path.js';
 import type { Defer } from './sequence.js';
+import { joinWorkers } from './worker-peers.js';
 import type { WritePath } from './write-path.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -95,7 +96,7 @@ function routeContext({ config, log, version, database, monitoring, write, read,
   const admitted = store.over(admittedPool(pool, { gate: new AdmissionGate(config.bounds.adminConnections), waitMs: config.poolAcquireTimeoutMs }));
   const { payloads, encryptionView, sealing, channel, wake, maintenance, buffer, push } = write;
   const { metrics, heartbeat, stats, tracing } = monitoring;
-  return {
+  const context: RouteContext = {
     identity: { version, serverId: config.serverId, encryptionConfigured: write.cipher !== null },
     log,
     popDefaults: config.pop,
@@ -126,7 +127,11 @@ function routeContext({ config, log, version, database, monitoring, write, read,
     buffer,
     tracing,
     migration: move,
+    workers: null,
   };
+  // A worker (QUEEN_WORKERS > 1) answers /health, /ready and /metrics for every worker of the port.
+  if (config.worker !== null) context.workers = joinWorkers(config.worker.index, () => context);
+  return context;
 }
 
 /** True when the database answers within REACHABLE_WAIT_MS. */

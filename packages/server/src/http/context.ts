@@ -17,6 +17,7 @@ import type { TransactionContext } from '../core/transaction.js';
 import type { QueueSignal } from '../core/wake-bus.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/index.js';
+import type { WorkerPeers } from '../metrics/workers.js';
 import type { HeartbeatService } from '../services/heartbeat.js';
 import type { MaintenanceService } from '../services/maintenance.js';
 import type { StatsService } from '../services/stats.js';
@@ -61,4 +62,6 @@ export interface RouteContext {
   tracing: Tracing | null;
   /** Moving the deployment to another PostgreSQL (docs/operations.md "Moving to another PostgreSQL"). */
   migration: MoveService;
+  /** The other worker processes (QUEEN_WORKERS > 1): /health, /ready and /metrics answer for all of them; null in a single process. */
+  workers: WorkerPeers | null;
 }

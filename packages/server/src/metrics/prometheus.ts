@@ -7,7 +7,9 @@
  * messages, lag, DLQ depth, live leases) share one cached snapshot of `queen.metrics_gauges()`. Every
  * collect() resets its gauge first, so a deleted queue's series disappears instead of going stale, and when
  * the database cannot be read the database-derived series are absent rather than wrong. Per-queue series are
- * bounded: past METRICS_MAX_QUEUES queue names, the others share `queue="__other__"`.
+ * bounded: past METRICS_MAX_QUEUES queue names, the others share `queue="__other__"`. With several workers
+ * (metrics/workers.ts) the families are merged by their `aggregator`: summed, except the database-derived
+ * gauges (the same in every worker: taken once) and the flags and states (the highest: 1 when any worker's is).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseGauges } from '../store/status.js';
@@ -85,7 +87,7 @@ export class PrometheusFamilies {
     });
 
     new Gauge({
-      name: 'queen_queue_pending_messages', help: 'Retained messages above the reference cursor (pending + processing)',
+      name: 'queen_queue_pending_messages', aggregator: 'first', help: 'Retained messages above the reference cursor (pending + processing)',
       labelNames: ['queue'], registers,
       async collect() {
         this.reset();
@@ -93,7 +95,7 @@ export class PrometheusFamilies {
       },
     });
     new Gauge({
-      name: 'queen_queue_lag_seconds', help: 'Age of the oldest unconsumed message, per consumer group',
+      name: 'queen_queue_lag_seconds', aggregator: 'first', help: 'Age of the oldest unconsumed message, per consumer group',
       labelNames: ['queue', 'consumer_group'], registers,
       async collect() {
         this.reset();
@@ -108,14 +110,14 @@ export class PrometheusFamilies {
       },
     });
     new Gauge({
-      name: 'queen_dlq_depth', help: 'Dead-letter entries', labelNames: ['queue'], registers,
+      name: 'queen_dlq_depth', aggregator: 'first', help: 'Dead-letter entries', labelNames: ['queue'], registers,
       async collect() {
         this.reset();
         for (const q of (await sources.database())?.queues ?? []) this.inc({ queue: label(q.queue) }, q.dlqDepth);
       },
     });
     new Gauge({
-      name: 'queen_leases_active', help: 'Live leases in the cluster', registers,
+      name: 'queen_leases_active', aggregator: 'first', help: 'Live leases in the cluster', registers,
       async collect() {
         this.reset();
         const gauges = await sources.database();
@@ -158,13 +160,13 @@ export class PrometheusFamilies {
       },
     });
     new Gauge({
-      name: 'queen_file_buffer_max_bytes', help: 'The limit of queen_file_buffer_bytes (FILE_BUFFER_MAX_BYTES, or 90 % of the free space at start-up); past it pushes that must be buffered are refused (unavailable, retry later)', registers,
+      name: 'queen_file_buffer_max_bytes', aggregator: 'max', help: 'The limit of queen_file_buffer_bytes (FILE_BUFFER_MAX_BYTES, or 90 % of the free space at start-up); past it pushes that must be buffered are refused (unavailable, retry later)', registers,
       collect() {
         this.set(sources.bufferBytes().maxBytes);
       },
     });
     new Gauge({
-      name: 'queen_file_buffer_state', help: 'What the failover buffer does (1 = the current state): buffering while the database is unreachable or push maintenance is on, replaying while buffered messages are written back',
+      name: 'queen_file_buffer_state', aggregator: 'max', help: 'What the failover buffer does (1 = the current state): buffering while the database is unreachable or push maintenance is on, replaying while buffered messages are written back',
       labelNames: ['state'], registers,
       collect() {
         const current = sources.bufferState();
@@ -172,7 +174,7 @@ export class PrometheusFamilies {
       },
     });
     new Gauge({
-      name: 'queen_maintenance_mode', help: 'Maintenance flags (1 = on)', labelNames: ['kind'], registers,
+      name: 'queen_maintenance_mode', aggregator: 'max', help: 'Maintenance flags (1 = on)', labelNames: ['kind'], registers,
       collect() {
         const flags = sources.maintenance();
         this.set({ kind: 'push' }, flags.push ? 1 : 0);

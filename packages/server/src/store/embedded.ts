@@ -50,6 +50,8 @@ export interface EmbeddedServer {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+/** The user, password and database of every embedded server (what a worker connects with). */
+export const EMBEDDED_CREDENTIALS = { user: USER, password: PASSWORD, database: 'postgres' } as const;
 const POSTGRES_FLAGS = (maxConnections: number): string[] => ['-c', 'timezone=UTC', '-c', `max_connections=${maxConnections}`];
 
 /**

@@ -33,7 +33,7 @@ function runToExit(env: Record<string, string>): Promise<{ code: number | null; 
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+      env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -28,7 +28,7 @@ function groupOf(pid: number): number {
 test('Ctrl-C stops the broker, then its embedded PostgreSQL: in separate process groups, a quiet log, exit 0', { timeout: 180_000 }, async () => {
   const port = await freePort();
   const broker = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), QUEEN_DATA_DIR: dataDir, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', HOST: '127.0.0.1', PORT: String(port), QUEEN_DATA_DIR: dataDir, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // a job of its own: its group is what a terminal's Ctrl-C signals
   });

@@ -160,7 +160,7 @@ describe('QUEEN_ENCRYPTION_KEY malformed', () => {
   for (const bad of ['abc', 'zz'.repeat(32), KEY.slice(0, 63), `${KEY}0`]) {
     test(`the broker refuses to start (${bad.length} characters)`, async () => {
       const child = spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env.PATH ?? '', ...db.env, PORT: '0', HOST: '127.0.0.1', QUEEN_ENCRYPTION_KEY: bad },
+        env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', ...db.env, PORT: '0', HOST: '127.0.0.1', QUEEN_ENCRYPTION_KEY: bad },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

@@ -574,7 +574,8 @@ describe('transport failures (500 with a body)', () => {
   let locker: pg.Client;
   before(async () => {
     failDb = await createDatabase();
-    failing = await startBroker(failDb, { DB_STATEMENT_TIMEOUT: '700', DB_LOCK_TIMEOUT: '0', DB_POOL_SIZE: '2', DB_POOL_ACQUIRE_TIMEOUT_MS: '300' });
+    // One process: the pool that runs dry is one worker's (DB_POOL_SIZE is per worker).
+    failing = await startBroker(failDb, { DB_STATEMENT_TIMEOUT: '700', DB_LOCK_TIMEOUT: '0', DB_POOL_SIZE: '2', DB_POOL_ACQUIRE_TIMEOUT_MS: '300', QUEEN_WORKERS: '1' });
     failApi = client(failing.url);
     locker = new pg.Client(serverConnection(failDb.name));
     await locker.connect();

@@ -60,7 +60,7 @@ test('PG_USE_SSL with PG_SSL_CA_FILE: every broker session is encrypted and veri
 
 test('an untrusted certificate stops start-up at once with one line naming what to set', async () => {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...database({ PG_USE_SSL: 'true' }).env, PORT: '0', LOG_LEVEL: 'error' },
+    env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', ...database({ PG_USE_SSL: 'true' }).env, PORT: '0', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

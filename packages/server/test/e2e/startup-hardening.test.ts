@@ -57,7 +57,7 @@ describe('item 10: one query at a time per client', () => {
 
 describe('item 9: malformed variables', () => {
   test('PORT=abc stops the start-up with exit code 2 and a message naming PORT', async () => {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: 'abc', PG_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', PORT: 'abc', PG_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -89,7 +89,7 @@ describe('item 8: two brokers with embedded PostgreSQL on one host', () => {
       const third = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-embedded-'));
       dirs.push(third);
       const child = spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env.PATH ?? '', QUEEN_DATA_DIR: third, QUEEN_EMBEDDED_PG_PORT: String(ports[1]), PORT: '0', LOG_LEVEL: 'warn' },
+        env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', QUEEN_DATA_DIR: third, QUEEN_EMBEDDED_PG_PORT: String(ports[1]), PORT: '0', LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

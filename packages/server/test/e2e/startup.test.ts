@@ -92,7 +92,7 @@ const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../d
 function spawnBroker(env: Record<string, string>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'pretty', ...env },
+    env: { PATH: process.env.PATH ?? '', QUEEN_WORKERS: '1', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'pretty', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

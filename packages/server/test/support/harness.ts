@@ -109,6 +109,13 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * QUEEN_WORKERS of the brokers tests start: one process (the suite would otherwise run a worker per core in
+ * every broker), unless QUEEN_TEST_WORKERS asks for more (`npm run test:workers` runs chosen suites with 2)
+ * or the test sets QUEEN_WORKERS itself.
+ */
+export const TEST_WORKERS = process.env.QUEEN_TEST_WORKERS ?? '1';
+
 /** A broker process started by a test. */
 export interface BrokerProcess {
   url: string;
@@ -137,7 +144,7 @@ export async function startBroker(
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
     cwd: SERVER_ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...database.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', QUEEN_WORKERS: TEST_WORKERS, ...database.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let starting = true;
