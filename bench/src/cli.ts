@@ -4,6 +4,7 @@
  * Design: node:util parseArgs with strict option checking; positionals are scenario names, validated
  * against the registry. Every numeric flag is checked here so the scenarios can trust their context.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** The parsed command line. */
@@ -16,6 +17,8 @@ export interface CliOptions {
   runs: number;
   /** QUEEN_WORKERS of the brokers the tool starts (default 1: one process, comparable with older builds). */
   workers: number;
+  /** The built checkout whose broker the tool starts (default this one): another commit, measured by this tool. */
+  brokerRepo: string | undefined;
   messages: number;
   jsonOnly: boolean;
   group: string | undefined;
@@ -54,6 +57,8 @@ export function usage(scenarioNames: readonly string[], defaultNames: readonly s
     '                        long-lived (default 10)',
     '  --runs N              repeat each scenario N times and also report the median (default 1)',
     '  --workers N           QUEEN_WORKERS of the brokers the tool starts (default 1)',
+    '  --broker-repo DIR     start the broker of another built checkout (DIR/packages/server/dist/main.js), so two',
+    '                        commits are measured by the same tool (default: this checkout)',
     '  --messages N          messages pre-filled by drain, ceiling-drain and long-lived\'s drains (default 200000)',
     '  --pop-partitions N    partitions claimed per wildcard pop (drain, e2e, fanout, partitions), 0 = no cap (default 0)',
     '  --group NAME          consume as consumer group NAME (default: queue mode)',
@@ -92,6 +97,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
       duration: { type: 'string' },
       runs: { type: 'string' },
       workers: { type: 'string' },
+      'broker-repo': { type: 'string' },
       messages: { type: 'string' },
       'json-only': { type: 'boolean', default: false },
       group: { type: 'string' },
@@ -117,6 +123,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
   if (values['doc-note'] !== undefined && values['write-doc'] !== true) throw new Error('--doc-note needs --write-doc');
   if (values.profile !== undefined && values.url !== undefined) throw new Error('--profile needs the broker the tool starts (no --url)');
   if (values.url !== undefined) new URL(values.url);
+  if (values['broker-repo'] !== undefined && values.url !== undefined) throw new Error('--broker-repo names the broker the tool starts (no --url)');
   if (values.url2 !== undefined) {
     if (values.url === undefined) throw new Error('--url2 needs --url (without --url the tool starts both brokers itself)');
     new URL(values.url2);
@@ -128,6 +135,7 @@ export function parseCli(argv: readonly string[], scenarioNames: readonly string
     durationS: duration,
     runs: positiveInteger('runs', values.runs, 1, 1),
     workers: positiveInteger('workers', values.workers, 1, 1),
+    brokerRepo: values['broker-repo'] === undefined ? undefined : path.resolve(values['broker-repo']),
     messages: positiveInteger('messages', values.messages, 200_000, 1),
     jsonOnly: values['json-only'] === true,
     group: values.group,

@@ -51,7 +51,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
   let url = options.url;
   if (url === undefined) {
     const profileDir = options.profileDir === undefined ? undefined : path.resolve(options.profileDir);
-    broker = await startBroker(REPO_ROOT, log, { workers: options.workers, ...(profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir] }) });
+    broker = await startBroker(options.brokerRepo ?? REPO_ROOT, log, { workers: options.workers, ...(profileDir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir] }) });
     onBroker(broker);
     url = broker.url;
   }
@@ -69,7 +69,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
     const pgPort = broker.embeddedPgPort;
     const database = environmentHasDatabase() || pgPort === undefined ? undefined
       : { host: 'localhost', port: pgPort, user: 'postgres', password: 'postgres', database: 'postgres' };
-    secondBrokerHandle = await startBroker(REPO_ROOT, log, { label: 'second broker', workers: options.workers, ...(database === undefined ? {} : { database }) });
+    secondBrokerHandle = await startBroker(options.brokerRepo ?? REPO_ROOT, log, { label: 'second broker', workers: options.workers, ...(database === undefined ? {} : { database }) });
     onBroker(secondBrokerHandle);
     secondClient = new QueenClient(secondBrokerHandle.url, CONNECTIONS);
     return { client: secondClient };

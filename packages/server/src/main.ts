@@ -32,9 +32,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`configuration error: ${error.message}\n`);
-    process.exit(2);
+    exitOnConfigError(error);
   }
   // QUEEN_WORKERS > 1: this process starts PostgreSQL and the workers (boot/workers.ts), each of them a broker.
   if (isPrimary(config)) process.exit(await runPrimary(config, (port) => readyLine(config, VERSION, port)));
@@ -68,7 +66,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   // A worker whose primary is gone (killed) stops as if told to: no broker outlives its primary.
   if (config.worker !== null) process.on('disconnect', () => stop('the primary process exited'));
-  const started = await Broker.start(config, startup.signal);
+  let started: Broker;
+  try {
+    started = await Broker.start(config, startup.signal);
+  } catch (error) {
+    // A setting that only start-up can judge (a JWT key that cannot verify anything) is a configuration error too.
+    exitOnConfigError(error);
+  }
   broker = started;
   if (config.worker === null) started.log.info(readyLine(config, VERSION, started.port));
   else announceReady(started.port); // the primary prints the ready line once every worker serves
@@ -80,6 +84,13 @@ main().catch((error: unknown) => {
   process.stderr.write(`Queen broker failed to start: ${reason}\n`);
   process.exit(1);
 });
+
+/** A configuration error is its one line and exit code 2; anything else is thrown on. */
+function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`configuration error: ${error.message}\n`);
+  process.exit(2);
+}
 
 /** Whatever was thrown: a library that rejects with nothing must not print "undefined". */
 function describe(error: unknown): string {

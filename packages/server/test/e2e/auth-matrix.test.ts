@@ -184,7 +184,7 @@ test('access-level matrix: every route of docs/api.md 3 x seven callers', async 
 describe('order of checks', () => {
   test('unknown routes stay 404 with or without a token', async () => {
     for (const headers of [{}, await admin()]) {
-      for (const [method, path] of [['GET', '/api/v1/nothing'], ['PUT', '/api/v1/push'], ['GET', '/api/v1/migration/status'], ['GET', '/streams/v1/nope']]) {
+      for (const [method, path] of [['GET', '/api/v1/nothing'], ['PUT', '/api/v1/push'], ['GET', '/api/v1/replication/status'], ['GET', '/streams/v1/nope']]) {
         const res = await send(method!, path!, headers);
         assert.equal(res.status, 404, `${method} ${path}`);
         assert.deepEqual(res.json, { error: `Not Found: no route for ${method} ${path}` });
