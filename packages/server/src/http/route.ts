@@ -24,6 +24,9 @@ export interface RequestContext {
   tracestate: string | null;
 }
 
+/** A body whose fields `K` the edge checked against the document (validation.ts); the others are read leniently. */
+export type Checked<T, K extends keyof T> = Pick<T, K> & Record<string, unknown>;
+
 /** What a handler answers. `body` is JSON text (written verbatim) or a value to serialise; absent for 204. */
 export interface Reply {
   status: number;
