@@ -17,6 +17,7 @@ export * from './analytics.js';
 export * from './groups.js';
 export * from './messages.js';
 export * from './messaging.js';
+export * from './proxy.js';
 export * from './resources.js';
 export * from './streams.js';
 export * from './system.js';
