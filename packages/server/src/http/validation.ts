@@ -41,6 +41,7 @@ const TEXTS = 'x-queen-errors';
 export class RequestValidators {
   private readonly ajv = new Ajv2020.default({ strict: true, strictTypes: false, verbose: true, allErrors: false });
   private readonly operations = new Map<string, BodyCheck>();
+  private readonly schemas = new Map<string, BodyCheck>();
 
   constructor(private readonly document: RequestDocument) {
     this.ajv.addKeyword({ keyword: TEXT, schemaType: 'string' });
@@ -59,9 +60,14 @@ export class RequestValidators {
     return this.operations.get(`${method} ${routePath.replace(/:(\w+)/g, '{$1}')}`) ?? null;
   }
 
-  /** The check of a component schema (`#/components/schemas/<name>`), for a route that reads one inside its body. */
+  /** The check of a component schema (`#/components/schemas/<name>`), for a route that reads one inside its body (compiled once). */
   schema(name: string): BodyCheck {
-    return this.check(this.derive({ $ref: `#/components/schemas/${name}` }, undefined));
+    let check = this.schemas.get(name);
+    if (check === undefined) {
+      check = this.check(this.derive({ $ref: `#/components/schemas/${name}` }, undefined));
+      this.schemas.set(name, check);
+    }
+    return check;
   }
 
   private check(derived: Schema): BodyCheck {

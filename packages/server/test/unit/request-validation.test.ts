@@ -73,6 +73,7 @@ describe('request validation from the document', () => {
     const changed = new RequestValidators(document);
     assert.equal(refusal(changed.body('POST', '/api/v1/push'), body), 'Partition must be text');
     assert.equal(refusal(changed.schema('PushItem'), body.items[0]), 'Partition must be text');
+    assert.equal(changed.schema('PushItem'), changed.schema('PushItem'), 'compiled once');
     // Unmarked, the property is no longer enforced at all.
     delete (item['x-queen-errors'] as Record<string, string>).queue;
     assert.equal(refusal(new RequestValidators(document).body('POST', '/api/v1/push'), { items: [{ queue: 5 }] }), null);
