@@ -39,7 +39,7 @@ const TEXTS = 'x-queen-errors';
 
 /** The request-body validators of one document: per operation, and per component schema. */
 export class RequestValidators {
-  private readonly ajv = new Ajv2020.default({ strict: true, strictTypes: false, verbose: true, allErrors: false });
+  private readonly ajv = new Ajv2020.default({ strict: true, allowUnionTypes: true, verbose: true, allErrors: false });
   private readonly operations = new Map<string, BodyCheck>();
   private readonly schemas = new Map<string, BodyCheck>();
 
@@ -106,7 +106,10 @@ export class RequestValidators {
       if (required.includes(name)) Object.assign(step, { required: [name], [TEXT]: propertyText });
       steps.push(step);
     }
-    if (steps.length > 0) out.allOf = steps;
+    if (steps.length > 0) {
+      out.allOf = steps;
+      out.type ??= 'object'; // a body (parsed as an object by body.ts): its type needs no text of its own
+    }
     return out;
   }
 
