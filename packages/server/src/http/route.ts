@@ -9,6 +9,7 @@ export type { AccessLevel } from '../auth/access.js';
 export interface RequestContext {
   params: Record<string, string>;
   query: Query;
+  /** The parsed body, its marked fields already type-checked against the document (validation.ts). */
   body: Record<string, unknown>;
   /** Aborted when the client goes away before the response is written. */
   signal: AbortSignal;

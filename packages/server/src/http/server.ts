@@ -1,6 +1,7 @@
 /**
  * The HTTP server: node:http, one dispatcher. It answers every request (never drops a connection instead),
- * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one, maps
+ * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one and checks
+ * them against the OpenAPI document (validation.ts), maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import { randomUUID } from 'node:crypto';
