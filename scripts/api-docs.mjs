@@ -51,9 +51,12 @@ function constraints(schema) {
 /** The fields of an object schema as table rows (inline objects one level deep). */
 function fieldRows(schema) {
   const required = new Set(schema.required ?? []);
+  // x-queen-errors: the 400 text the broker answers when the field is missing or of another type (http/validation.ts).
+  const refusals = schema['x-queen-errors'] ?? {};
   return Object.entries(schema.properties ?? {}).map(([name, field]) => {
     const inline = field.type === 'object' && field.properties ? `object {${Object.keys(field.properties).join(', ')}}` : typeOf(field);
-    return `| \`${name}\` | ${cell(inline)} | ${required.has(name) ? 'yes' : 'no'} | ${cell([field.description, field.default !== undefined ? `Default \`${JSON.stringify(field.default)}\`.` : ''].filter(Boolean).join(' '))} |`;
+    const refusal = refusals[name] === undefined ? '' : `Otherwise 400 \`${refusals[name]}\`.`;
+    return `| \`${name}\` | ${cell(inline)} | ${required.has(name) ? 'yes' : 'no'} | ${cell([field.description, field.default !== undefined ? `Default \`${JSON.stringify(field.default)}\`.` : '', refusal].filter(Boolean).join(' '))} |`;
   });
 }
 
@@ -102,6 +105,7 @@ function renderSchema(name, schema) {
   if (object && object.properties) {
     lines.push('| Field | Type | Required | Description |', '|---|---|---|---|', ...fieldRows(object), '');
     if (object.additionalProperties === false) lines.push('No other fields.', '');
+    if (object['x-queen-errors']?.[''] !== undefined) lines.push(`Not an object: 400 \`${object['x-queen-errors']['']}\`.`, '');
   } else if (schema.type !== 'array' && !schema.description) lines.push(`${typeOf(schema)}.`, '');
   return lines;
 }

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
@@ -194,6 +196,45 @@ describe('login and logout', () => {
     assert.equal((await run(['--context', 'l2', 'login', '--method', 'google'])).code, 1);
     const none = await run(['login', '--token', admin], { env: { QUEEN_CONFIG: path.join(home.home, 'empty.yaml') } });
     assert.equal(none.code, 1);
+  });
+  test('password and google methods against a scripted queen-mq-proxy: the token cookie is stored; Google is announced or not', async () => {
+    // A stand-in for queen-mq-proxy's sign-in routes (the SDK's api/proxy.ts): it checks what the CLI sends.
+    let google = true;
+    const proxy = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/api/login') {
+          const { username, password } = JSON.parse(body) as { username: string; password: string };
+          if (username !== 'alice' || password !== 's3cret') return void res.writeHead(401).end();
+          res.writeHead(200, { 'Set-Cookie': `token=${encodeURIComponent(admin)}; HttpOnly; Path=/` }).end('{}');
+        } else if (req.method === 'GET' && req.url === '/api/auth/config') {
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ google: { enabled: google } }));
+        } else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const server = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      await run(['config', 'set-context', 'px', '--server', server]);
+      const wrong = await run(['--context', 'px', 'login', '-u', 'alice', '--password', 'nope']);
+      assert.equal(wrong.code, 3);
+      assert.equal(wrong.stderr, 'queenctl: login refused (401): wrong user or password\n');
+      const ok = await run(['--context', 'px', 'login', '-u', 'alice', '--password', 's3cret', '--no-keychain']);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(config().contexts.find((c) => c.name === 'px')?.['token-ref'], `literal:${admin}`);
+      const viaGoogle = await run(['--context', 'px', 'login', '--method', 'google', '--no-keychain'], { input: 'google-token\n' });
+      assert.equal(viaGoogle.code, 0, viaGoogle.stderr);
+      assert.match(viaGoogle.stderr, new RegExp(`Sign in at ${server}/api/auth/google, then paste the token shown`));
+      assert.equal(config().contexts.find((c) => c.name === 'px')?.['token-ref'], 'literal:google-token');
+      google = false;
+      const off = await run(['--context', 'px', 'login', '--method', 'google']);
+      assert.equal(off.code, 1);
+      assert.equal(off.stderr, `queenctl: ${server} does not offer Google sign-in\n`);
+    } finally {
+      await run(['config', 'delete-context', 'px']);
+      proxy.close();
+    }
   });
   test('delete-context removes it and clears current-context when it was current', async () => {
     assert.equal((await run(['config', 'use-context', 'l2'])).code, 0);

@@ -1,11 +1,11 @@
 /**
  * `login` and `logout` (docs/cli.md). `--method token` (the default) takes `--token` or a hidden prompt, checks
  * it against the broker and stores it (keychain, else `literal:`). `password` and `google` talk to
- * queen-mq-proxy's `/api/login` and `/api/auth/*`; our broker has neither, so against it they end with a message
+ * queen-mq-proxy's sign-in routes (the SDK's api/proxy.ts); our broker has neither, so against it they end with a message
  * pointing at `--method token`.
  */
 import { QueenError } from '@queen/client';
-import { createTransport, getOverview } from '@queen/client/api';
+import { createTransport, getOverview, proxyAuthConfig, proxyGoogleSignInUrl, proxyLogin, proxyRoutes, type ProxyAnswer } from '@queen/client/api';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { action, sub } from '../command.js';
@@ -43,15 +43,16 @@ async function promptSecret(question: string): Promise<string> {
   }
 }
 
-async function proxyOnly(rt: Runtime, server: string, path: string, init: RequestInit): Promise<Response> {
-  let res: Response;
+/** A call to queen-mq-proxy (the SDK's api/proxy.ts): unreachable is a server error, 404 says the broker has no proxy. */
+async function proxyOnly<T>(server: string, path: string, call: () => Promise<ProxyAnswer<T>>): Promise<ProxyAnswer<T>> {
+  let answer: ProxyAnswer<T>;
   try {
-    res = await fetch(`${server}${path}`, { ...init, signal: rt.signal });
+    answer = await call();
   } catch (error) {
     throw new CliError(`cannot reach ${server}: ${(error as Error).message}`, EXIT.server);
   }
-  if (res.status === 404) throw userError(`${server} has no ${path} (that method needs queen-mq-proxy in front of the broker): use --method token`);
-  return res;
+  if (answer.status === 404) throw userError(`${server} has no ${path} (that method needs queen-mq-proxy in front of the broker): use --method token`);
+  return answer;
 }
 
 /** Registers `login` and `logout`. */
@@ -82,16 +83,16 @@ export function registerAuth(program: Command): void {
     } else if (method === 'password') {
       if (!opts.user) throw userError('--method password needs -u <user>');
       const password: string = opts.password ?? (await promptSecret('Password: '));
-      const res = await proxyOnly(rt, entry.server, '/api/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: opts.user, password }) });
+      const server = entry.server;
+      const res = await proxyOnly(server, proxyRoutes.login.path, () => proxyLogin(server, { username: opts.user, password }, rt.signal));
       if (res.status === 401) throw new CliError('login refused (401): wrong user or password', EXIT.auth);
-      const cookie = res.headers.getSetCookie().map((c) => /^token=([^;]+)/.exec(c)?.[1]).find(Boolean);
-      if (!res.ok || !cookie) throw new CliError(`login failed (${res.status}): no token cookie in the answer`, EXIT.auth);
-      token = decodeURIComponent(cookie);
+      if (res.value === null) throw new CliError(`login failed (${res.status}): no token cookie in the answer`, EXIT.auth);
+      token = res.value;
     } else {
-      const res = await proxyOnly(rt, entry.server, '/api/auth/config', {});
-      const conf = (await res.json().catch(() => ({}))) as { google?: { enabled?: boolean } };
-      if (!conf.google?.enabled) throw userError(`${entry.server} does not offer Google sign-in`);
-      process.stderr.write(`Sign in at ${entry.server}/api/auth/google, then paste the token shown.\n`);
+      const server = entry.server;
+      const res = await proxyOnly(server, proxyRoutes.authConfig.path, () => proxyAuthConfig(server, rt.signal));
+      if (!res.value?.google?.enabled) throw userError(`${server} does not offer Google sign-in`);
+      process.stderr.write(`Sign in at ${proxyGoogleSignInUrl(server)}, then paste the token shown.\n`);
       token = await promptSecret('Token: ');
       if (!token) throw userError('no token given');
     }

@@ -22,6 +22,7 @@ export * from './migration.js';
 export * from './resources.js';
 export * from './streams.js';
 export * from './system.js';
+export * from './proxy.js';
 export { iso, pathOf, recording, route, send, type RecordingRequester, type ApiAccess, type ApiMethod, type ApiRequester, type ApiRoute, type CallOptions, type NotFoundBody, type PathParamNames, type PathParams, type RefusedBody, type SendInput, type Wire, type Operation, type Reply, type Query, type Body } from './route.js';
 export type { components, operations, paths } from './wire.js';
 export { createTransport } from './transport.js';

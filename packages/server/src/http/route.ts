@@ -9,6 +9,7 @@ export type { AccessLevel } from '../auth/access.js';
 export interface RequestContext {
   params: Record<string, string>;
   query: Query;
+  /** The parsed body, its marked fields already type-checked against the document (validation.ts). */
   body: Record<string, unknown>;
   /** Aborted when the client goes away before the response is written. */
   signal: AbortSignal;
@@ -23,6 +24,9 @@ export interface RequestContext {
   /** The request's W3C `tracestate` header as sent (unchecked), or null. */
   tracestate: string | null;
 }
+
+/** A body whose fields `K` the edge checked against the document (validation.ts); the others are read leniently. */
+export type Checked<T, K extends keyof T> = Pick<T, K> & Record<string, unknown>;
 
 /** What a handler answers. `body` is JSON text (written verbatim) or a value to serialise; absent for 204. */
 export interface Reply {

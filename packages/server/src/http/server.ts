@@ -1,6 +1,7 @@
 /**
  * The HTTP server: node:http, one dispatcher. It answers every request (never drops a connection instead),
- * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one, maps
+ * applies the cross-origin policy (cors.ts: CORS_ORIGINS), reads bodies for the routes that want one and checks
+ * them against the OpenAPI document (validation.ts), maps
  * errors to their exact wire bodies, and keeps keep-alive connections open long enough for parked pops.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,6 +22,7 @@ import { assertStorableBody, assertStorableParam } from './text.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
 import type { StaticHandler } from './static.js';
+import { documentValidators, type BodyCheck } from './validation.js';
 
 /** The bytes `\u`: the only way a JSON body can carry text PostgreSQL cannot store (text.ts). */
 const UNICODE_ESCAPE = Buffer.from('\\u');
@@ -113,6 +115,12 @@ export interface HttpServer {
 /** Creates the server for a route table. */
 export function createHttpServer(routes: Route[], options: ServerOptions): HttpServer {
   const router = new Router(routes);
+  // Each route's body check, compiled from the document once (validation.ts); absent: nothing to enforce.
+  const bodyChecks = new Map<Route, BodyCheck>();
+  for (const route of routes) {
+    const check = route.body === undefined ? null : documentValidators().body(route.method, route.path);
+    if (check !== null) bodyChecks.set(route, check);
+  }
   const corsPolicy = new CorsPolicy(options.corsOrigins);
   const bodies = new BodyBudget(options.bodyBytesInFlight);
   const auth = options.auth;
@@ -175,6 +183,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
       // Only a \u escape can put a NUL or an unpaired surrogate into parsed JSON (raw control characters are
       // invalid JSON, and UTF-8 decoding never yields a lone surrogate): without one, the walk finds nothing.
       if (raw !== undefined && raw.includes(UNICODE_ESCAPE)) assertStorableBody(body);
+      bodyChecks.get(route)?.(body);
       const reply = await withRequestSignal(controller.signal, () => route.handle({ params, query, body, signal: controller.signal, arrivedAt, subject: caller.subject, admin: caller.admin, traceparent: headerValue(req.headers.traceparent), tracestate: headerValue(req.headers.tracestate) }));
       if (!controller.signal.aborted) send(res, reply, options.draining());
     } catch (error) {

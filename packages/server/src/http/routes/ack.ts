@@ -1,11 +1,10 @@
 /** `POST /api/v1/ack`, `POST /api/v1/ack/batch` and lease extension (docs/api.md 6). */
-import { invalid } from '../../errors.js';
 import type { AckRequestItem, AckResult } from '../../core/ack.js';
 import { isUuid } from '../../ids.js';
 import { QUEUE_MODE } from '../../core/names.js';
-import type { Wire } from '@queen/client/api';
+import type { Body, Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
-import type { RequestContext } from '../route.js';
+import type { Checked, RequestContext } from '../route.js';
 import { onlyValue, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 import { checkedName } from '../text.js';
@@ -15,14 +14,17 @@ const MAX_LEASE_SECONDS = 315_360_000;
 
 const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** An ack's fields with its ids type-checked. */
+export type AckFields = Checked<Body<'ackMessage'>, 'transactionId' | 'partitionId'>;
+
 /**
- * Reads one ack's fields (ids already type-checked by the caller); `group` is the group that applies: a
+ * Reads one ack's fields (ids already type-checked at the edge or by the caller); `group` is the group that applies: a
  * string other than `""` (queue mode) follows the name rule (docs/api.md 1.10).
  */
-export function ackItem(fields: Record<string, unknown>, group: unknown): AckRequestItem {
+export function ackItem(fields: AckFields, group: unknown): AckRequestItem {
   return {
-    transactionId: fields.transactionId as string,
-    partitionId: fields.partitionId as string,
+    transactionId: fields.transactionId,
+    partitionId: fields.partitionId,
     // A status of another type is still a status the client meant: C1 reports it rather than defaulting it.
     status: fields.status === undefined || fields.status === null ? null : typeof fields.status === 'string' ? fields.status : JSON.stringify(fields.status),
     consumerGroup: typeof group === 'string' && group !== '' ? checkedName(group, 'consumerGroup') : optionalString(group),
@@ -65,9 +67,7 @@ export function ackRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle(ctx) {
-        const { body } = ctx;
-        if (typeof body.transactionId !== 'string') throw invalid('transactionId is required');
-        if (typeof body.partitionId !== 'string') throw invalid('partitionId is required to ensure message uniqueness');
+        const body = ctx.body as AckFields; // validation.ts
         const item = ackItem(body, body.consumerGroup);
         const [result] = await settle(core, ctx, [item]);
         core.metrics.recorder.acked([item], [result!]);
@@ -80,16 +80,10 @@ export function ackRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle(ctx) {
-        const { body } = ctx;
-        const list = body.acknowledgments;
-        if (!Array.isArray(list)) throw invalid('acknowledgments array is required');
+        // The acknowledgments and their ids are checked at the edge (validation.ts); the rest is read leniently.
+        const body = ctx.body as { acknowledgments: AckFields[]; consumerGroup?: unknown };
         const topGroup = typeof body.consumerGroup === 'string' && body.consumerGroup !== '' ? body.consumerGroup : null;
-        const items = list.map((raw: unknown) => {
-          const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-          if (typeof fields.transactionId !== 'string') throw invalid('Each acknowledgment must have a valid transactionId string');
-          if (typeof fields.partitionId !== 'string') throw invalid('Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
-          return ackItem(fields, topGroup ?? fields.consumerGroup);
-        });
+        const items = body.acknowledgments.map((fields) => ackItem(fields, topGroup ?? fields.consumerGroup));
         const results = await settle(core, ctx, items);
         core.metrics.recorder.acked(items, results);
         return { status: 200, body: results.map((r, i) => ackWire(r, i, items[i]!.transactionId)) };

@@ -2,15 +2,12 @@
  * Maintenance modes and shared state (docs/api.md 7.9, ADMIN; behaviour 9.4). The flags are cluster-wide
  * (stored in the database); the buffer figures are this process's own.
  */
-import type { Reply as ApiReply } from '@queen/client/api';
-import { invalid } from '../../errors.js';
+import type { Body, Reply as ApiReply } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
-function enabledOf(body: Record<string, unknown>): boolean {
-  if (typeof body.enabled !== 'boolean') throw invalid('enabled (boolean) is required');
-  return body.enabled;
-}
+/** `enabled`, checked at the edge (validation.ts). */
+const enabledOf = (body: Record<string, unknown>): boolean => (body as Body<'setMaintenance'>).enabled;
 
 const pushMessage = (on: boolean): string => on
   ? 'Maintenance mode is ON: pushes are written to the local disk buffer and answered buffered; they are replayed when it is turned off'

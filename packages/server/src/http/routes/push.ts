@@ -3,8 +3,9 @@ import { invalid } from '../../errors.js';
 import { DEFAULT_PARTITION } from '../../core/names.js';
 import { BUFFER_WRITE_FAILED, type PushItem, type PushOutcome } from '../../core/push.js';
 import { isValidTracestate, parseTraceparent, storedTraceContext } from '../../core/trace-context.js';
-import type { Wire } from '@queen/client/api';
+import type { Body, Wire } from '@queen/client/api';
 import type { RouteContext } from '../context.js';
+import { documentValidators } from '../validation.js';
 import { onlyValue, partitionAttribute, traced } from '../tracing.js';
 import type { Route } from '../route.js';
 
@@ -13,9 +14,7 @@ const INVALID_TRACEPARENT = 'Invalid traceparent: must be a W3C traceparent (00-
 const INVALID_TRACESTATE = 'Invalid tracestate: must be a W3C tracestate (at most 32 key=value members, 512 characters)';
 
 /** An item's trace context in its stored form (core/trace-context.ts), or null; invalid fields are a 400. */
-function itemTraceContext(traceparent: unknown, tracestate: unknown): string | null {
-  if (traceparent !== undefined && typeof traceparent !== 'string') throw invalid('Traceparent must be a string');
-  if (tracestate !== undefined && typeof tracestate !== 'string') throw invalid('Tracestate must be a string');
+function itemTraceContext(traceparent: string | undefined, tracestate: string | undefined): string | null {
   if (traceparent === undefined) {
     if (tracestate !== undefined) throw invalid('Tracestate needs a traceparent');
     return null;
@@ -36,32 +35,29 @@ function headerTraceContext(traceparent: string | null, tracestate: string | nul
 }
 
 /**
- * Type-checks the items of a push body (also used by transactions and streams cycles); a failure writes
- * nothing. An absent or null payload is stored as `absentPayload` (push: null; transactions: {}).
+ * The items of a push body, type-checked at the edge against the document's PushItem (validation.ts): null
+ * fields count as absent; an absent or null payload is stored as `absentPayload` (push: null; transactions: {}).
  */
-export function parsePushItems(raw: unknown, absentPayload: unknown = null): PushItem[] {
-  if (!Array.isArray(raw)) throw invalid('items array is required');
-  return raw.map((item: unknown) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalid('Each item must be an object');
-    const fields = item as Record<string, unknown>;
-    const optional = (name: string): unknown => (fields[name] === null ? undefined : fields[name]);
-    const queue = optional('queue');
-    if (typeof queue !== 'string') throw invalid('Queue must be a string');
-    const partition = optional('partition');
-    if (partition !== undefined && typeof partition !== 'string') throw invalid('Partition must be a string');
-    const transactionId = optional('transactionId');
-    if (transactionId !== undefined && typeof transactionId !== 'string') throw invalid('TransactionId must be a string');
-    const traceId = optional('traceId');
-    if (traceId !== undefined && typeof traceId !== 'string') throw invalid('TraceId must be a string');
-    return {
-      queue,
-      partition: partition ?? DEFAULT_PARTITION,
-      payload: JSON.stringify(fields.payload === undefined || fields.payload === null ? absentPayload : fields.payload),
-      transactionId: transactionId === undefined || transactionId === '' ? null : transactionId,
-      traceId: traceId ?? null,
-      traceContext: itemTraceContext(optional('traceparent'), optional('tracestate')),
-    };
-  });
+export function pushItems(items: Wire<'PushItem'>[], absentPayload: unknown = null): PushItem[] {
+  return items.map((item) => ({
+    queue: item.queue,
+    partition: item.partition ?? DEFAULT_PARTITION,
+    payload: JSON.stringify(item.payload === undefined || item.payload === null ? absentPayload : item.payload),
+    transactionId: item.transactionId === undefined || item.transactionId === null || item.transactionId === '' ? null : item.transactionId,
+    traceId: item.traceId ?? null,
+    traceContext: itemTraceContext(item.traceparent ?? undefined, item.tracestate ?? undefined),
+  }));
+}
+
+/**
+ * Type-checks the items of a body that holds push items inside (transactions, streams cycles) with the same
+ * compiled PushItem schema the push route's edge check uses, then reads them as `pushItems` does; a failure
+ * writes nothing.
+ */
+export function parsePushItems(raw: unknown[], absentPayload: unknown = null): PushItem[] {
+  const check = documentValidators().schema('PushItem');
+  for (const item of raw) check(item);
+  return pushItems(raw as Wire<'PushItem'>[], absentPayload);
 }
 
 /** The wire object of one push outcome. */
@@ -90,7 +86,7 @@ export function pushRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle(ctx) {
-        const items = parsePushItems(ctx.body.items);
+        const items = pushItems((ctx.body as Body<'push'>).items);
         if (items.length === 1 && items[0]!.traceContext === null && ctx.traceparent !== null) {
           items[0]!.traceContext = headerTraceContext(ctx.traceparent, ctx.tracestate);
         }

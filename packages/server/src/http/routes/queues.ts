@@ -1,6 +1,5 @@
 /** `/configure`, queue detail and queue deletion (docs/api.md 4.2, 4.3, 7.2). */
-import type { Reply, Reply as ApiReply } from '@queen/client/api';
-import { invalid } from '../../errors.js';
+import type { Body, Reply, Reply as ApiReply } from '@queen/client/api';
 import { adminNotFound } from '../errors.js';
 import { deriveScope } from '../../core/names.js';
 import { optionsOf } from '../../core/queue-options.js';
@@ -8,7 +7,7 @@ import { parseConfigureOptions } from '../queue-options.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
 import { checkedName } from '../text.js';
-import type { Route } from '../route.js';
+import type { Checked, Route } from '../route.js';
 
 const ENCRYPTION_WARNING = 'QUEEN_ENCRYPTION_KEY is not set; payloads are stored unencrypted';
 
@@ -29,8 +28,8 @@ export function queueRoutes(core: RouteContext): Route[] {
       path: '/api/v1/configure',
       access: 'READ_WRITE',
       body: 'required',
-      async handle({ body }) {
-        if (typeof body.queue !== 'string') throw invalid('queue is required');
+      async handle(ctx) {
+        const body = ctx.body as Checked<Body<'configure'>, 'queue'>; // `queue` checked at the edge (validation.ts)
         checkedName(body.queue, 'queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);

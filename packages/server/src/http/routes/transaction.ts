@@ -8,7 +8,7 @@ import { invalid, transactionTooLarge } from '../../errors.js';
 import { executeTransaction, type TransactionOperation } from '../../core/transaction.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
-import { ackItem } from './ack.js';
+import { ackItem, type AckFields } from './ack.js';
 import { parsePushItems } from './push.js';
 
 /** Type-checks the operations of a transaction body. */
@@ -26,7 +26,7 @@ export function parseOperations(raw: unknown): TransactionOperation[] {
       if (typeof fields.transactionId !== 'string' || typeof fields.partitionId !== 'string') {
         throw invalid('ack operation requires transactionId and partitionId');
       }
-      return { type: 'ack', item: ackItem(fields, fields.consumerGroup) };
+      return { type: 'ack', item: ackItem(fields as AckFields, fields.consumerGroup) };
     }
     return { type: 'unknown', rawType: fields.type };
   });

@@ -1,0 +1,70 @@
+/**
+ * `node bench/dist/validation-ab.js OTHER_REPO`: the CPU of the request checks alone, old build against this one,
+ * on the bodies of cpu-ab's hot phases: a 100-item push (OTHER_REPO's `parsePushItems`, which type-checked and read
+ * the items, against this build's edge check compiled from openapi.json plus `pushItems`) and a 100-item ack batch
+ * (the old route's per-item checks, copied here as they were, against the edge check). One process, process CPU
+ * time, median of five rounds: it isolates what cpu-ab's broker-wide figures cannot resolve (10 ms CPU ticks).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from './stats.js';
+
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+type Check = (body: unknown) => void;
+/** This build's server modules, loaded like OTHER_REPO's (the bench does not link the server's code). */
+interface NewBuild {
+  validation: { documentValidators(): { body(method: string, path: string): Check | null } };
+  push: { pushItems(items: unknown[]): unknown };
+}
+
+const ROUNDS = 5;
+const CALLS = 20_000;
+
+/** µs of process CPU per call of `fn` (median of ROUNDS rounds after a warm-up). */
+function cpuPerCall(fn: () => void): number {
+  for (let i = 0; i < 2000; i++) fn();
+  const rounds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) fn();
+    const used = process.cpuUsage(start);
+    rounds.push((used.user + used.system) / CALLS);
+  }
+  return median(rounds);
+}
+
+/** The ack/batch route's checks before the edge validator (main at 6a2115f), for the comparison only. */
+function oldAckChecks(body: { acknowledgments: unknown[] }): void {
+  for (const raw of body.acknowledgments) {
+    const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+    if (typeof fields.transactionId !== 'string' || typeof fields.partitionId !== 'string') throw new Error('refused');
+  }
+}
+
+async function main(): Promise<number> {
+  const other = process.argv[2];
+  if (other === undefined) {
+    process.stderr.write('usage: node bench/dist/validation-ab.js OTHER_REPO  (a built checkout of the old build)\n');
+    return 2;
+  }
+  const oldPush = (await import(path.resolve(other, 'packages/server/dist/http/routes/push.js'))) as { parsePushItems(raw: unknown): unknown };
+  const build: NewBuild = {
+    validation: (await import(path.join(HERE, 'packages/server/dist/http/validation.js'))) as NewBuild['validation'],
+    push: (await import(path.join(HERE, 'packages/server/dist/http/routes/push.js'))) as NewBuild['push'],
+  };
+  const validators = build.validation.documentValidators();
+  const pushCheck = validators.body('POST', '/api/v1/push')!;
+  const ackCheck = validators.body('POST', '/api/v1/ack/batch')!;
+  const push = { items: Array.from({ length: 100 }, (_, i) => ({ queue: 'q', partition: `p${i}`, payload: { seq: i, ts: Date.now() }, transactionId: `t.${i}` })) };
+  const acks = { acknowledgments: Array.from({ length: 100 }, (_, i) => ({ transactionId: `t${i}`, partitionId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', leaseId: null, status: 'completed' })) };
+  const rows: Array<[string, number, number]> = [
+    ['push, 100 items: checks + reading', cpuPerCall(() => void oldPush.parsePushItems(push.items)), cpuPerCall(() => { pushCheck(push); build.push.pushItems(push.items); })],
+    ['push, 100 items: type checks alone', Number.NaN, cpuPerCall(() => pushCheck(push))],
+    ['ack/batch, 100 acks: type checks', cpuPerCall(() => oldAckChecks(acks)), cpuPerCall(() => ackCheck(acks))],
+  ];
+  process.stdout.write('| body | old µs CPU | new µs CPU |\n|---|---:|---:|\n');
+  for (const [label, old, now] of rows) process.stdout.write(`| ${label} | ${Number.isNaN(old) ? '-' : old.toFixed(2)} | ${now.toFixed(2)} |\n`);
+  return 0;
+}
+
+process.exitCode = await main();
