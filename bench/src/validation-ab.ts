@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { messagingRoutes } from '@queen/client/api';
 import { median } from './stats.js';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -53,8 +54,8 @@ async function main(): Promise<number> {
     push: (await import(path.join(HERE, 'packages/server/dist/http/routes/push.js'))) as NewBuild['push'],
   };
   const validators = build.validation.documentValidators();
-  const pushCheck = validators.body('POST', '/api/v1/push')!;
-  const ackCheck = validators.body('POST', '/api/v1/ack/batch')!;
+  const pushCheck = validators.body(messagingRoutes.push.method, messagingRoutes.push.path)!;
+  const ackCheck = validators.body(messagingRoutes.ackBatch.method, messagingRoutes.ackBatch.path)!;
   const push = { items: Array.from({ length: 100 }, (_, i) => ({ queue: 'q', partition: `p${i}`, payload: { seq: i, ts: Date.now() }, transactionId: `t.${i}` })) };
   const acks = { acknowledgments: Array.from({ length: 100 }, (_, i) => ({ transactionId: `t${i}`, partitionId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', leaseId: null, status: 'completed' })) };
   const rows: Array<[string, number, number]> = [

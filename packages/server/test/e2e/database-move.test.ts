@@ -3,7 +3,8 @@
  * two brokers on a source with wal_level=logical, under push/pop/ack load, move to a second server by
  * POST /api/v1/migration/start. Nothing acknowledged is lost, nothing is acked twice, order holds per
  * partition, both brokers end on the target without a restart (pg_stat_activity on both servers), and the
- * pause is measured. Then the refusals: a second move (409), unreachable, not empty, bad bodies.
+ * pause is measured; DLQ entries, cursors, subscriptions, traces, retention history and stream state arrive as they were.
+ * Then the refusals: a second move (409), unreachable, not empty, bad bodies.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -46,6 +47,54 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
 const sessions = async (server: SystemPostgres): Promise<string[]> =>
   (await server.sql(`SELECT DISTINCT application_name AS a FROM pg_stat_activity WHERE application_name LIKE 'queen:%' ORDER BY 1`)).rows.map((r) => r.a);
 
+/** The state besides messages that a move must carry, in a queue of its own that nothing touches afterwards. */
+const CARRIED = [
+  ['queen.dead_letters', 'dead-letter entry'],
+  ['queen.cursors', 'consumer-group cursor'],
+  ['queen.subscriptions', 'subscription record'],
+  ['queen.traces', 'trace event'],
+  ['queen.retention_history', 'retention history row'],
+  ['queen_streams.queries', 'stream query'],
+  ['queen_streams.state', 'stream state'],
+] as const;
+
+/**
+ * Writes one of each through the broker (DLQ, a named group's cursor and its subscription, a trace) or, for
+ * what only a background job or a stream step writes, straight into the source's tables.
+ */
+async function seedCarriedState(brokerUrl: string): Promise<string> {
+  const queue = uniqueQueue('carried');
+  const api = client(brokerUrl);
+  assert.equal((await api.push([{ queue, partition: 'p', transactionId: 'c-1', payload: { n: 1 } }, { queue, partition: 'p', transactionId: 'c-2', payload: { n: 2 } }])).status, 201);
+  const partitionId: string = (await source.sql(`SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`, [queue])).rows[0].id;
+  const traced = await api.post('/api/v1/traces', { transactionId: 'c-1', partitionId, data: { step: 'seen' }, traceNames: ['carried'] });
+  assert.equal(traced.status, 201, traced.text);
+  const moved = await api.post(`/api/v1/messages/${partitionId}/c-1/dlq`);
+  assert.equal(moved.json.success, true, moved.text);
+  // A group subscribing from now records its subscription on its first attempt (nothing to deliver yet).
+  assert.equal((await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=late&subscriptionMode=new`)).status, 204);
+  const popped = await api.get(`/api/v1/pop/queue/${queue}?consumerGroup=carried&batch=1`);
+  assert.equal(popped.status, 200, popped.text);
+  const acked = await api.post('/api/v1/ack', { transactionId: popped.json.messages[0].transactionId, partitionId, leaseId: popped.json.leaseId, consumerGroup: 'carried', status: 'completed' });
+  assert.equal(acked.status, 200, acked.text);
+  await source.sql(`INSERT INTO queen.retention_history (cycle_id, partition_id, kind, queue_name, partition_name, deleted) VALUES (gen_random_uuid(), $1, 'retention', $2, 'p', 3)`, [partitionId, queue]);
+  await source.sql(`WITH q AS (INSERT INTO queen_streams.queries (id, name, source_queue, config_hash) VALUES (gen_random_uuid(), $1, $1, 'h') RETURNING id)
+                    INSERT INTO queen_streams.state (query_id, partition_id, key, value) SELECT id, $2, 'k', '{"sum": 3}' FROM q`, [queue, partitionId]);
+  return partitionId;
+}
+
+/** Every carried row the source held when it was fenced is on the target, unchanged. */
+async function assertCarriedState(partitionId: string): Promise<void> {
+  for (const [table, what] of CARRIED) {
+    const column = table === 'queen_streams.queries' ? 'id IN (SELECT query_id FROM queen_streams.state WHERE partition_id = $1)'
+      : table === 'queen.subscriptions' ? 'queue_id = (SELECT queue_id FROM queen.partitions WHERE id = $1)' : 'partition_id = $1';
+    const rows = async (server: SystemPostgres) => (await server.sql(`SELECT t::text AS row FROM ${table} t WHERE ${column} ORDER BY 1`, [partitionId])).rows.map((r) => r.row);
+    const before = await rows(source);
+    assert.ok(before.length > 0, `the source holds a ${what}`);
+    assert.deepEqual(await rows(target), before, `the ${what} is on the target as it was`);
+  }
+}
+
 test('bad bodies are 400; an unreachable or non-empty target is 422; test-connection names the version', async () => {
   const api = client(brokers[0]!.url);
   assert.deepEqual([(await api.post('/api/v1/migration/start', { port: 1 })).status], [400]);
@@ -70,6 +119,7 @@ test('bad bodies are 400; an unreachable or non-empty target is 422; test-connec
 test('two brokers under load move online: nothing lost or acked twice, order kept, both follow without a restart', async (t) => {
   const queue = uniqueQueue('move');
   const [a, b] = brokers as [BrokerProcess, BrokerProcess];
+  const carried = await seedCarriedState(a.url);
   const pids = brokers.map((broker) => broker.process.pid);
   assert.equal((await client(a.url).post('/api/v1/configure', { queue, options: { leaseTime: 3 } })).status, 200);
   const load = startLoad({
@@ -113,6 +163,7 @@ test('two brokers under load move online: nothing lost or acked twice, order kep
   // The source is fenced: a write there fails; the target has no subscription left.
   await assert.rejects(source.sql(`INSERT INTO queen.database_move_marker (token) VALUES (gen_random_uuid()) ON CONFLICT (singleton) DO UPDATE SET token = EXCLUDED.token`), /read-only transaction/);
   assert.equal((await target.sql(`SELECT count(*)::int AS n FROM pg_subscription`)).rows[0].n, 0);
+  await assertCarriedState(carried);
   const validation = await client(a.url).post('/api/v1/migration/validate');
   assert.equal(validation.status, 200, validation.text);
   assert.ok(validation.json.tables.some((row: { table: string }) => row.table === 'queen.segments'));
