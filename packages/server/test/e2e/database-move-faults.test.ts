@@ -3,54 +3,24 @@
  * lost, the status says why), and a move whose broker died is taken over by the broker that starts next.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import pg from 'pg';
-import { client, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { bufferDir, drain } from '../support/buffering.js';
-import { startSystemPostgres, type SystemPostgres } from '../support/system-postgres.js';
+import { client, uniqueQueue } from '../support/harness.js';
+import { drain } from '../support/buffering.js';
+import type { SystemPostgres } from '../support/system-postgres.js';
+import { MovePair } from '../support/move-pair.js';
 
-let source: SystemPostgres;
-let target: SystemPostgres;
-let broker: BrokerProcess;
-let database: TestDatabase;
-const env = { FILE_BUFFER_DIR: bufferDir(), FILE_BUFFER_FLUSH_MS: '20', MIGRATION_SWITCH_TIMEOUT_MS: '3000', LOG_LEVEL: 'info' };
-
-before(async () => {
-  [source, target] = await Promise.all([startSystemPostgres({ wal_level: 'logical' }), startSystemPostgres()]);
-  database = {
-    name: 'postgres', env: { PG_HOST: '127.0.0.1', PG_PORT: String(source.port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' },
-    query: (text, values) => source.sql(text, values), close: async () => undefined,
-  };
-  broker = await startBroker(database, env);
-});
-
-after(async () => {
-  await broker?.stop();
-  await source?.stop();
-  await target?.stop();
-});
-
-const body = () => ({ host: '127.0.0.1', port: target.port, database: 'postgres', user: 'postgres', password: 'postgres' });
-
-async function statusUntil(done: (status: any) => boolean, timeoutMs = 60_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await client(broker.url).get('/api/v1/migration/status');
-    if (res.status === 200 && done(res.json)) return res.json;
-    if (Date.now() > deadline) assert.fail(`status: ${res.text}\n${broker.output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const move = new MovePair();
 
 test('a switch that cannot finish is rolled back: the status says why, the source takes writes again, nothing lost', async () => {
-  const api = client(broker.url);
+  const api = client(move.broker.url);
   const queue = uniqueQueue('rollback');
   for (let n = 1; n <= 20; n++) assert.equal((await api.push([{ queue, partition: 'p', transactionId: `p-${n}`, payload: { n } }])).status, 201);
   // The target's apply worker cannot apply the marker while this session holds its table: the switch times out.
-  const blocker = new pg.Client({ host: '127.0.0.1', port: target.port, user: 'postgres', password: 'postgres', database: 'postgres' });
+  const blocker = new pg.Client({ host: '127.0.0.1', port: move.target.port, user: 'postgres', password: 'postgres', database: 'postgres' });
   await blocker.connect();
   try {
-    assert.equal((await api.post('/api/v1/migration/start', body())).status, 202);
+    assert.equal((await api.post('/api/v1/migration/start', move.targetBody())).status, 202);
     for (;;) {
       const { rows } = await blocker.query(`SELECT srsubstate FROM pg_subscription_rel WHERE srrelid = to_regclass('queen.database_move_marker')`).catch(() => ({ rows: [] as any[] }));
       if (rows[0]?.srsubstate === 'r') break;
@@ -58,7 +28,7 @@ test('a switch that cannot finish is rolled back: the status says why, the sourc
     }
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE queen.database_move_marker IN ACCESS EXCLUSIVE MODE');
-    const failed = await statusUntil((s) => s.status === 'error');
+    const failed = await move.statusUntil((s) => s.status === 'error');
     assert.match(failed.error, /^the switch did not finish \(not done within 3 s\); rolled back to the source, nothing lost$/);
   } finally {
     await blocker.end();
@@ -69,30 +39,30 @@ test('a switch that cannot finish is rolled back: the status says why, the sourc
   }
   const got = await drain(api, queue, new Map([['p', 30]]));
   assert.deepEqual(got.get('p'), Array.from({ length: 30 }, (_, i) => `p-${i + 1}`));
-  assert.ok((await source.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`)).rows[0].n > 0, 'the broker works on the source');
+  assert.ok((await move.source.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`)).rows[0].n > 0, 'the broker works on the source');
   // The clean-up waited for the lock: the replication is gone, and the target empty for the next attempt.
   const count = async (server: SystemPostgres, what: string): Promise<number> => (await server.sql(`SELECT count(*)::int AS n FROM ${what}`)).rows[0].n;
   const deadline = Date.now() + 20_000;
-  while ((await count(source, 'pg_publication')) + (await count(target, 'pg_subscription')) + (await count(source, 'pg_replication_slots')) + (await count(target, 'queen.segments')) > 0) {
+  while ((await count(move.source, 'pg_publication')) + (await count(move.target, 'pg_subscription')) + (await count(move.source, 'pg_replication_slots')) + (await count(move.target, 'queen.segments')) > 0) {
     assert.ok(Date.now() < deadline, 'publication, subscription and slot dropped, target emptied');
     await new Promise((r) => setTimeout(r, 100));
   }
 });
 
 test('a move whose broker died is taken over by the next broker, which finishes it and follows', async () => {
-  const api = client(broker.url);
+  const api = client(move.broker.url);
   const queue = uniqueQueue('takeover');
   for (let n = 1; n <= 10; n++) assert.equal((await api.push([{ queue, partition: 'p', transactionId: `p-${n}`, payload: { n } }])).status, 201);
-  const started = await api.post('/api/v1/migration/start', body());
+  const started = await api.post('/api/v1/migration/start', move.targetBody());
   assert.equal(started.status, 202, started.text);
-  await broker.kill();
-  broker = await startBroker(database, env);
-  const done = await statusUntil((s) => s.status === 'complete' || s.status === 'error', 90_000);
+  await move.broker.kill();
+  await move.restartBroker();
+  const done = await move.statusUntil((s) => s.status === 'complete' || s.status === 'error', 90_000);
   assert.equal(done.status, 'complete', JSON.stringify(done));
-  assert.match(broker.output(), /its driver went silent, taking it over/);
-  while ((await client(broker.url).get('/health').catch(() => null))?.json?.database_server !== `127.0.0.1:${target.port}`) await new Promise((r) => setTimeout(r, 100));
-  assert.match(broker.output(), /database moved: following to the target/);
-  const current = client(broker.url);
+  assert.match(move.broker.output(), /its driver went silent, taking it over/);
+  while ((await client(move.broker.url).get('/health').catch(() => null))?.json?.database_server !== `127.0.0.1:${move.target.port}`) await new Promise((r) => setTimeout(r, 100));
+  assert.match(move.broker.output(), /database moved: following to the target/);
+  const current = client(move.broker.url);
   const got = await drain(current, queue, new Map([['p', 10]]));
   assert.deepEqual(got.get('p'), Array.from({ length: 10 }, (_, i) => `p-${i + 1}`));
 });
