@@ -44,7 +44,7 @@ export type MoveStatus = 'idle' | 'preparing' | 'copying' | 'catching_up' | 'swi
 
 const ACTIVE = new Set(['preparing', 'copying', 'catching_up', 'switching', 'dumping', 'restoring']);
 
-/** The refusal of a target or source that cannot take part (422, the reason in words). */
+/** The refusal of a target or source that cannot take part (`unsuitable`, the reason in words). */
 const unsuitable = (text: string): DomainError => new DomainError('unsuitable', text);
 
 /** The move service of one broker. */
@@ -73,7 +73,7 @@ export class MoveService {
     }
   }
 
-  /** Checks both servers, records the move and starts driving it; 409 when one is under way, 422 when a server cannot take part. */
+  /** Checks both servers, records the move and starts driving it; a conflict when one is under way, unsuitable when a server cannot take part. */
   async start(target: MoveTarget, mode: 'online' | 'offline'): Promise<Record<string, unknown>> {
     const current = await this.params.read();
     if (current !== null && ACTIVE.has(current.phase)) throw new DomainError('conflict', `a migration is already under way (${current.phase}, started ${current.startedAt})`);
@@ -134,7 +134,7 @@ export class MoveService {
     }
   }
 
-  /** Cancels a move before its switch, or clears a finished one; 409 during the switch. */
+  /** Cancels a move before its switch, or clears a finished one; a conflict during the switch. */
   async reset(): Promise<Record<string, unknown>> {
     const row = await this.params.read();
     if (row === null) return { status: 'idle' };
