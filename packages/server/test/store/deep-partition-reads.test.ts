@@ -44,8 +44,10 @@ describe('a partition of many one-message segments', () => {
   let partitionId = '';
 
   before(async () => {
-    // Eight writers of one-item pushes: DEPTH segments of one message each, in offset order.
-    let next = 0;
+    // Eight writers of one-item pushes: DEPTH segments of one message each, in offset order. m0 goes first on
+    // its own, so the head of the partition is known (concurrent writers commit, and take offsets, in any order).
+    partitionId = (await push(sql.pool, [{ queue, partition: 'P', tx: 'm0' }]))[0]!.partition_id;
+    let next = 1;
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (next < DEPTH) {
         const i = next++;
