@@ -127,8 +127,9 @@ export class MoveDriver {
     const target = this.target!;
     await this.report({ phase: online ? 'switching' : 'dumping' });
     const fencedAt = Date.now();
-    await db.fence(source, this.params.source.database);
     try {
+      // A fence whose ended sessions do not go away in time is a switch that cannot finish: rolled back too.
+      await db.fence(source, this.params.source.database);
       await withTimeout(this.params.switchTimeoutMs, async () => {
         if (online) {
           const token = crypto.randomUUID();

@@ -246,8 +246,29 @@ export async function unfence(source: pg.Client, database: string): Promise<void
   await endBrokerSessions(source);
 }
 
+/** How long the fence waits for the ended sessions' backends to exit before the switch gives up (and rolls back). */
+const SESSION_EXIT_WAIT_MS = 10_000;
+
+/**
+ * Ends every `queen:` session and waits until their backends are gone. pg_terminate_backend only signals: a
+ * backend in the middle of a commit finishes it first, so a broker's write can land on the source a moment after
+ * the call returns. The marker that proves the target caught up must come after every such commit, or a late
+ * write would reach the target after brokers already write there (out of order within its partition).
+ */
 async function endBrokerSessions(source: pg.Client): Promise<void> {
-  await source.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'queen:%'`);
+  const { rows } = await source.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'queen:%'`,
+  );
+  const pids = rows.map((row) => row.pid);
+  if (pids.length === 0) return;
+  await source.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+  const deadline = Date.now() + SESSION_EXIT_WAIT_MS;
+  for (;;) {
+    const left = await source.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY ($1::int[])', [pids]);
+    if (left.rows[0]!.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${left.rows[0]!.n} broker session(s) on the source did not end within ${SESSION_EXIT_WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Writes a new marker token (through the control session, past the fence). */
