@@ -66,7 +66,7 @@ test('embedded 17 -> system 15: online is refused for wal_level; offline moves u
   while ((await api.get('/health')).json.database_server !== `127.0.0.1:${target.port}`) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 1000));
   await load.finish(60_000);
-  assertNothingLost(load.pushed, load.acked);
+  assertNothingLost(load);
   const onTarget = (await target.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`)).rows[0].n;
   assert.ok(onTarget > 0, 'the broker works on the target');
   assert.equal(broker.process.exitCode, null, 'the broker was not restarted');
