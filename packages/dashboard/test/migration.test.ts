@@ -5,38 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startBroker, type BrokerProcess } from '../../server/test/support/harness.js';
-import { bufferDir } from '../../server/test/support/buffering.js';
-import { startSystemPostgres, type SystemPostgres } from '../../server/test/support/system-postgres.js';
+import { MovePair } from '../../server/test/support/move-pair.js';
 import { screenshot, useBrowser } from './support/browser.js';
 import { nav, open, waitText } from './support/dashboard.js';
 
-let source: SystemPostgres;
-let target: SystemPostgres;
-let broker: BrokerProcess;
+const move = new MovePair();
 const ui = useBrowser();
-
-before(async () => {
-  [source, target] = await Promise.all([startSystemPostgres({ wal_level: 'logical' }), startSystemPostgres()]);
-  broker = await startBroker({
-    name: 'postgres', env: { PG_HOST: '127.0.0.1', PG_PORT: String(source.port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' },
-    query: (text, values) => source.sql(text, values), close: async () => undefined,
-  }, { FILE_BUFFER_DIR: bufferDir() });
-});
-
-after(async () => {
-  await broker?.stop();
-  await source?.stop();
-  await target?.stop();
-});
 
 test('Migration: test the target, start, watch it complete, compare row counts', async () => {
   const page = ui.page;
-  await open(page, broker.url, '/');
+  await open(page, move.broker.url, '/');
   await nav(page, 'Migration');
   await waitText(page.getByTestId('mig-status'), 'idle');
   await page.getByTestId('mig-host').fill('127.0.0.1');
-  await page.getByTestId('mig-port').fill(String(target.port));
+  await page.getByTestId('mig-port').fill(String(move.target.port));
   await page.getByTestId('mig-database').fill('postgres');
   await page.getByTestId('mig-user').fill('postgres');
   await page.getByTestId('mig-password').fill('postgres');
@@ -49,5 +31,5 @@ test('Migration: test the target, start, watch it complete, compare row counts',
   await page.getByTestId('mig-validation').waitFor();
   assert.match(await page.getByTestId('mig-validation').textContent() ?? '', /queen\.segments/);
   await screenshot(page, 'migration');
-  assert.ok((await target.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`)).rows[0].n > 0, 'the broker works on the target');
+  assert.ok((await move.target.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`)).rows[0].n > 0, 'the broker works on the target');
 });

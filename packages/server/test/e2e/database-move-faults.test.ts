@@ -10,7 +10,7 @@ import { drain } from '../support/buffering.js';
 import type { SystemPostgres } from '../support/system-postgres.js';
 import { MovePair } from '../support/move-pair.js';
 
-const move = new MovePair();
+const move = new MovePair({ env: { MIGRATION_SWITCH_TIMEOUT_MS: '3000' } });
 
 test('a switch that cannot finish is rolled back: the status says why, the source takes writes again, nothing lost', async () => {
   const api = client(move.broker.url);
@@ -60,7 +60,7 @@ test('a move whose broker died is taken over by the next broker, which finishes 
   const done = await move.statusUntil((s) => s.status === 'complete' || s.status === 'error', 90_000);
   assert.equal(done.status, 'complete', JSON.stringify(done));
   assert.match(move.broker.output(), /its driver went silent, taking it over/);
-  while ((await client(move.broker.url).get('/health').catch(() => null))?.json?.database_server !== `127.0.0.1:${move.target.port}`) await new Promise((r) => setTimeout(r, 100));
+  await move.everyBrokerOnTarget();
   assert.match(move.broker.output(), /database moved: following to the target/);
   const current = client(move.broker.url);
   const got = await drain(current, queue, new Map([['p', 10]]));

@@ -9,7 +9,7 @@ import { client, uniqueQueue } from '../support/harness.js';
 import { drain } from '../support/buffering.js';
 import { MovePair } from '../support/move-pair.js';
 
-const move = new MovePair();
+const move = new MovePair({ env: { MIGRATION_SWITCH_TIMEOUT_MS: '3000' } });
 
 test('the source dies mid-move: pushes are buffered, and when it is back the move resumes by itself', async () => {
   const api = client(move.broker.url);
@@ -33,7 +33,7 @@ test('the source dies mid-move: pushes are buffered, and when it is back the mov
     assert.equal((await api.post('/api/v1/migration/start', move.targetBody())).status, 202);
     assert.equal((await move.statusUntil((s) => s.status === 'complete' || s.status === 'error', 60_000)).status, 'complete');
   }
-  while ((await client(move.broker.url).get('/health').catch(() => null))?.json?.database_server !== `127.0.0.1:${move.target.port}`) await new Promise((r) => setTimeout(r, 100));
+  await move.everyBrokerOnTarget();
   const got = await drain(api, queue, new Map([['p', 15]]));
   assert.deepEqual(got.get('p'), Array.from({ length: 15 }, (_, i) => `p-${i + 1}`));
 });

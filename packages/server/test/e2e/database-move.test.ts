@@ -8,44 +8,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { client, startBroker, uniqueQueue, type BrokerProcess, type TestDatabase } from '../support/harness.js';
-import { bufferDir } from '../support/buffering.js';
+import { client, uniqueQueue, type BrokerProcess } from '../support/harness.js';
+import { MovePair } from '../support/move-pair.js';
 import { assertNothingLost, startLoad } from '../support/move-load.js';
-import { startSystemPostgres, type SystemPostgres } from '../support/system-postgres.js';
+import type { SystemPostgres } from '../support/system-postgres.js';
 
-let source: SystemPostgres;
-let target: SystemPostgres;
-const brokers: BrokerProcess[] = [];
-
-const targetBody = () => ({ host: '127.0.0.1', port: target.port, database: 'postgres', user: 'postgres', password: 'postgres', ssl: false });
-
-before(async () => {
-  [source, target] = await Promise.all([startSystemPostgres({ wal_level: 'logical' }), startSystemPostgres()]);
-  const database: TestDatabase = {
-    name: 'postgres', env: { PG_HOST: '127.0.0.1', PG_PORT: String(source.port), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres' },
-    query: (text, values) => source.sql(text, values), close: async () => undefined,
-  };
-  for (let i = 0; i < 2; i++) {
-    brokers.push(await startBroker(database, { FILE_BUFFER_DIR: bufferDir(), FILE_BUFFER_FLUSH_MS: '20', DB_CONNECT_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' }));
-  }
-});
-
-after(async () => {
-  for (const broker of brokers) await broker.stop();
-  await source?.stop();
-  await target?.stop();
-});
+const move = new MovePair({ brokers: 2, env: { DB_CONNECT_TIMEOUT_MS: '2000' } });
+const { sessions } = MovePair;
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}\n${brokers.map((b) => b.output().slice(-2000)).join('\n---\n')}`);
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}\n${move.brokers.map((b) => b.output().slice(-2000)).join('\n---\n')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-
-const sessions = async (server: SystemPostgres): Promise<string[]> =>
-  (await server.sql(`SELECT DISTINCT application_name AS a FROM pg_stat_activity WHERE application_name LIKE 'queen:%' ORDER BY 1`)).rows.map((r) => r.a);
 
 /** The state besides messages that a move must carry, in a queue of its own that nothing touches afterwards. */
 const CARRIED = [
@@ -66,7 +43,7 @@ async function seedCarriedState(brokerUrl: string): Promise<string> {
   const queue = uniqueQueue('carried');
   const api = client(brokerUrl);
   assert.equal((await api.push([{ queue, partition: 'p', transactionId: 'c-1', payload: { n: 1 } }, { queue, partition: 'p', transactionId: 'c-2', payload: { n: 2 } }])).status, 201);
-  const partitionId: string = (await source.sql(`SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`, [queue])).rows[0].id;
+  const partitionId: string = (await move.source.sql(`SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1`, [queue])).rows[0].id;
   const traced = await api.post('/api/v1/traces', { transactionId: 'c-1', partitionId, data: { step: 'seen' }, traceNames: ['carried'] });
   assert.equal(traced.status, 201, traced.text);
   const moved = await api.post(`/api/v1/messages/${partitionId}/c-1/dlq`);
@@ -77,8 +54,8 @@ async function seedCarriedState(brokerUrl: string): Promise<string> {
   assert.equal(popped.status, 200, popped.text);
   const acked = await api.post('/api/v1/ack', { transactionId: popped.json.messages[0].transactionId, partitionId, leaseId: popped.json.leaseId, consumerGroup: 'carried', status: 'completed' });
   assert.equal(acked.status, 200, acked.text);
-  await source.sql(`INSERT INTO queen.retention_history (cycle_id, partition_id, kind, queue_name, partition_name, deleted) VALUES (gen_random_uuid(), $1, 'retention', $2, 'p', 3)`, [partitionId, queue]);
-  await source.sql(`WITH q AS (INSERT INTO queen_streams.queries (id, name, source_queue, config_hash) VALUES (gen_random_uuid(), $1, $1, 'h') RETURNING id)
+  await move.source.sql(`INSERT INTO queen.retention_history (cycle_id, partition_id, kind, queue_name, partition_name, deleted) VALUES (gen_random_uuid(), $1, 'retention', $2, 'p', 3)`, [partitionId, queue]);
+  await move.source.sql(`WITH q AS (INSERT INTO queen_streams.queries (id, name, source_queue, config_hash) VALUES (gen_random_uuid(), $1, $1, 'h') RETURNING id)
                     INSERT INTO queen_streams.state (query_id, partition_id, key, value) SELECT id, $2, 'k', '{"sum": 3}' FROM q`, [queue, partitionId]);
   return partitionId;
 }
@@ -89,38 +66,38 @@ async function assertCarriedState(partitionId: string): Promise<void> {
     const column = table === 'queen_streams.queries' ? 'id IN (SELECT query_id FROM queen_streams.state WHERE partition_id = $1)'
       : table === 'queen.subscriptions' ? 'queue_id = (SELECT queue_id FROM queen.partitions WHERE id = $1)' : 'partition_id = $1';
     const rows = async (server: SystemPostgres) => (await server.sql(`SELECT t::text AS row FROM ${table} t WHERE ${column} ORDER BY 1`, [partitionId])).rows.map((r) => r.row);
-    const before = await rows(source);
+    const before = await rows(move.source);
     assert.ok(before.length > 0, `the source holds a ${what}`);
-    assert.deepEqual(await rows(target), before, `the ${what} is on the target as it was`);
+    assert.deepEqual(await rows(move.target), before, `the ${what} is on the target as it was`);
   }
 }
 
 test('bad bodies are 400; an unreachable or non-empty target is 422; test-connection names the version', async () => {
-  const api = client(brokers[0]!.url);
+  const api = client(move.brokers[0]!.url);
   assert.deepEqual([(await api.post('/api/v1/migration/start', { port: 1 })).status], [400]);
-  assert.equal((await api.post('/api/v1/migration/start', { ...targetBody(), mode: 'sideways' })).json.error, 'mode must be "online" or "offline"');
-  const unreachable = await api.post('/api/v1/migration/start', { ...targetBody(), port: 1 });
+  assert.equal((await api.post('/api/v1/migration/start', { ...move.targetBody(), mode: 'sideways' })).json.error, 'mode must be "online" or "offline"');
+  const unreachable = await api.post('/api/v1/migration/start', { ...move.targetBody(), port: 1 });
   assert.equal(unreachable.status, 422, unreachable.text);
   assert.match(unreachable.json.error, /^target 127\.0\.0\.1:1\/postgres is unreachable: /);
   await api.push([{ queue: uniqueQueue('seed'), payload: { n: 1 } }]);
-  const full = await api.post('/api/v1/migration/start', { ...targetBody(), port: source.port });
+  const full = await api.post('/api/v1/migration/start', { ...move.targetBody(), port: move.source.port });
   assert.equal(full.status, 422, full.text);
   assert.equal(full.json.error, 'target database is not empty: it holds queues or messages; use an empty database');
-  const tested = await api.post('/api/v1/migration/test-connection', targetBody());
+  const tested = await api.post('/api/v1/migration/test-connection', move.targetBody());
   assert.equal(tested.status, 200, tested.text);
   assert.equal(tested.json.success, true);
   assert.match(tested.json.version, /^15\./);
   assert.deepEqual([tested.json.empty, tested.json.online, tested.json.sourceWalLevel], [true, true, 'logical']);
-  const failed = await api.post('/api/v1/migration/test-connection', { ...targetBody(), password: 'wrong' });
+  const failed = await api.post('/api/v1/migration/test-connection', { ...move.targetBody(), password: 'wrong' });
   assert.equal(failed.json.success, false);
   assert.equal((await api.get('/api/v1/migration/status')).json.status, 'idle');
 });
 
 test('two brokers under load move online: nothing lost or acked twice, order kept, both follow without a restart', async (t) => {
   const queue = uniqueQueue('move');
-  const [a, b] = brokers as [BrokerProcess, BrokerProcess];
+  const [a, b] = move.brokers as [BrokerProcess, BrokerProcess];
   const carried = await seedCarriedState(a.url);
-  const pids = brokers.map((broker) => broker.process.pid);
+  const pids = move.brokers.map((broker) => broker.process.pid);
   assert.equal((await client(a.url).post('/api/v1/configure', { queue, options: { leaseTime: 3 } })).status, 200);
   const load = startLoad({
     queue,
@@ -129,10 +106,10 @@ test('two brokers under load move online: nothing lost or acked twice, order kep
   });
   await until(async () => load.pushStatuses.length >= 100, 'the load runs');
   const startedAt = Date.now();
-  const started = await client(a.url).post('/api/v1/migration/start', targetBody());
+  const started = await client(a.url).post('/api/v1/migration/start', move.targetBody());
   assert.equal(started.status, 202, started.text);
   assert.equal(started.json.status, 'preparing');
-  const second = await client(b.url).post('/api/v1/migration/start', targetBody());
+  const second = await client(b.url).post('/api/v1/migration/start', move.targetBody());
   assert.equal(second.status, 409, second.text);
   assert.match(second.json.error, /^a migration is already under way/);
   const phases = new Set<string>();
@@ -145,7 +122,7 @@ test('two brokers under load move online: nothing lost or acked twice, order kep
   let status: { status: string; progress: { pauseMs: number } } | undefined;
   await until(async () => (status = (await client(a.url).get('/api/v1/migration/status')).json).status === 'complete', 'the other broker reports the move complete');
   t.diagnostic(`phases seen ${[...phases].join(' > ')}; move took ${Date.now() - startedAt} ms; driver's pause ${status!.progress.pauseMs} ms`);
-  await until(async () => (await Promise.all(brokers.map(async (broker) => (await client(broker.url).get('/health')).json.database_server === `127.0.0.1:${target.port}`))).every(Boolean), 'both brokers use the target');
+  await move.everyBrokerOnTarget();
   await until(async () => load.pushStatuses.filter((s) => s.at > Date.now() - 1000 && s.status === 'queued').length > 10, 'pushes are committed on the target');
   await new Promise((r) => setTimeout(r, 1000));
   await load.finish(60_000);
@@ -156,13 +133,13 @@ test('two brokers under load move online: nothing lost or acked twice, order kep
   const buffered = load.pushStatuses.filter((s) => s.status === 'buffered').length;
   t.diagnostic(`pushes: ${load.pushStatuses.length} all 201, ${buffered} buffered; pushes answered buffered for ${pushGap} ms; longest pop pause ${popGap} ms`);
   assert.ok(popGap < 10_000, `pops back within 10 s (${popGap} ms)`);
-  assert.deepEqual(await sessions(source), [], 'no broker session on the source');
-  const onTarget = await sessions(target);
+  assert.deepEqual(await sessions(move.source), [], 'no broker session on the source');
+  const onTarget = await sessions(move.target);
   for (const pid of pids) assert.ok(onTarget.some((name) => name.endsWith(`:${pid}`)), `broker ${pid} works on the target (${onTarget.join(', ')})`);
-  assert.deepEqual(brokers.map((broker) => [broker.process.pid, broker.process.exitCode]), pids.map((pid) => [pid, null]), 'no broker restarted');
+  assert.deepEqual(move.brokers.map((broker) => [broker.process.pid, broker.process.exitCode]), pids.map((pid) => [pid, null]), 'no broker restarted');
   // The source is fenced: a write there fails; the target has no subscription left.
-  await assert.rejects(source.sql(`INSERT INTO queen.database_move_marker (token) VALUES (gen_random_uuid()) ON CONFLICT (singleton) DO UPDATE SET token = EXCLUDED.token`), /read-only transaction/);
-  assert.equal((await target.sql(`SELECT count(*)::int AS n FROM pg_subscription`)).rows[0].n, 0);
+  await assert.rejects(move.source.sql(`INSERT INTO queen.database_move_marker (token) VALUES (gen_random_uuid()) ON CONFLICT (singleton) DO UPDATE SET token = EXCLUDED.token`), /read-only transaction/);
+  assert.equal((await move.target.sql(`SELECT count(*)::int AS n FROM pg_subscription`)).rows[0].n, 0);
   await assertCarriedState(carried);
   const validation = await client(a.url).post('/api/v1/migration/validate');
   assert.equal(validation.status, 200, validation.text);
