@@ -23,9 +23,9 @@ import { parseCli, usage, type CliOptions } from './cli.js';
 import { writePerformanceDoc } from './doc.js';
 import { readNewestProfile, renderProfileTable, summarizeProfile } from './profile.js';
 import { QueenClient } from './http.js';
-import { embeddedDatabase, environmentDatabase, localPostmaster, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
+import { embeddedDatabase, environmentDatabase, localPostmasters, readDatabaseInfo, type DatabaseInfo } from './pg-info.js';
 import { Reporter, machineInfo } from './report.js';
-import { ResourceSampler, cpuPerMessage, describeResources, parentPid, processCpuUs } from './resources.js';
+import { ResourceSampler, cpuPerMessage, describeResources, nodeCpuPerMessage, parentPid, processCpuUs } from './resources.js';
 import type { RunRecord } from './targets.js';
 import { describeError, type ScenarioContext, type ScenarioResult, type SecondBroker } from './scenarios/common.js';
 import { DEFAULT_SCENARIOS, FAMILIES, SCENARIOS } from './scenarios/index.js';
@@ -80,9 +80,10 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
     const target = broker?.embeddedPgPort !== undefined ? embeddedDatabase(broker.embeddedPgPort) : environmentDatabase();
     if (options.writeDoc) output.database = target === undefined ? null : await readDatabaseInfo(target);
     const brokerPids = (): number[] => [broker?.pid ?? -1, secondBrokerHandle?.pid ?? -1].filter((pid) => pid > 0);
-    // An external PostgreSQL on this host: its postmaster's tree is PostgreSQL's CPU (the embedded one is found below the broker).
-    const externalPostmaster = broker?.embeddedPgPort === undefined && target !== undefined ? await localPostmaster(target, parentPid) : null;
-    const postmasterPid = (): number | null => externalPostmaster;
+    // An external PostgreSQL on this host: its postmasters' trees are PostgreSQL's CPU (a Citus coordinator's and
+    // its local workers'); the embedded one is found below the broker.
+    const externalPostmasters = broker?.embeddedPgPort === undefined && target !== undefined ? await localPostmasters(target, parentPid) : new Map<number, string>();
+    const postmasterPids = (): ReadonlyMap<number, string> => externalPostmasters;
     const ctx: ScenarioContext = {
       client, durationS: options.durationS, messages: options.messages, group: options.group,
       popPartitions: options.popPartitions, spread: options.spread, rate: options.rate,
@@ -90,7 +91,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       secondBroker: () => (second ??= startSecond()),
       brokerCpuUs: () => (broker === undefined ? NaN : processCpuUs(broker.pid)),
       phaseResources: () => {
-        const phase = new ResourceSampler(brokerPids, postmasterPid);
+        const phase = new ResourceSampler(brokerPids, postmasterPids);
         phase.start();
         return phase;
       },
@@ -103,7 +104,7 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
       for (let run = 1; run <= options.runs; run++) {
         log(`running ${name}${options.runs > 1 ? ` (run ${run}/${options.runs})` : ''} against ${url}`);
         // Broker RSS/CPU over the whole scenario call (both modes of wake share it); null with --url.
-        const sampler = new ResourceSampler(brokerPids, postmasterPid);
+        const sampler = new ResourceSampler(brokerPids, postmasterPids);
         sampler.start();
         try {
           const outcome = await scenario(ctx).finally(() => sampler.stop());
@@ -115,7 +116,10 @@ async function runAll(options: CliOptions, reporter: Reporter, log: (line: strin
             if (result.skipped === undefined) {
               if (result.figures['brokerUsPerMsg'] === undefined && callMessages > 0) Object.assign(result.figures, cpuPerMessage(resources, callMessages));
               Object.assign(result.figures, resources);
-              result.summary += `; ${describeResources(resources)}; CPU µs/msg broker ${result.figures['brokerUsPerMsg'] ?? '–'}, PostgreSQL ${result.figures['pgUsPerMsg'] ?? '–'}`;
+              const nodes = externalPostmasters.size > 1 && callMessages > 0 ? nodeCpuPerMessage(sampler.nodeCpuUs(), callMessages) : {};
+              Object.assign(result.figures, nodes);
+              const perNode = Object.entries(nodes).map(([key, us]) => `${key.slice('pgUsPerMsg:'.length)} ${us}`).join(', ');
+              result.summary += `; ${describeResources(resources)}; CPU µs/msg broker ${result.figures['brokerUsPerMsg'] ?? '–'}, PostgreSQL ${result.figures['pgUsPerMsg'] ?? '–'}${perNode === '' ? '' : ` (${perNode})`}`;
             }
             output.records.push({ scenario: name, mode: result.mode, run, result, error: null });
             reporter.run(result, run, options.runs);

@@ -70,20 +70,58 @@ export async function readDatabaseInfo(target: DatabaseTarget): Promise<Database
 }
 
 /**
- * The postmaster of `target` when it runs on this host (a backend's parent pid, from /proc), for the CPU of an
- * external PostgreSQL; null when it cannot be known (another host, another pid namespace). Never throws.
+ * The postmasters of `target` that run on this host, by node label, for PostgreSQL's CPU: its own (a backend's
+ * parent pid, from /proc) and, on a Citus coordinator, each active worker listed in `pg_dist_node` that runs
+ * here too (reached with the same credentials). Empty when none can be known (another host, another pid
+ * namespace). Never throws.
  */
-export async function localPostmaster(target: DatabaseTarget, parentPid: (pid: number) => number | null): Promise<number | null> {
+export async function localPostmasters(target: DatabaseTarget, parentPid: (pid: number) => number | null): Promise<Map<number, string>> {
+  const found = new Map<number, string>();
   const { label: _label, ...config } = target;
+  const postmasterOf = async (node: pg.ClientConfig): Promise<number | null> => {
+    const client = new pg.Client({ ...node, connectionTimeoutMillis: 5000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      return rows[0] === undefined ? null : parentPid(rows[0].pid);
+    } catch {
+      return null;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  const own = await postmasterOf(config);
+  if (own === null) return found;
+  const workers = await citusWorkers(config);
+  found.set(own, workers.length > 0 ? 'coordinator' : 'postgres');
+  for (const worker of workers) {
+    const pid = await postmasterOf({ ...credentialsOf(config), host: worker.host, port: worker.port });
+    if (pid !== null) found.set(pid, `${worker.host}:${worker.port}`);
+  }
+  return found;
+}
+
+/** A target's user, password and database (the host and port differ per node). */
+function credentialsOf(config: pg.ClientConfig): pg.ClientConfig {
+  if (config.connectionString === undefined) return { user: config.user, password: config.password, database: config.database };
+  const url = new URL(config.connectionString);
+  return { user: decodeURIComponent(url.username) || 'postgres', password: decodeURIComponent(url.password), database: url.pathname.slice(1) || 'postgres' };
+}
+
+/** The active primary workers of a Citus coordinator on this host; none on plain PostgreSQL. */
+async function citusWorkers(config: pg.ClientConfig): Promise<Array<{ host: string; port: number }>> {
   const client = new pg.Client({ ...config, connectionTimeoutMillis: 5000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const backend = rows[0]?.pid;
-    return backend === undefined ? null : parentPid(backend);
+    const { rows } = await client.query<{ host: string; port: number }>(
+      `SELECT nodename AS host, nodeport AS port FROM pg_dist_node
+       WHERE isactive AND noderole = 'primary' AND groupid <> 0 AND nodename IN ('127.0.0.1', 'localhost', '::1') ORDER BY nodeport`,
+    );
+    return rows;
   } catch {
-    return null;
+    return []; // no pg_dist_node: not Citus
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -2,7 +2,8 @@
  * Resource sampling of the brokers the tool started: peak RSS of each broker process and the CPU used by
  * the brokers (a broker's process and its worker processes, QUEEN_WORKERS), by PostgreSQL (a broker's
  * descendants named `postgres`: the embedded postmaster and its backends; or, with an external database on
- * this host, its postmaster's tree, found from a backend's parent pid) and by this load generator, over one
+ * this host, its postmaster's tree, found from a backend's parent pid, and on a Citus coordinator each local
+ * worker's too, reported per node as well) and by this load generator, over one
  * scenario run. CPU per message is the CPU of the window divided by the messages of the window.
  *
  * Design: Linux /proc only. Every 500 ms (and once at start and stop) the sampler reads VmRSS from
@@ -126,7 +127,7 @@ export class ResourceSampler {
   private timer: NodeJS.Timeout | undefined;
   private rssPeak = NaN;
   private readonly startTicks = new Map<number, number>();
-  private readonly lastTicks = new Map<number, { ticks: number; broker: boolean }>();
+  private readonly lastTicks = new Map<number, { ticks: number; broker: boolean; node: string | null }>();
   private startedAt = 0;
   private benchStart = process.cpuUsage();
   private machineStart: { busy: number; total: number } | null = null;
@@ -134,10 +135,21 @@ export class ResourceSampler {
   private result: ResourceFigures | undefined;
 
   /**
-   * `brokerPids` lists the pids of the brokers this tool started (empty with --url); `postmasterPid` the
-   * postmaster of an external PostgreSQL on this host (null: none, or not on this host).
+   * `brokerPids` lists the pids of the brokers this tool started (empty with --url); `postmasters` the
+   * postmasters of an external PostgreSQL on this host by node label (a Citus coordinator and its workers;
+   * empty: none, or not on this host).
    */
-  constructor(private readonly brokerPids: () => readonly number[], private readonly postmasterPid: () => number | null = () => null) {}
+  constructor(private readonly brokerPids: () => readonly number[], private readonly postmasters: () => ReadonlyMap<number, string> = () => new Map()) {}
+
+  /** CPU µs of each external PostgreSQL node over the window (after `stop`); empty for the embedded one. */
+  nodeCpuUs(): Map<string, number> {
+    const nodes = new Map<string, number>();
+    for (const [pid, last] of this.lastTicks) {
+      if (last.node === null) continue;
+      nodes.set(last.node, (nodes.get(last.node) ?? 0) + ((last.ticks - (this.startTicks.get(pid) ?? 0)) * 1e6) / clockTicks());
+    }
+    return nodes;
+  }
 
   /** Starts sampling (takes the first sample now). */
   start(): void {
@@ -185,8 +197,8 @@ export class ResourceSampler {
 
   private sample(first: boolean): void {
     const brokers = this.brokerPids().filter((pid) => pid > 0);
-    const postmaster = this.postmasterPid();
-    if (brokers.length === 0 && postmaster === null) return;
+    const postmasters = this.postmasters();
+    if (brokers.length === 0 && postmasters.size === 0) return;
     const processes = allProcesses();
     if (processes.size === 0) return;
     this.sampled = true;
@@ -195,25 +207,26 @@ export class ResourceSampler {
       if (Number.isFinite(rss) && !(rss <= this.rssPeak)) this.rssPeak = rss;
     }
     const brokerSet = new Set(brokers);
-    /** 'broker' (a broker or one of its workers), 'pg' (PostgreSQL), or null (not ours). */
-    const kindOf = (pid: number): 'broker' | 'pg' | null => {
+    /** 'broker' (a broker or one of its workers), 'pg' (PostgreSQL, with its node when external), or null (not ours). */
+    const kindOf = (pid: number): { kind: 'broker' | 'pg'; node: string | null } | null => {
       let postgres = false;
       for (let current = pid, hops = 0; current > 1 && hops < 64; hops++) {
-        if (current === postmaster) return 'pg';
+        const node = postmasters.get(current);
+        if (node !== undefined) return { kind: 'pg', node };
         const stat = processes.get(current);
         if (stat?.comm === 'postgres') postgres = true;
-        if (brokerSet.has(current)) return postgres ? 'pg' : 'broker';
+        if (brokerSet.has(current)) return { kind: postgres ? 'pg' : 'broker', node: null };
         if (stat === undefined) return null;
         current = stat.ppid;
       }
       return null;
     };
     for (const [pid, stat] of processes) {
-      const kind = kindOf(pid);
-      if (kind === null) continue;
+      const owner = kindOf(pid);
+      if (owner === null) continue;
       if (first) this.startTicks.set(pid, stat.ticks);
       else if (!this.startTicks.has(pid) && !this.lastTicks.has(pid)) this.startTicks.set(pid, 0);
-      this.lastTicks.set(pid, { ticks: stat.ticks, broker: kind === 'broker' });
+      this.lastTicks.set(pid, { ticks: stat.ticks, broker: owner.kind === 'broker', node: owner.node });
     }
   }
 }
@@ -222,6 +235,11 @@ export class ResourceSampler {
 export function cpuPerMessage(figures: ResourceFigures, messages: number): { brokerUsPerMsg: number; pgUsPerMsg: number } {
   const per = (us: number): number => (messages > 0 && Number.isFinite(us) ? Math.round((us / messages) * 10) / 10 : NaN);
   return { brokerUsPerMsg: per(figures.brokerCpuUs), pgUsPerMsg: per(figures.pgCpuUs) };
+}
+
+/** CPU µs per message of each PostgreSQL node (a Citus cluster on this host), as figures `pgUsPerMsg:<node>`. */
+export function nodeCpuPerMessage(nodes: ReadonlyMap<string, number>, messages: number): Record<string, number> {
+  return Object.fromEntries([...nodes].map(([node, us]) => [`pgUsPerMsg:${node}`, Math.round((us / messages) * 10) / 10]));
 }
 
 /** One line for a human summary: "broker RSS peak 120 MB; CPU broker 95%, PostgreSQL 80%, bench 30%". */
