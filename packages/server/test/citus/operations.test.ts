@@ -187,7 +187,7 @@ describe('operations on a Citus coordinator', () => {
     assert.equal(cleared.rows[0]!.n, 0);
   });
 
-  test('the SQL API on the coordinator: produce, consume, commit, renew, seek, delete a group', async () => {
+  test('the SQL API on the coordinator: produce, consume (and its wait), commit, renew, seek, has_messages, delete a group', async () => {
     const partitions = await spread('sqlapi');
     const items = partitions.map((partition) => ({ queue: 'sqlapi', partition, transactionId: `s-${partition}`, payload: { partition } }));
     const produced = await cluster.pool.query<{ r: any[] }>('SELECT queen.produce($1::jsonb) AS r', [JSON.stringify(items)]);
@@ -215,6 +215,16 @@ describe('operations on a Citus coordinator', () => {
       replayed.push(...got.rows.map((r) => r.transaction_id));
     }
     assert.deepEqual(replayed.sort(), items.map((i) => i.transactionId).sort(), 'after the seek back, every message once (wildcard, auto-commit)');
+    const has = await cluster.pool.query<{ any: boolean; none: boolean }>(
+      `SELECT queen.has_messages('sqlapi', $1, 'other') AS any, queen.has_messages('sqlapi', $1, 'sql') AS none`, [partitions[3]]);
+    assert.deepEqual(has.rows[0], { any: true, none: false });
+    // consume_one's wait: parked in the statement, it takes a message produced meanwhile on another session.
+    const started = Date.now();
+    const waiting = cluster.pool.query('SELECT * FROM queen.consume_one($1, $2, 1, $3, 10)', ['sqlapi', 'sql', partitions[2]]);
+    await sleep(400);
+    await cluster.pool.query(`SELECT queen.produce_one('sqlapi', '{"late": true}', $1, 'late')`, [partitions[2]]);
+    assert.deepEqual((await waiting).rows.map((r) => r.transaction_id), ['late']);
+    assert.ok(Date.now() - started < 5000, 'woken well before its 10 s timeout');
     const deleted = await cluster.pool.query<{ ok: boolean }>(`SELECT queen.delete_consumer_group('sql', 'sqlapi') AS ok`);
     assert.equal(deleted.rows[0]!.ok, true);
     const cursors = await cluster.pool.query(`SELECT 1 FROM queen.cursors WHERE consumer_group = 'sql'`);
@@ -248,6 +258,7 @@ describe('operations on a Citus coordinator', () => {
       const next = await session.query('SELECT * FROM queen.consume_one($1, $2, 10, $3)', ['outbox', '__QUEUE_MODE__', partitions[0]]);
       assert.equal(next.rowCount, 0, 'the acked message is not delivered again');
     } finally {
+      await session.query('ROLLBACK').catch(() => undefined);  // a failed step must not hand the pool an aborted transaction
       session.release();
     }
   });
