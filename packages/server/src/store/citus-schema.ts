@@ -33,7 +33,7 @@ export interface CitusReport {
   functions: string[];
 }
 
-/** The Citus entry points: `sql/citus/functions/*.sql`, in name order (none depends on another). */
+/** The Citus functions: `sql/citus/functions/*.sql`, in name order (none needs another to exist when it is created). */
 export function readCitusFunctions(dir: string = path.join(CITUS_DIR, 'functions')): SqlFile[] {
   return fs.readdirSync(dir).filter((file) => file.endsWith('.sql')).sort()
     .map((file) => {
