@@ -5,7 +5,8 @@
  * and the stats purge of old retention history, run by the broker's own cycles without a warning in its log; a
  * stream's cycles (state, sink push and source ack in one transaction) taking effect exactly once; and the SQL API
  * (produce, consume, commit, renew, transaction, seek, delete_consumer_group) called on the coordinator, also
- * inside a caller's transaction that spans both workers.
+ * inside a caller's transaction that spans both workers. And a restart that re-applies a function file keeps the
+ * Citus override of that function.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,16 +24,19 @@ describe('operations on a Citus coordinator', () => {
   let dataDir = '';
   let broker: BrokerProcess;
   let api: Client;
-  /** Two partition names of each worker for `queue`, in worker order. */
-  let spread: (queue: string) => Promise<string[]>;
-
-  before(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-ops-'));
+  const start = async (): Promise<void> => {
     broker = await startBroker(citusDatabase(cluster), {
       QUEEN_CITUS: 'on', QUEEN_DATA_DIR: dataDir, LOG_LEVEL: 'info',
       RETENTION_INTERVAL: '500', EVICTION_INTERVAL: '500', STATS_INTERVAL_MS: '500', METRICS_RETENTION_DAYS: '1',
     });
     api = client(broker.url);
+  };
+  /** Two partition names of each worker for `queue`, in worker order. */
+  let spread: (queue: string) => Promise<string[]>;
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-ops-'));
+    await start();
     spread = async (queue) => {
       const names = Array.from({ length: 24 }, (_, i) => `w${i}`);
       const placed = await cluster.pool.query<{ name: string; port: number }>(
@@ -272,5 +276,16 @@ describe('operations on a Citus coordinator', () => {
     for (let i = 0; i < 40 && (await left()) !== 0; i++) await sleep(250);
     assert.equal(await left(), 0);
     assert.deepEqual(warnings(/ctid/), []);
+  });
+
+  test('a function file re-applied at start-up does not put the single-PostgreSQL body back over its Citus override', async () => {
+    await cluster.pool.query(`UPDATE queen.function_files SET checksum = 'changed' WHERE name = 'segment_at.sql'`);
+    await broker.stop();
+    await start();
+    const language = await cluster.pool.query<{ lang: string }>(
+      `SELECT l.lanname AS lang FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = 'queen.segment_at(uuid, bigint)'::regprocedure`);
+    assert.equal(language.rows[0]!.lang, 'plpgsql');
+    const seek = await api.post('/api/v1/consumer-groups/after-restart/queues/seeks/seek', { toEnd: true });
+    assert.equal(seek.status, 200, seek.text);
   });
 });
