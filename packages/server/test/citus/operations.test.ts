@@ -92,6 +92,14 @@ describe('operations on a Citus coordinator', () => {
     assert.equal(back.json.partitionsUpdated, 4);
     assert.deepEqual(await drain('seeks', partitions, 'replay'), partitions.map((p) => `${p}-new`));
 
+    // One partition (on the second worker) back to the start: only its messages come again.
+    const one = await api.post(`/api/v1/consumer-groups/replay/queues/seeks/partitions/${partitions[3]}/seek`, { timestamp: '2000-01-01T00:00:00Z' });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.json.cursorMovedTo, null, 'before the oldest message: no message is settled');
+    assert.deepEqual(await drain('seeks', partitions, 'replay'), [`${partitions[3]}-old`, `${partitions[3]}-new`]);
+    const missing = await api.post('/api/v1/consumer-groups/replay/queues/seeks/partitions/nowhere/seek', { toEnd: true });
+    assert.equal(missing.json.error, 'Partition not found');
+
     const fresh = await api.post('/api/v1/consumer-groups/fresh/queues/seeks/seek', { toEnd: true });
     assert.equal(fresh.status, 200, fresh.text);
     assert.deepEqual(await drain('seeks', partitions, 'fresh'), [], 'a group sought to the end has nothing to read');
@@ -173,7 +181,8 @@ describe('operations on a Citus coordinator', () => {
       assert.equal(cycle.status, 200, cycle.text);
       assert.equal(cycle.json.success, true, cycle.text);
       assert.deepEqual([cycle.json.state_ops_applied, cycle.json.push_results[0].status, cycle.json.ack_result.success], [1, 'queued', true]);
-      const replay = await api.post('/streams/v1/cycle', { ...body, state_ops: [{ type: 'upsert', key: 'count', value: { n: 2, windowEnd: 1 } }] });
+      const replay = await api.post('/streams/v1/cycle', { ...body, state_ops: [{ type: 'upsert', key: 'count', value: { n: 2, windowEnd: 1 } }],
+        push_items: [{ queue: 'totals', partition, transactionId: `again-${partition}`, payload: { n: 2 } }] });
       assert.equal(replay.status, 200, replay.text);
       assert.equal(replay.json.success, false, 'a replayed cycle applies nothing');
       const state = await api.post('/streams/v1/state/get', { query_id: queryId, partition_id: message.partitionId, ripe_at_or_before: 5,
