@@ -128,7 +128,7 @@ BEGIN
   FROM (VALUES ('retention', v_retention), ('completed', v_completed), ('eviction', v_evicted)) AS k (kind, deleted)
   WHERE k.deleted > 0
   ON CONFLICT (cycle_id, partition_id, kind) DO UPDATE
-  SET deleted = h.deleted + EXCLUDED.deleted, recorded_at = now();
+  SET deleted = h.deleted + EXCLUDED.deleted, recorded_at = EXCLUDED.recorded_at;
 
   RETURN v_retention + v_completed + v_evicted;
 END

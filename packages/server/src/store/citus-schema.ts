@@ -6,8 +6,11 @@
  *   `citus_get_active_worker_nodes()` returns workers (QUEEN_CITUS=auto); `on` requires it, `off` never looks;
  * - distribution: `sql/citus/distribute.sql` once, in one transaction, when `queen.partitions` is not yet a
  *   distributed table (its own idempotence check: the conversion is recorded by Citus's catalog, not by us);
- * - the Citus entry points: the files of `sql/citus/functions/`, each ending with its `create_distributed_function`,
- *   applied when their checksum changed, recorded in `queen.function_files` as `citus/<file>`.
+ * - the Citus functions: the files of `sql/citus/functions/`, recorded in `queen.function_files` as `citus/<file>`:
+ *   the entry points, each ending with its `create_distributed_function`, and the overrides of single-PostgreSQL
+ *   functions (same signature, a body Citus can plan: docs/scale-out.md section 10). Applied when their checksum
+ *   changed, and all of them whenever a function file of `sql/functions/` was re-applied (which would have put
+ *   the single-PostgreSQL body back over an override).
  *
  * This module and `citus-routing.ts` are the only TypeScript that knows the deployments differ.
  */
@@ -30,7 +33,7 @@ export interface CitusReport {
   functions: string[];
 }
 
-/** The Citus entry points: `sql/citus/functions/*.sql`, in name order (none depends on another). */
+/** The Citus functions: `sql/citus/functions/*.sql`, in name order (none needs another to exist when it is created). */
 export function readCitusFunctions(dir: string = path.join(CITUS_DIR, 'functions')): SqlFile[] {
   return fs.readdirSync(dir).filter((file) => file.endsWith('.sql')).sort()
     .map((file) => {
@@ -48,12 +51,14 @@ async function isCitusCoordinator(client: pg.PoolClient): Promise<boolean> {
 }
 
 /**
- * Detects Citus (per `mode`), converts the schema once and installs the changed entry points. `inTransaction`
- * is migrate's: one transaction per step, rolled back and named on failure.
+ * Detects Citus (per `mode`), converts the schema once and installs the changed Citus functions (all of them when
+ * `functionsReapplied`: migrate re-applied function files of sql/functions/). `inTransaction` is migrate's: one
+ * transaction per step, rolled back and named on failure.
  */
 export async function applyCitus(
   client: pg.PoolClient,
   mode: CitusMode,
+  functionsReapplied: boolean,
   inTransaction: (what: () => string, work: () => Promise<void>) => Promise<void>,
 ): Promise<CitusReport> {
   if (mode === 'off') return { citus: false, convertedNow: false, functions: [] };
@@ -70,7 +75,7 @@ export async function applyCitus(
   }
   const recorded = new Map((await client.query<{ name: string; checksum: string }>(
     `SELECT name, checksum FROM queen.function_files WHERE name LIKE 'citus/%'`)).rows.map((r) => [r.name, r.checksum]));
-  const changed = readCitusFunctions().filter((file) => convertedNow || recorded.get(file.name) !== file.checksum);
+  const changed = readCitusFunctions().filter((file) => convertedNow || functionsReapplied || recorded.get(file.name) !== file.checksum);
   for (const file of changed) {
     // One transaction each: create_distributed_function commits its metadata on every node.
     await inTransaction(() => `function file sql/${file.name}`, async () => {

@@ -90,7 +90,9 @@ const PURGES = [
   'DELETE FROM queen.system_metrics WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.system_metrics WHERE sampled_at < $1 LIMIT $2))',
   'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
   // The retention history (queen.retention_history) is purged with the metrics (docs/api.md 9.3 metrics cleanup).
-  'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))',
+  // By its key, not ctid: on Citus it is distributed, and Citus plans no modification by ctid (docs/scale-out.md).
+  `DELETE FROM queen.retention_history WHERE (cycle_id, partition_id, kind) IN
+     (SELECT h.cycle_id, h.partition_id, h.kind FROM queen.retention_history h WHERE h.recorded_at < $1 LIMIT $2)`,
   'DELETE FROM queen.pending_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.pending_history WHERE minute < $1 LIMIT $2))',
 ];
 
