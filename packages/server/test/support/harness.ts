@@ -57,6 +57,7 @@ export async function createDatabase(): Promise<TestDatabase> {
     await admin.end();
   }
   const connection = serverConnection(name);
+  if (CITUS_WORKERS.length > 0) await makeCitusDatabase(name);
   const pool = new pg.Pool({ ...connection, max: 4 } as pg.PoolConfig);
   let env: Record<string, string>;
   if ('connectionString' in connection && connection.connectionString) {
@@ -70,7 +71,32 @@ export async function createDatabase(): Promise<TestDatabase> {
       PG_DB: name,
     };
   }
+  if (CITUS_WORKERS.length > 0) env.QUEEN_CITUS = 'on';
   return { name, env, query: (text, values) => pool.query(text, values), close: () => pool.end() };
+}
+
+/** The workers' ports when the runner started a Citus cluster (QUEEN_TEST_CITUS): the test server is its coordinator. */
+const CITUS_WORKERS = (process.env.QUEEN_TEST_CITUS_WORKERS ?? '').split(',').filter((port) => port !== '').map(Number);
+
+/**
+ * Makes database `name` (just created on the coordinator) a Citus cluster of its own: Citus keeps its metadata per
+ * database, so the database is created on every worker too, the extension in each, and the workers registered.
+ */
+async function makeCitusDatabase(name: string): Promise<void> {
+  const on = async (port: number, database: string, statements: string[], values: unknown[][] = []) => {
+    const node = new pg.Client({ ...serverConnection(database), host: '127.0.0.1', port } as pg.ClientConfig);
+    await node.connect();
+    try {
+      for (const [i, statement] of statements.entries()) await node.query(statement, values[i]);
+    } finally {
+      await node.end();
+    }
+  };
+  const coordinator = Number(process.env.PG_PORT);
+  for (const port of CITUS_WORKERS) await on(port, 'postgres', [`CREATE DATABASE ${name}`]);
+  for (const port of [...CITUS_WORKERS, coordinator]) await on(port, name, ['CREATE EXTENSION citus']);
+  await on(coordinator, name, ['SELECT citus_set_coordinator_host($1, $2)', ...CITUS_WORKERS.map(() => 'SELECT citus_add_node($1, $2)')],
+    [['127.0.0.1', coordinator], ...CITUS_WORKERS.map((port) => ['127.0.0.1', port])]);
 }
 
 /**
