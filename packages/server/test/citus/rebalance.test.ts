@@ -102,12 +102,19 @@ describe('growing the cluster online', () => {
       return node;
     };
     const [source, target, reader] = [await connect(shard.port), await connect(targetPort), await cluster.pool.connect()];
+    let moved = false;
+    let move: Promise<void> | undefined;
     try {
-      let moved = false;
-      const move = cluster.pool.query(`SELECT citus_move_shard_placement($1, '127.0.0.1', $2, '127.0.0.1', $3, 'force_logical')`,
+      move = cluster.pool.query(`SELECT citus_move_shard_placement($1, '127.0.0.1', $2, '127.0.0.1', $3, 'force_logical')`,
         [shard.shard, shard.port, targetPort]).then(() => { moved = true; });
-      const poll = async (db: pg.Client, sql: string) => { while ((await db.query<{ n: number }>(sql)).rows[0]!.n === 0) await new Promise((r) => setTimeout(r, 10)); };
-      await poll(target, `SELECT count(*)::int AS n FROM pg_stat_subscription WHERE subname LIKE 'citus%' AND pid IS NOT NULL`);
+      const poll = async (db: pg.Client, sql: string, what: string) => {
+        for (const deadline = Date.now() + 30_000; (await db.query<{ n: number }>(sql)).rows[0]!.n === 0 && !moved;) {
+          if (Date.now() > deadline) throw new Error(`never saw ${what}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.equal(moved, false, `the move ended before ${what}`);
+      };
+      await poll(target, `SELECT count(*)::int AS n FROM pg_stat_subscription WHERE subname LIKE 'citus%' AND pid IS NOT NULL`, 'its catch-up');
       await target.query('BEGIN');
       await target.query('SET LOCAL citus.enable_manual_changes_to_shards = on');
       await target.query(`LOCK TABLE queen.segments_${shard.segments} IN ACCESS EXCLUSIVE MODE`);
@@ -116,7 +123,8 @@ describe('growing the cluster online', () => {
       await reader.query(`SELECT 1 FROM queen.cursors WHERE partition_id = $1::uuid AND consumer_group = '__QUEUE_MODE__' FOR UPDATE`, [id]);
       const ack = api.post('/api/v1/ack/batch', { acknowledgments: messages.map((m) =>
         ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed' })) });
-      await poll(source, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%partition_ack%'`);
+      await poll(source, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%partition_ack%'`,
+        'the ack waiting for the cursor row');
       await target.query('COMMIT');                        // the move catches up and comes to its switch-over
       await Promise.race([move, new Promise((r) => setTimeout(r, 3000))]);
       const movedWhileWaiting = moved;
@@ -132,6 +140,7 @@ describe('growing the cluster online', () => {
       reader.release();
       await source.end();
       await target.end();
+      await move?.catch(() => undefined);
     }
   });
 
