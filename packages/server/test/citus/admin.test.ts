@@ -1,0 +1,151 @@
+/**
+ * The administrative reads and message admin on Citus (docs/scale-out.md section 10): the same sequence of pushes,
+ * pops, acks and message admin is run against a broker on a Citus coordinator with two workers (QUEEN_CITUS=on)
+ * and a broker on one PostgreSQL; every GET route the dashboard uses must answer 2xx on Citus with the same body as
+ * on one PostgreSQL (counts, depths, lag), once identifiers that are random per run and times are blanked.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { citusDatabase, useCitusCluster } from '../support/citus.js';
+import { client, createDatabase, startBroker, type BrokerProcess, type Client, type TestDatabase } from '../support/harness.js';
+
+const cluster = useCitusCluster(2);
+const QUEUE = 'adm';
+const PARTITIONS = Array.from({ length: 8 }, (_, i) => `p${i}`);
+
+/** Values that differ between two runs of the same sequence: random v7 ids, times, durations, process names. */
+const VOLATILE_KEY = /(At|Time|time|Seconds|seconds|Ms|timestamp|Activity|age|Age|oldest|newest|worker|serverId|hostname|uptime|from|to)$|^(id|messageId|leaseId|traceId|lastSeen|createdAt)$/;
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+function blank(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((item) => blank(item));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, blank(v, k)]));
+  }
+  if (VOLATILE_KEY.test(key) && value !== null) return '<volatile>';
+  if (typeof value === 'string' && (UUID_V7.test(value) || ISO_TIME.test(value))) return '<volatile>';
+  return value;
+}
+
+/** The same sequence on a broker: pushes over 8 partitions, pops and acks of every kind, leaving state to read. */
+async function play(api: Client): Promise<Map<string, { partitionId: string; transactionId: string; leaseId: string }>> {
+  const configured = await api.post('/api/v1/configure', { queue: QUEUE, namespace: 'shop', task: 'billing', options: { leaseTime: 300 } });
+  assert.equal(configured.status, 200, configured.text);
+  const items = PARTITIONS.flatMap((partition) => [1, 2, 3].map((n) => ({ queue: QUEUE, partition, transactionId: `${partition}-${n}`, payload: { partition, n } })));
+  const pushed = await api.push(items);
+  assert.equal(pushed.status, 201, pushed.text);
+  const held = new Map<string, { partitionId: string; transactionId: string; leaseId: string }>();
+  const pop = async (partition: string, batch: number, group?: string) => {
+    const res = await api.get(`/api/v1/pop/queue/${QUEUE}/partition/${partition}?wait=false&batch=${batch}${group === undefined ? '' : `&consumerGroup=${group}`}`);
+    assert.equal(res.status, 200, res.text);
+    for (const m of res.json.messages) held.set(`${group ?? 'q'}:${m.transactionId}`, m);
+    return res.json.messages as Array<{ partitionId: string; transactionId: string; leaseId: string }>;
+  };
+  const ack = async (messages: Array<{ partitionId: string; transactionId: string; leaseId: string }>, status: string, group?: string) => {
+    const res = await api.post('/api/v1/ack/batch', { acknowledgments: messages.map((m) => ({ transactionId: m.transactionId,
+      partitionId: m.partitionId, leaseId: m.leaseId, status, ...(status === 'failed' ? { error: 'bad payload' } : {}), ...(group === undefined ? {} : { consumerGroup: group }) })) });
+    assert.equal(res.status, 200, res.text);
+  };
+  await ack(await pop('p0', 2), 'completed');
+  await ack(await pop('p1', 3, 'g1'), 'completed', 'g1');
+  await ack(await pop('p5', 1, 'g1'), 'completed', 'g1');
+  await ack(await pop('p2', 1), 'dlq');
+  await ack(await pop('p6', 1), 'dlq');
+  await pop('p3', 2); // left leased
+  return held;
+}
+
+const ROUTES = [
+  '/api/v1/status', `/api/v1/status?queue=${QUEUE}`, '/api/v1/status/queues', `/api/v1/status/queues/${QUEUE}`,
+  `/api/v1/status/queues/${QUEUE}/messages`, '/api/v1/status/analytics',
+  '/api/v1/resources/overview', '/api/v1/resources/queues', `/api/v1/resources/queues/${QUEUE}`, '/api/v1/resources/partitions',
+  `/api/v1/resources/partitions?queue=${QUEUE}&limit=3&offset=2`, '/api/v1/resources/namespaces', '/api/v1/resources/tasks',
+  '/api/v1/consumer-groups', '/api/v1/consumer-groups/g1', '/api/v1/consumer-groups/__QUEUE_MODE__', '/api/v1/consumer-groups/lagging?minLagSeconds=0',
+  '/api/v1/dlq', `/api/v1/dlq?queue=${QUEUE}`, '/api/v1/messages', `/api/v1/messages?queue=${QUEUE}&partition=p3`, `/api/v1/messages?queue=${QUEUE}&status=dead_letter`,
+  '/api/v1/traces/names', '/api/v1/analytics/queue-lag', '/api/v1/analytics/queue-ops', '/api/v1/analytics/retention',
+  '/api/v1/system/maintenance', '/api/v1/system/maintenance/pop', '/metrics/prometheus',
+];
+/** Routes whose bodies describe the broker process or the database server, not the queues: 2xx only. */
+const PROCESS_ROUTES = ['/api/v1/status/buffers', '/api/v1/system/shared-state', '/api/v1/analytics/system-metrics',
+  '/api/v1/analytics/worker-metrics', '/api/v1/analytics/postgres-stats', '/api/v1/analytics/queue-parked-replicas', '/health', '/ready', '/metrics'];
+
+describe('administrative reads on a Citus coordinator answer as on one PostgreSQL', () => {
+  let dataDir = '';
+  let citus: BrokerProcess;
+  let single: BrokerProcess;
+  let singleDb: TestDatabase;
+  let onCitus: Client;
+  let onSingle: Client;
+  let held: Map<string, { partitionId: string; transactionId: string; leaseId: string }>;
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-admin-'));
+    singleDb = await createDatabase();
+    [citus, single] = await Promise.all([
+      startBroker(citusDatabase(cluster), { QUEEN_CITUS: 'on', QUEEN_DATA_DIR: path.join(dataDir, 'citus') }),
+      startBroker(singleDb, { QUEEN_DATA_DIR: path.join(dataDir, 'single') }),
+    ]);
+    onCitus = client(citus.url);
+    onSingle = client(single.url);
+    held = await play(onCitus);
+    await play(onSingle);
+  }, { timeout: 180_000 });
+  after(async () => {
+    await Promise.all([citus?.stop(), single?.stop()]);
+    await singleDb?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const compare = async (route: string): Promise<void> => {
+    const [a, b] = await Promise.all([onCitus.get(route), onSingle.get(route)]);
+    assert.equal(b.status, 200, `one PostgreSQL ${route}: ${b.text}`);
+    assert.equal(a.status, 200, `Citus ${route}: ${a.text}`);
+    if (route.startsWith('/metrics')) return assert.equal(a.text.includes(`queue="${QUEUE}"`), b.text.includes(`queue="${QUEUE}"`));
+    assert.deepEqual(blank(a.json), blank(b.json), route);
+  };
+
+  test('every listing and status route answers the same JSON', async () => {
+    const failures: string[] = [];
+    for (const route of ROUTES) await compare(route).catch((error: Error) => failures.push(`${route}: ${error.message.slice(0, 600)}`));
+    for (const route of PROCESS_ROUTES) {
+      const res = await onCitus.get(route);
+      if (res.status >= 300) failures.push(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  test('a message detail, its traces and its groups answer the same JSON', async () => {
+    const m = held.get('q:p3-1')!;
+    for (const route of [`/api/v1/messages/${m.partitionId}/${m.transactionId}`, `/api/v1/traces/${m.partitionId}/${m.transactionId}`,
+      `/api/v1/messages/${m.partitionId}/nowhere`]) {
+      const [a, b] = await Promise.all([onCitus.get(route), onSingle.get(route)]);
+      assert.equal(a.status, b.status, `${route}: ${a.text}`);
+      assert.deepEqual(blank(a.json), blank(b.json), route);
+    }
+  });
+
+  test('message admin: delete, retry a DLQ entry, move to the DLQ; then the listings agree again', async () => {
+    const dlq = held.get('q:p2-1')!;
+    const steps: Array<[string, string, unknown?]> = [
+      ['DELETE', `/api/v1/messages/${held.get('q:p0-1')!.partitionId}/p0-3`],
+      ['POST', `/api/v1/messages/${dlq.partitionId}/${dlq.transactionId}/retry`, {}],
+      ['POST', `/api/v1/messages/${held.get('q:p3-1')!.partitionId}/p3-3/dlq`, { error: 'moved by hand' }],
+      ['DELETE', `/api/v1/messages/${held.get('q:p0-1')!.partitionId}/nowhere`],
+    ];
+    for (const [method, route, body] of steps) {
+      const send = (api: Client) => (method === 'DELETE' ? api.del(route) : api.post(route, body));
+      const a = await send(onCitus);
+      const b = await send(onSingle);
+      assert.equal(a.status, b.status, `${method} ${route}: Citus ${a.status} ${a.text} / one PostgreSQL ${b.status} ${b.text}`);
+      assert.ok(a.status < 500, `${method} ${route}: ${a.text}`);
+      assert.deepEqual(blank(a.json), blank(b.json), `${method} ${route}`);
+    }
+    const failures: string[] = [];
+    for (const route of ROUTES) await compare(route).catch((error: Error) => failures.push(`${route}: ${error.message.slice(0, 600)}`));
+    assert.deepEqual(failures, []);
+  });
+});
