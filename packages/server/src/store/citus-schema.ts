@@ -7,7 +7,10 @@
  * - distribution: `sql/citus/distribute.sql` once, in one transaction, when `queen.partitions` is not yet a
  *   distributed table (its own idempotence check: the conversion is recorded by Citus's catalog, not by us);
  * - the Citus entry points: the files of `sql/citus/functions/`, each ending with its `create_distributed_function`,
- *   applied when their checksum changed, recorded in `queen.function_files` as `citus/<file>`.
+ *   applied when their checksum changed, recorded in `queen.function_files` as `citus/<file>`;
+ * - the Citus overrides: a file of `sql/citus/functions/` named like one of `sql/functions/` replaces that function
+ *   on Citus (a form Citus can plan, e.g. PL/pgSQL for a SQL-language function over distributed tables); it is
+ *   applied after the original, and again whenever the original was re-applied by this start-up.
  *
  * This module and `citus-routing.ts` are the only TypeScript that knows the deployments differ.
  */
@@ -54,6 +57,8 @@ async function isCitusCoordinator(client: pg.PoolClient): Promise<boolean> {
 export async function applyCitus(
   client: pg.PoolClient,
   mode: CitusMode,
+  /** The files of `sql/functions/` this start-up re-applied: their Citus overrides are re-applied after them. */
+  reapplied: readonly string[],
   inTransaction: (what: () => string, work: () => Promise<void>) => Promise<void>,
 ): Promise<CitusReport> {
   if (mode === 'off') return { citus: false, convertedNow: false, functions: [] };
@@ -70,7 +75,8 @@ export async function applyCitus(
   }
   const recorded = new Map((await client.query<{ name: string; checksum: string }>(
     `SELECT name, checksum FROM queen.function_files WHERE name LIKE 'citus/%'`)).rows.map((r) => [r.name, r.checksum]));
-  const changed = readCitusFunctions().filter((file) => convertedNow || recorded.get(file.name) !== file.checksum);
+  const overridden = new Set(reapplied.map((name) => `citus/${name}`));
+  const changed = readCitusFunctions().filter((file) => convertedNow || overridden.has(file.name) || recorded.get(file.name) !== file.checksum);
   for (const file of changed) {
     // One transaction each: create_distributed_function commits its metadata on every node.
     await inTransaction(() => `function file sql/${file.name}`, async () => {

@@ -108,7 +108,7 @@ export async function migrate(
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(LEDGERS);
     const applied = { migrations: await applyMigrations(client, migrations), functions: await applyFunctions(client, functions) };
-    const cluster = await applyCitus(client, citus, (what, work) => inTransaction(client, what, work));
+    const cluster = await applyCitus(client, citus, applied.functions, (what, work) => inTransaction(client, what, work));
     return { ...applied, functions: [...applied.functions, ...cluster.functions], citus: cluster.citus };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
