@@ -1,6 +1,6 @@
 /**
  * The administrative reads of a Citus deployment (docs/scale-out.md sections 4 and 10): the statements of
- * status.ts, resources.ts, queues.ts and consumer-groups.ts that Citus cannot plan as written, in a form it can.
+ * status.ts, resources.ts, queues.ts, consumer-groups.ts and stats.ts that Citus cannot plan as written, in a form it can.
  * The store calls these instead when the database is a Citus coordinator (`Store.routeOnCitus`); the answers are
  * the same rows.
  *
@@ -193,3 +193,10 @@ export async function groupCursorList(db: Db, params: { group: string | null; qu
   );
   return result.rows;
 }
+
+/**
+ * `stats.RETENTION_HISTORY_PURGE` on Citus, where the table is distributed and a modification by `ctid` refused:
+ * the batch is chosen by the rows' key, then deleted on every shard.
+ */
+export const RETENTION_HISTORY_PURGE = `DELETE FROM queen.retention_history WHERE (partition_id, cycle_id, kind) IN
+  (SELECT h.partition_id, h.cycle_id, h.kind FROM queen.retention_history h WHERE h.recorded_at < $1 LIMIT $2)`;

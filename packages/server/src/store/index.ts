@@ -238,7 +238,9 @@ export class Store {
   serverAliveList(params: In<typeof heartbeats.serverAliveList>) { return heartbeats.serverAliveList(this.db, params); }
   parkedReplicaList(params: In<typeof heartbeats.parkedReplicaList>) { return heartbeats.parkedReplicaList(this.db, params); }
   statsFlush(params: In<typeof stats.statsFlush>) { return stats.statsFlush(this.db, params); }
-  statsPurge(params: In<typeof stats.statsPurge>) { return stats.statsPurge(this.db, params); }
+  statsPurge(params: In<typeof stats.statsPurge>) {
+    return stats.statsPurge(this.db, params, this.routing.citus ? citusAdmin.RETENTION_HISTORY_PURGE : stats.RETENTION_HISTORY_PURGE);
+  }
   counterSeries(params: In<typeof stats.counterSeries>) { return stats.counterSeries(this.db, params); }
   counterQueueSeries(params: In<typeof stats.counterQueueSeries>) { return stats.counterQueueSeries(this.db, params); }
   systemSeries(params: In<typeof stats.systemSeries>) { return stats.systemSeries(this.db, params); }

@@ -85,12 +85,14 @@ export async function statsFlush(
   ]);
 }
 
+/** The batch purge of the retention history (queen.retention_history, purged with the metrics: docs/api.md 9.3). */
+export const RETENTION_HISTORY_PURGE =
+  'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))';
+
 const PURGES = [
   'DELETE FROM queen.stats_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.stats_counters WHERE bucket < $1 LIMIT $2))',
   'DELETE FROM queen.system_metrics WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.system_metrics WHERE sampled_at < $1 LIMIT $2))',
   'DELETE FROM queen.server_heartbeats WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.server_heartbeats WHERE last_heartbeat_at < $1 LIMIT $2))',
-  // The retention history (queen.retention_history) is purged with the metrics (docs/api.md 9.3 metrics cleanup).
-  'DELETE FROM queen.retention_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.retention_history WHERE recorded_at < $1 LIMIT $2))',
   'DELETE FROM queen.pending_history WHERE ctid = ANY (ARRAY(SELECT ctid FROM queen.pending_history WHERE minute < $1 LIMIT $2))',
 ];
 
@@ -133,9 +135,14 @@ export async function pendingSeries(db: Db, params: { buckets: Buckets }): Promi
  * Deletes counters, samples, process rows, retention and pending history older than `before`, `batchSize` rows per statement (each
  * commits on its own, so a long purge never holds locks for long). Returns the number of rows deleted.
  */
-export async function statsPurge(db: Db, params: { before: Date; batchSize: number }): Promise<number> {
+export async function statsPurge(
+  db: Db,
+  params: { before: Date; batchSize: number },
+  /** The retention history's purge: `RETENTION_HISTORY_PURGE`, or its Citus form (citus-admin.ts). */
+  retentionHistoryPurge: string = RETENTION_HISTORY_PURGE,
+): Promise<number> {
   let deleted = 0;
-  for (const statement of PURGES) {
+  for (const statement of [...PURGES, retentionHistoryPurge]) {
     for (;;) {
       const result = await db.query(statement, [params.before, params.batchSize]);
       deleted += result.rowCount ?? 0;
