@@ -12,7 +12,8 @@
  *   on Citus (a form Citus can plan, e.g. PL/pgSQL for a SQL-language function over distributed tables); it is
  *   applied after the original, and again whenever the original was re-applied by this start-up.
  *
- * This module and `citus-routing.ts` are the only TypeScript that knows the deployments differ.
+ * This module and `citus-routing.ts`, `citus-claims.ts`, `citus-admin.ts` are the only TypeScript that knows the
+ * deployments differ.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,8 @@
  * The administrative reads and message admin on Citus (docs/scale-out.md section 10): the same sequence of pushes,
  * pops, acks and message admin is run against a broker on a Citus coordinator with two workers (QUEEN_CITUS=on)
  * and a broker on one PostgreSQL; every GET route the dashboard uses must answer 2xx on Citus with the same body as
- * on one PostgreSQL (counts, depths, lag), once identifiers that are random per run and times are blanked.
+ * on one PostgreSQL (counts, depths, lag), once identifiers that are random per run and times are blanked. Last, a
+ * start-up that re-applies an original function file puts its Citus override back after it.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -17,9 +18,24 @@ const QUEUE = 'adm';
 const PARTITIONS = Array.from({ length: 8 }, (_, i) => `p${i}`);
 
 /** Values that differ between two runs of the same sequence: random v7 ids, times, durations, process names. */
-const VOLATILE_KEY = /(At|Time|time|Seconds|seconds|Ms|timestamp|Activity|TimeLag|age|Age|oldest|newest|worker|serverId|hostname|uptime|from|to)$|^(id|pid|workerId|messageId|leaseId|traceId|newTransactionId|lastSeen|createdAt)$/;
+const VOLATILE_KEY = /(At|Time|time|Seconds|seconds|Ms|timestamp|Activity|TimeLag|age|Age|oldest|newest|worker|serverId|hostname|uptime|from|to)$|^(id|pid|workerId|messageId|leaseId|traceId|newTransactionId|lastSeen|createdAt|pendingHistory|pointCount)$/;
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+/** Per-minute series: which minute a count falls in depends on when each run crossed a minute; their sums do not. */
+const SERIES_KEY = /^(throughput|dataPoints)$/;
+
+/** The sums of the numeric fields (nested ones included) over the points of a series. */
+function sums(points: unknown[]): Record<string, unknown> {
+  const total: Record<string, unknown> = {};
+  for (const point of points) {
+    for (const [k, v] of Object.entries(point as Record<string, unknown>)) {
+      if (typeof v === 'number') total[k] = ((total[k] as number | undefined) ?? 0) + v;
+      else if (v !== null && typeof v === 'object' && !Array.isArray(v)) total[k] = sums([total[k] ?? {}, v].filter((x) => Object.keys(x as object).length > 0));
+    }
+  }
+  return total;
+}
 
 /**
  * The body with volatile values blanked and every array of objects sorted: partitions created by one push share
@@ -28,6 +44,7 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
  */
 function blank(value: unknown, key = ''): unknown {
   if (VOLATILE_KEY.test(key) && value !== null) return '<volatile>';
+  if (SERIES_KEY.test(key) && Array.isArray(value)) return sums(value.map((point) => blank(point)));
   if (Array.isArray(value)) {
     const items = value.map((item) => blank(item));
     return items.every((item) => item !== null && typeof item === 'object')
@@ -78,6 +95,8 @@ const ROUTES = [
   '/api/v1/traces/names', '/api/v1/analytics/queue-lag', '/api/v1/analytics/queue-ops', '/api/v1/analytics/retention',
   '/api/v1/system/maintenance', '/api/v1/system/maintenance/pop', '/metrics/prometheus',
 ];
+/** The database gauges of /metrics/prometheus are reused for min(5 s, the stats interval): read afresh after each step. */
+const GAUGES_FRESH = { STATS_INTERVAL_MS: '200' };
 /** Routes whose bodies describe the broker process or the database server, not the queues: 2xx only. */
 const PROCESS_ROUTES = ['/api/v1/status/buffers', '/api/v1/system/shared-state', '/api/v1/analytics/system-metrics',
   '/api/v1/analytics/worker-metrics', '/api/v1/analytics/postgres-stats', '/api/v1/analytics/queue-parked-replicas', '/health', '/ready', '/metrics'];
@@ -95,8 +114,8 @@ describe('administrative reads on a Citus coordinator answer as on one PostgreSQ
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-citus-admin-'));
     singleDb = await createDatabase();
     [citus, single] = await Promise.all([
-      startBroker(citusDatabase(cluster), { QUEEN_CITUS: 'on', QUEEN_DATA_DIR: path.join(dataDir, 'citus') }),
-      startBroker(singleDb, { QUEEN_DATA_DIR: path.join(dataDir, 'single') }),
+      startBroker(citusDatabase(cluster), { ...GAUGES_FRESH, QUEEN_CITUS: 'on', QUEEN_DATA_DIR: path.join(dataDir, 'citus') }),
+      startBroker(singleDb, { ...GAUGES_FRESH, QUEEN_DATA_DIR: path.join(dataDir, 'single') }),
     ]);
     onCitus = client(citus.url);
     onSingle = client(single.url);
@@ -136,6 +155,9 @@ describe('administrative reads on a Citus coordinator answer as on one PostgreSQ
     const failures: string[] = [];
     await refresh();
     for (const route of ROUTES) await compare(route).catch((error: Error) => failures.push(`${route}: ${error.message.slice(0, 600)}`));
+    // The pending history is a sample per minute, taken by the stats cycle whenever it runs: here, that it is taken.
+    const sampled = await onCitus.get('/api/v1/status');
+    if (!(sampled.json.pendingHistory.length > 0)) failures.push('/api/v1/status: no pending history sampled on Citus');
     for (const route of PROCESS_ROUTES) {
       const res = await onCitus.get(route);
       if (res.status >= 300) failures.push(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
@@ -173,5 +195,21 @@ describe('administrative reads on a Citus coordinator answer as on one PostgreSQ
     await refresh();
     for (const route of ROUTES) await compare(route).catch((error: Error) => failures.push(`${route}: ${error.message.slice(0, 600)}`));
     assert.deepEqual(failures, []);
+  });
+
+  test('an original function re-applied at start-up gets its Citus override back after it', async () => {
+    const language = async (): Promise<string> => (await cluster.pool.query<{ lang: string }>(
+      `SELECT l.lanname AS lang FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = 'queen.message_find(uuid, text)'::regprocedure`)).rows[0]!.lang;
+    assert.equal(await language(), 'plpgsql');
+    // As after an upgrade that changed message_find.sql: the next start-up re-applies the SQL-language original.
+    await cluster.pool.query(`UPDATE queen.function_files SET checksum = 'changed' WHERE name = 'message_find.sql'`);
+    await citus.stop();
+    citus = await startBroker(citusDatabase(cluster), { ...GAUGES_FRESH, QUEEN_CITUS: 'on', QUEEN_DATA_DIR: path.join(dataDir, 'citus') });
+    onCitus = client(citus.url);
+    assert.equal(await language(), 'plpgsql');
+    const m = held.get('q:p3-1')!;
+    const res = await onCitus.get(`/api/v1/messages/${m.partitionId}/${m.transactionId}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.transactionId, 'p3-1');
   });
 });

@@ -1,9 +1,9 @@
 -- metrics_gauges on Citus: the override of sql/functions/metrics_gauges.sql (its header is the contract) that Citus
 -- can plan. The original is one SQL-language statement whose lateral look-ups and cursor_seed calls sit beside
 -- distributed tables; here each distributed table is read in a MATERIALIZED CTE (pushed down per shard), the
--- heads of the backlogs by a join of those positions to segments on the partition id (grouped per position: the
--- first segment above a position has the lowest first offset and time), and the rest is assembled on the
--- coordinator. Installed on Citus only, after the original and again whenever the original is re-applied
+-- segments the original looks up by a join of those positions to segments on the partition id, grouped (the first
+-- retained segment has the lowest first offset; the first above a position, the oldest time), and the rest is
+-- assembled on the coordinator. Installed on Citus only, after the original and again whenever the original is re-applied
 -- (store/citus-schema.ts).
 --   Parameters, Result, Locks: the original's.
 CREATE OR REPLACE FUNCTION queen.metrics_gauges() RETURNS jsonb
@@ -33,7 +33,7 @@ BEGIN
     GROUP BY p.id, p.queue_id, p.tail
   ), reference_heads AS MATERIALIZED (
     SELECT r.id, min(s.first_offset) AS first_offset
-    FROM reference r JOIN queen.segments s ON s.partition_id = r.id AND s.last_offset > r.committed
+    FROM reference r JOIN queen.segments s ON s.partition_id = r.id
     WHERE r.tail > r.committed
     GROUP BY r.id
   ), position_heads AS MATERIALIZED (
