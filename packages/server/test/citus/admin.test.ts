@@ -3,7 +3,8 @@
  * pops, acks and message admin is run against a broker on a Citus coordinator with two workers (QUEEN_CITUS=on)
  * and a broker on one PostgreSQL; every GET route the dashboard uses must answer 2xx on Citus with the same body as
  * on one PostgreSQL (counts, depths, lag), once identifiers that are random per run and times are blanked. Last, a
- * start-up that re-applies an original function file puts its Citus override back after it.
+ * start-up that re-applies an original function file puts its Citus override back after it. The SQL API's depth()
+ * and lag() are compared the same way.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -195,6 +196,16 @@ describe('administrative reads on a Citus coordinator answer as on one PostgreSQ
     await refresh();
     for (const route of ROUTES) await compare(route).catch((error: Error) => failures.push(`${route}: ${error.message.slice(0, 600)}`));
     assert.deepEqual(failures, []);
+  });
+
+  test('the SQL API counts, depth() and lag(), give the same figures; a refused name is the same clear error', async () => {
+    const counts = `SELECT queen.depth($1) AS queue_mode, queen.depth($1, 'g1') AS g1, queen.lag($1, 'g1') AS lag_g1,
+      queen.depth($1, 'never') AS never, queen.depth('nowhere') AS nowhere`;
+    const [a, b] = await Promise.all([cluster.pool.query(counts, [QUEUE]), singleDb.query(counts, [QUEUE])]);
+    assert.deepEqual(a.rows, b.rows);
+    assert.ok(Number(a.rows[0]!.g1) > 0, 'g1 has messages left');
+    const refused = (query: (text: string) => Promise<unknown>) => query(`SELECT queen.depth('')`).then(() => 'accepted', (e: Error) => e.message);
+    assert.equal(await refused((text) => cluster.pool.query(text)), await refused((text) => singleDb.query(text)));
   });
 
   test('an original function re-applied at start-up gets its Citus override back after it', async () => {
