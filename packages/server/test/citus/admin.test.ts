@@ -176,13 +176,15 @@ describe('administrative reads on a Citus coordinator answer as on one PostgreSQ
     }
   });
 
-  test('message admin: delete, retry a DLQ entry, move to the DLQ; then the listings agree again', async () => {
+  test('message admin: delete, retry a DLQ entry, move to the DLQ, clear a partition; then the listings agree again', async () => {
     const dlq = held.get('q:p2-1')!;
     const steps: Array<[string, string, unknown?]> = [
       ['DELETE', `/api/v1/messages/${held.get('q:p0-1')!.partitionId}/p0-3`],
       ['POST', `/api/v1/messages/${dlq.partitionId}/${dlq.transactionId}/retry`, {}],
       ['POST', `/api/v1/messages/${held.get('q:p3-1')!.partitionId}/p3-3/dlq`, { error: 'moved by hand' }],
       ['DELETE', `/api/v1/messages/${held.get('q:p0-1')!.partitionId}/nowhere`],
+      ['DELETE', `/api/v1/queues/${QUEUE}/clear?partition=p7`],
+      ['DELETE', `/api/v1/queues/${QUEUE}/clear?partition=nowhere`],
     ];
     for (const [method, route, body] of steps) {
       const send = (api: Client) => (method === 'DELETE' ? api.del(route) : api.post(route, body));
