@@ -1,7 +1,8 @@
 -- message_copy on Citus: the override of sql/functions/message_copy.sql (its header is the contract): the copy of a
 -- DLQ retry written by partition_push, the Citus entry point for one partition (push_messages is not planned by
 -- Citus: docs/scale-out.md section 3). Installed on Citus only, after the original and again whenever the original
--- is re-applied (store/citus-schema.ts).
+-- is re-applied (store/citus-schema.ts). Unlike the original, the copy is not held to a capped queue's maxSize (on
+-- Citus the broker passes the room left, docs/scale-out.md section 4; a retry passes none).
 --   Parameters, Result: the original's.
 --   Locks: partition_push's (the partition row).
 CREATE OR REPLACE FUNCTION queen.message_copy(p_partition_id uuid, p_queue text, p_partition text, p_message_id uuid,
