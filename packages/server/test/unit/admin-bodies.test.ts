@@ -10,6 +10,17 @@ import { MAX_PAGE_SIZE, MAX_QUEUE_LIST_SIZE, pageOf } from '../../src/http/pagin
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
+import { documentValidators } from '../../src/http/validation.js';
+
+/** A route's reading of a body as the broker does it: the edge's check from the document, then the route's parser. */
+function atEdge<T>(path: string, parse: (body: Record<string, unknown>) => T): (body: Record<string, unknown>) => T {
+  const check = documentValidators().body('POST', path);
+  assert.ok(check !== null, `${path} has marked fields`);
+  return (body) => {
+    check(body);
+    return parse(body);
+  };
+}
 
 function rejects(run: () => unknown, text: string): void {
   assert.throws(run, (error: unknown) => error instanceof DomainError && toHttpError(error).status === 400 && toHttpError(error).body.error === text);
@@ -18,24 +29,29 @@ function rejects(run: () => unknown, text: string): void {
 const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
 
 describe('seekTarget', () => {
+  const seekQueue = atEdge('/api/v1/consumer-groups/:group/queues/:queue/seek', (body) => seekTarget(body, false));
+  const seekPartition = atEdge('/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek', (body) => seekTarget(body, true));
+
   test('toEnd: true wins; a timestamp is normalised; anything else is a 400', () => {
     assert.deepEqual(seekTarget({ toEnd: true }, false), { kind: 'end' });
     assert.deepEqual(seekTarget({ toEnd: true, timestamp: 'not a time' }, false), { kind: 'end' });
     assert.deepEqual(seekTarget({ timestamp: '2020-01-01T02:00:00+02:00' }, false), { kind: 'timestamp', at: '2020-01-01T02:00:00.000000+02:00' });
     assert.deepEqual(seekTarget({ toEnd: false, timestamp: '2020-01-01' }, false), { kind: 'timestamp', at: '2020-01-01T00:00:00.000000+00:00' });
-    for (const body of [{}, { toEnd: false }, { toEnd: 1 }, { timestamp: null }]) rejects(() => seekTarget(body, false), NEITHER);
-    for (const timestamp of ['garbage', 'now', 12, true, '2020-13-01T00:00:00Z']) rejects(() => seekTarget({ timestamp }, false), 'Invalid timestamp');
+    for (const body of [{}, { toEnd: false }, { toEnd: 1 }, { timestamp: null }]) rejects(() => seekQueue(body), NEITHER);
+    for (const timestamp of ['garbage', 'now', 12, true, '2020-13-01T00:00:00Z']) rejects(() => seekQueue({ timestamp }), 'Invalid timestamp');
   });
 
   test('the partition route: a body without toEnd or timestamp means the end; toEnd: false still needs a timestamp', () => {
     assert.deepEqual(seekTarget({}, true), { kind: 'end' });
     assert.deepEqual(seekTarget({ toEnd: null, other: 1 }, true), { kind: 'end' });
-    rejects(() => seekTarget({ toEnd: false }, true), NEITHER);
-    rejects(() => seekTarget({ timestamp: 'x' }, true), 'Invalid timestamp');
+    rejects(() => seekPartition({ toEnd: false }), NEITHER);
+    rejects(() => seekPartition({ timestamp: 'x' }), 'Invalid timestamp');
+    rejects(() => seekPartition({ timestamp: 7 }), 'Invalid timestamp');
   });
 });
 
 describe('parseTraceInput', () => {
+  const trace = atEdge('/api/v1/traces', parseTraceInput);
   const base = { transactionId: 't', partitionId: 'p', data: { a: 1 } };
 
   test('defaults: queue mode, info, no names; data kept as JSON text', () => {
@@ -47,12 +63,14 @@ describe('parseTraceInput', () => {
   });
 
   test('400s in the order of docs/api.md: ids, then data, then the optional fields', () => {
-    rejects(() => parseTraceInput({ data: 1 }), 'transactionId and partitionId are required');
-    rejects(() => parseTraceInput({ transactionId: 't', partitionId: 'p' }), 'data is required');
-    rejects(() => parseTraceInput({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
-    rejects(() => parseTraceInput({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
+    rejects(() => trace({ data: 1 }), 'transactionId and partitionId are required');
+    rejects(() => trace({ transactionId: 't', partitionId: 7, data: 1 }), 'transactionId and partitionId are required');
+    rejects(() => trace({ transactionId: 't', partitionId: 'p' }), 'data is required');
+    rejects(() => trace({ transactionId: 't', partitionId: 'p', data: null }), 'data is required');
+    rejects(() => trace({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
+    rejects(() => trace({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
     // A NUL in eventType is refused before the route runs (http/text.ts; e2e/traces.test.ts checks the 400).
-    for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => parseTraceInput({ ...base, traceNames }), 'Invalid traceNames');
+    for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => trace({ ...base, traceNames }), 'Invalid traceNames');
   });
 });
 

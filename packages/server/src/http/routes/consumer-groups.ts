@@ -5,14 +5,14 @@
  * `.` and `..` (docs/api.md 1.10), while reading and deleting still reach a group created under such a name
  * before the rule, so it can be removed (docs/decisions.md "Dot names").
  */
-import type { Reply as ApiReply } from '@queen/client/api';
+import type { Reply as ApiReply, Body } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
 import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
 import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
-import type { Route } from '../route.js';
+import type { Checked, Route } from '../route.js';
 import { checkedName } from '../text.js';
 
 const DEFAULT_MIN_LAG_SECONDS = 3600;
@@ -127,9 +127,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle({ params, body }) {
         const group = checkedName(params.group ?? '', 'consumerGroup');
-        const value = body.subscriptionTimestamp;
-        if (value === undefined || value === null) throw invalid('Missing subscriptionTimestamp in request body');
-        if (typeof value !== 'string') throw invalid('subscriptionTimestamp must be a string');
+        const value = (body as Checked<Body<'updateSubscription'>, 'subscriptionTimestamp'>).subscriptionTimestamp; // a string (edge)
         const now = value.trim().toLowerCase() === 'now';
         const from = now ? null : parseTimestamp(value);
         if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } satisfies ApiReply<'updateSubscription'> };
