@@ -19,6 +19,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { invalid } from '../errors.js';
 import { OPENAPI_PATH } from './routes/openapi.js';
+import { QueryRules, type ConfiguredBounds, type QueryDocument } from './query-rules.js';
 
 /** A JSON schema node of the document, as read. */
 type Schema = { [keyword: string]: unknown };
@@ -189,9 +190,21 @@ function errorText(error: ErrorObject | undefined): string {
 }
 
 let shipped: RequestValidators | null = null;
+let document: unknown = null;
+
+/** The OpenAPI document the broker was built with (read once). */
+function shippedDocument(): unknown {
+  document ??= JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8'));
+  return document;
+}
+
+/** The query rules of the document the broker was built with, for a configuration's bounds (query-rules.ts). */
+export function documentQueryRules(bounds: ConfiguredBounds = {}): QueryRules {
+  return new QueryRules(shippedDocument() as QueryDocument, bounds);
+}
 
 /** The validators of the document the broker was built with (read and compiled once, on first use). */
 export function documentValidators(): RequestValidators {
-  shipped ??= new RequestValidators(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as RequestDocument);
+  shipped ??= new RequestValidators(shippedDocument() as RequestDocument);
   return shipped;
 }

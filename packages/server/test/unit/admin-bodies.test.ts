@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DomainError } from '../../src/errors.js';
 import { toHttpError } from '../../src/http/errors.js';
-import { MAX_PAGE_SIZE, MAX_QUEUE_LIST_SIZE, pageOf } from '../../src/http/pagination.js';
+import { pageOf, type Page } from '../../src/http/pagination.js';
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
-import { documentValidators } from '../../src/http/validation.js';
+import { documentQueryRules, documentValidators } from '../../src/http/validation.js';
 
 /** A route's reading of a body as the broker does it: the edge's check from the document, then the route's parser. */
 function atEdge<T>(path: string, parse: (body: Record<string, unknown>) => T): (body: Record<string, unknown>) => T {
@@ -74,25 +74,27 @@ describe('parseTraceInput', () => {
   });
 });
 
-describe('pageOf', () => {
+describe('pageOf: limit and offset as the document reads them (query-rules.ts)', () => {
+  const page = (path: string, search: string): Page => {
+    const query = Query.parse(search);
+    documentQueryRules().query('GET', path)!(query);
+    return pageOf(query);
+  };
+
   test('a usable limit and offset are taken; anything else falls back to the default and 0', () => {
-    assert.deepEqual(pageOf(Query.parse('limit=5&offset=10'), 100), { limit: 5, offset: 10 });
-    assert.deepEqual(pageOf(Query.parse(''), 100), { limit: 100, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=0&offset=-1'), 50), { limit: 50, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=abc&offset=1.5'), 50), { limit: 50, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), null), { limit: 1000, offset: 0 }, 'no default: the largest page');
+    assert.deepEqual(page('/api/v1/status/queues', 'limit=5&offset=10'), { limit: 5, offset: 10 });
+    assert.deepEqual(page('/api/v1/status/queues', ''), { limit: 100, offset: 0 });
+    assert.deepEqual(page('/api/v1/status/queues/:queue/messages', 'limit=0&offset=-1'), { limit: 50, offset: 0 });
+    assert.deepEqual(page('/api/v1/status/queues/:queue/messages', 'limit=abc&offset=1.5'), { limit: 50, offset: 0 });
+    assert.deepEqual(page('/api/v1/resources/queues', ''), { limit: 100_000, offset: 0 }, 'the queue list: the largest page');
   });
 
-  test('every listing has a largest page: MAX_PAGE_SIZE clamps any limit', () => {
-    assert.equal(MAX_PAGE_SIZE, 1000);
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), 50), { limit: MAX_PAGE_SIZE, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null), { limit: MAX_PAGE_SIZE, offset: 0 });
-  });
-
-  test('an optional maximum clamps the limit (the queue list names a larger one)', () => {
-    assert.deepEqual(pageOf(Query.parse('limit=5000'), 100, 1000), { limit: 1000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), 100, 1000), { limit: 100, offset: 0 });
+  test('every listing has a largest page: a larger limit is clamped; one PostgreSQL cannot hold is a 400', () => {
+    assert.deepEqual(page('/api/v1/status/queues', 'limit=2147483647'), { limit: 1000, offset: 0 });
+    assert.deepEqual(page('/api/v1/messages', 'limit=5000'), { limit: 1000, offset: 0 });
+    assert.deepEqual(page('/api/v1/messages', ''), { limit: 200, offset: 0 });
+    assert.deepEqual(page('/api/v1/resources/queues', 'limit=2147483647'), { limit: 100_000, offset: 0 });
+    rejects(() => page('/api/v1/dlq', 'limit=2147483648'), 'Invalid limit: must be an integer of at most 2147483647');
+    rejects(() => page('/api/v1/dlq', 'offset=2147483648'), 'Invalid offset: must be an integer of at most 2147483647');
   });
 });

@@ -65,7 +65,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/traces/names',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, 50);
+        const page = pageOf(query);
         const { total, names } = await catalog.traceNameList(page);
         return { status: 200, body: { trace_names: names.map(traceNameWire), total, pagination: page } satisfies ApiReply<'listTraceNames'> };
       },
@@ -76,7 +76,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ params, query }) {
         const name = params.traceName ?? '';
-        const page = pageOf(query, 100);
+        const page = pageOf(query);
         const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, maxBytes: core.bounds.listingMaxBytes, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
         return { status: 200, body: { traces: traces.map((event) => namedTraceEventWire(event, messagePath)), total, pagination: page } satisfies ApiReply<'listTracesByName'> };
       },
