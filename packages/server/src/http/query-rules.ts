@@ -22,7 +22,7 @@
  * parameters need no rule: `Query.string` reads them (an empty value is absent, a NUL is a 400).
  */
 import { invalid } from '../errors.js';
-import type { Query } from './query.js';
+import { integerOf, type Query } from './query.js';
 
 /** What happens to a value that breaks a rule. */
 type Outcome = 'absent' | 'clamp' | 'false' | { error: string };
@@ -67,15 +67,17 @@ export class QueryRules {
     for (const [template, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const parameters = (operation as { parameters?: unknown[] }).parameters ?? [];
-        const readers: Array<[string, Reader]> = [];
+        const names: string[] = [];
+        const readers: Reader[] = [];
         for (const entry of parameters) {
           const parameter = resolve(document, entry);
           if (parameter.in !== 'query' || (parameter.schema.type !== 'integer' && parameter.schema.type !== 'boolean')) continue;
-          readers.push([parameter.name, reader(parameter.name, parameter.schema, configured)]);
+          names.push(parameter.name);
+          readers.push(reader(parameter.name, parameter.schema, configured));
         }
         if (readers.length === 0) continue;
         this.operations.set(`${method.toUpperCase()} ${template}`, (query) => {
-          for (const [name, read] of readers) query.record(name, read(query));
+          for (let i = 0; i < readers.length; i++) query.record(names[i]!, readers[i]!(query));
         });
       }
     }
@@ -125,7 +127,7 @@ function reader(name: string, schema: ParameterSchema, configured: ConfiguredBou
   return (query) => {
     const value = query.string(name);
     if (value === null) return fallback as number | null;
-    const n = query.integer(name);
+    const n = integerOf(value);
     if (n === null) return rule.malformed === 'absent' ? fallback as number | null : fail(rule.malformed, value);
     if (rule.ceiling !== undefined && n > rule.ceiling.at) throw invalid(fill(rule.ceiling.error, { name }));
     if (minimum !== undefined && n < minimum) return rule.below === 'clamp' ? minimum : rule.below === 'absent' ? fallback as number | null : fail(rule.below, value);

@@ -28,7 +28,7 @@ export function decodeSegment(raw: string): string {
 /** The parsed query of one request, with typed accessors. */
 export class Query {
   /** The declared integer and boolean parameters, as read by the route's rules. */
-  private readonly read = new Map<string, number | boolean | null>();
+  private read: Record<string, number | boolean | null> | null = null;
 
   private constructor(private readonly values: Map<string, string>) {}
 
@@ -59,9 +59,7 @@ export class Query {
   /** An integer (optional sign, decimal digits, magnitude below 2^53), or null when absent or not one. */
   integer(key: string): number | null {
     const value = this.string(key);
-    if (value === null || !/^[+-]?\d+$/.test(value)) return null;
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : null;
+    return value === null ? null : integerOf(value);
   }
 
   /**
@@ -83,14 +81,21 @@ export class Query {
 
   /** Records a parameter's value as read by the route's rules (query-rules.ts). */
   record(key: string, value: number | boolean | null): void {
-    this.read.set(key, value);
+    (this.read ??= {})[key] = value;
   }
 
   private checked(key: string): number | boolean | null {
-    const value = this.read.get(key);
+    const value = this.read?.[key];
     if (value === undefined) throw new Error(`query parameter ${key} is not declared for this route in openapi.json`);
     return value;
   }
+}
+
+/** A query value as an integer (optional sign, decimal digits, magnitude below 2^53), or null when it is not one. */
+export function integerOf(value: string): number | null {
+  if (!/^[+-]?\d+$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 function decodeFormComponent(raw: string): string {

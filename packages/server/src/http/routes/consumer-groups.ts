@@ -25,6 +25,9 @@ function groupParam(params: Record<string, string>): string {
 /** `deleteMetadata` of the deletion routes: true unless the query says otherwise. */
 const deleteMetadataOf = (query: Query): boolean => query.bool('deleteMetadata')!;
 
+/** The route of one consumer group on one queue (delete). */
+export const GROUP_QUEUE_PATH = '/api/v1/consumer-groups/:group/queues/:queue';
+
 /** The consumer-group routes other than seek. */
 export function consumerGroupRoutes(core: RouteContext): Route[] {
   const { catalog } = core;
@@ -103,7 +106,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
     },
     {
       method: 'DELETE',
-      path: '/api/v1/consumer-groups/:group/queues/:queue',
+      path: GROUP_QUEUE_PATH,
       access: 'ADMIN',
       async handle({ params, query }) {
         const group = groupParam(params);
