@@ -32,7 +32,7 @@ export function queueRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle(ctx) {
-        const body = ctx.body as Checked<Body<'configure'>, 'queue'>; // `queue` checked at the edge (validation.ts)
+        const body = ctx.body as Checked<Body<'configure'>, 'queue' | 'options'>; // checked at the edge (validation.ts)
         checkedName(body.queue, 'queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
