@@ -7,12 +7,14 @@
  * (docs/api.md). So the edge enforces only the rules the document marks: an object schema's
  * `x-queen-errors` maps a property name to the 400 text of that property (its `type`, and `required` when the
  * object lists it), `""` to the text of the object's own type. A `$ref` may carry its own `x-queen-errors`
- * beside it, which win over the referenced schema's (the same AckItem has other texts inside a batch).
+ * beside it, which win over the referenced schema's (the same AckItem has other texts inside a batch). A property
+ * with several texts maps keyword -> text instead (`{"required": ..., "type": ..., "pattern": ...}`, checked in
+ * that order; `keywordSteps`), and `x-queen-coerce: "integer"` reads a digit string as its number first.
  *
  * The derived schema checks the properties of an object one by one, in the document's order (an `allOf` of one
  * property each), and array elements in order, stopping at the first failure: the first error reported is the
  * one the hand-written checks reported, property by property, item by item. What the schema cannot say (the
- * name rule, trace-context syntax, defaults) stays in the route.
+ * name rule, trace-context syntax, byte sizes, defaults) stays in the route. Query parameters: query-rules.ts.
  */
 import fs from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
