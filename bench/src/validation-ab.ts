@@ -84,7 +84,7 @@ async function main(): Promise<number> {
     push: (await import(path.join(HERE, 'packages/server/dist/http/routes/push.js'))) as NewBuild['push'],
     query: (await import(path.join(HERE, 'packages/server/dist/http/query.js'))) as NewBuild['query'],
   };
-  const popRules = build.validation.documentQueryRules({}).query('GET', '/api/v1/pop/queue/:queue')!;
+  const popRules = build.validation.documentQueryRules({}).query(messagingRoutes.popQueue.method, messagingRoutes.popQueue.path)!;
   const search = 'batch=100&wait=true&timeout=30000&consumerGroup=g&autoAck=false';
   const newPopQuery = (): number => {
     const query = build.query.Query.parse(search);
