@@ -51,11 +51,13 @@ function constraints(schema) {
 /** The fields of an object schema as table rows (inline objects one level deep). */
 function fieldRows(schema) {
   const required = new Set(schema.required ?? []);
-  // x-queen-errors: the 400 text the broker answers when the field is missing or of another type (http/validation.ts).
+  // x-queen-errors: the 400 text the broker answers when the field is missing or of another type, or one text per
+  // schema keyword (http/validation.ts).
   const refusals = schema['x-queen-errors'] ?? {};
+  const texts = (marked) => [...new Set(typeof marked === 'string' ? [marked] : Object.values(marked))].map((text) => `\`${text}\``).join(' or ');
   return Object.entries(schema.properties ?? {}).map(([name, field]) => {
     const inline = field.type === 'object' && field.properties ? `object {${Object.keys(field.properties).join(', ')}}` : typeOf(field);
-    const refusal = refusals[name] === undefined ? '' : `Otherwise 400 \`${refusals[name]}\`.`;
+    const refusal = refusals[name] === undefined ? '' : `Otherwise 400 ${texts(refusals[name])}.`;
     return `| \`${name}\` | ${cell(inline)} | ${required.has(name) ? 'yes' : 'no'} | ${cell([field.description, field.default !== undefined ? `Default \`${JSON.stringify(field.default)}\`.` : '', refusal].filter(Boolean).join(' '))} |`;
   });
 }

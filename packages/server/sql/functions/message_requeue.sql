@@ -1,5 +1,5 @@
 -- message_requeue: requeue a dead-lettered message (docs/api.md 7.4 retry): push a new message with the same
--- payload, traceId, producerSub and trace context to the same partition through push_messages (new message id
+-- payload, traceId, producerSub and trace context to the same partition through message_copy (new message id
 -- p_message_id, new transactionId p_new_transaction_id), then delete every DLQ entry of the original. The
 -- original stays where it is; every group sees the new message at the tail. The copy keeps the stored form
 -- of the payload (sealed or not), whatever the queue's encryption setting is now.
@@ -46,9 +46,9 @@ BEGIN
   -- already stored). The encryption guard is suspended for this one push, then restored.
   PERFORM set_config('queen.sealing', 'off', true);
   SELECT r.status, r.error INTO v_pushed
-  FROM queen.push_messages(ARRAY[v_partition.queue_name], ARRAY[v_partition.name], ARRAY[p_message_id],
-                           ARRAY[p_new_transaction_id], ARRAY[v_message.trace_id], ARRAY[v_message.payload],
-                           ARRAY[v_message.producer_sub], ARRAY[v_message.trace_context]) r;
+  FROM queen.message_copy(p_partition_id, v_partition.queue_name, v_partition.name, p_message_id,
+                          p_new_transaction_id, v_message.trace_id, v_message.payload, v_message.producer_sub,
+                          v_message.trace_context) r;
   PERFORM set_config('queen.sealing', coalesce(v_sealing, ''), true);
   IF v_pushed.status <> 'queued' THEN
     RETURN QUERY SELECT 'failed'::text, 0, coalesce(v_pushed.error, 'Push failed'), v_partition.queue_name,

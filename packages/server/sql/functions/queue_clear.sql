@@ -4,7 +4,8 @@
 --   Parameters: p_origin text, p_queue text, p_partition text.
 --   Result: one row (outcome 'cleared' | 'queue_not_found' | 'partition_not_found', deleted_messages,
 --     queue_namespace, queue_task).
---   Locks: the affected partition rows (FOR UPDATE, in name order, as push_messages locks them).
+--   Locks: the affected partition rows (FOR UPDATE, in name order, as push_messages locks them:
+--     queue_partitions_lock).
 --   Notifies: queen_wake for the queue when a lease was released.
 CREATE OR REPLACE FUNCTION queen.queue_clear(p_origin text, p_queue text, p_partition text)
 RETURNS TABLE (outcome text, deleted_messages bigint, queue_namespace text, queue_task text)
@@ -21,11 +22,7 @@ BEGIN
     RETURN QUERY SELECT 'queue_not_found'::text, 0::bigint, NULL::text, NULL::text;
     RETURN;
   END IF;
-  SELECT array_agg(locked.id) INTO v_partition_ids
-  FROM (SELECT p.id FROM queen.partitions p
-        WHERE p.queue_id = v_queue.id AND (p_partition IS NULL OR p.name = p_partition)
-        ORDER BY p.name
-        FOR UPDATE) locked;
+  v_partition_ids := queen.queue_partitions_lock(v_queue.id, p_partition);
   IF v_partition_ids IS NULL AND p_partition IS NOT NULL THEN
     RETURN QUERY SELECT 'partition_not_found'::text, 0::bigint, v_queue.namespace, v_queue.task;
     RETURN;

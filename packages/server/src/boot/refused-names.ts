@@ -8,6 +8,10 @@
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { RefusedName } from '../store/resources.js';
+import { routeUrl } from '../http/route.js';
+import { QUEUE_PATH } from '../http/routes/queues.js';
+import { QUEUE_CLEAR_PATH } from '../http/routes/queue-clear.js';
+import { GROUP_QUEUE_PATH } from '../http/routes/consumer-groups.js';
 
 /** Names listed one per line; more are counted. */
 const SHOWN = 20;
@@ -22,18 +26,17 @@ const curlDelete = (path: string): string => `curl --path-as-is -X DELETE 'http:
 export function remedy(found: RefusedName): string {
   const name = JSON.stringify(found.name);
   const queue = found.queue ?? '';
-  const queueSegment = encodeURIComponent(queue);
   switch (found.kind) {
     case 'queue':
       return `queue ${name}: rename it with SQL (UPDATE queen.queues SET name = '<new name>' WHERE name = ${literal(found.name)}) ` +
-        `or delete it (${curlDelete(`/api/v1/resources/queues/${encodeURIComponent(found.name)}`)})`;
+        `or delete it (${curlDelete(routeUrl(QUEUE_PATH, { queue: found.name }))})`;
     case 'partition':
       return `partition ${name} of queue ${JSON.stringify(queue)}: rename it with SQL (UPDATE queen.partitions SET name = '<new name>' ` +
-        `WHERE id = ${literal(found.id ?? '')}) or empty it (${curlDelete(`/api/v1/queues/${queueSegment}/clear?partition=${encodeURIComponent(found.name)}`)}; ` +
+        `WHERE id = ${literal(found.id ?? '')}) or empty it (${curlDelete(routeUrl(QUEUE_CLEAR_PATH, { queue }, { partition: found.name }))}; ` +
         'partition cleanup then removes it after PARTITION_CLEANUP_DAYS)';
     case 'consumer group':
       return `consumer group ${name} on queue ${JSON.stringify(queue)}: delete it ` +
-        `(${curlDelete(`/api/v1/consumer-groups/${encodeURIComponent(found.name)}/queues/${queueSegment}`)}) and consume under another name`;
+        `(${curlDelete(routeUrl(GROUP_QUEUE_PATH, { group: found.name, queue }))}) and consume under another name`;
     case 'namespace':
     case 'task':
       return `${found.kind} ${name} of queue ${JSON.stringify(queue)}: rename it with SQL ` +

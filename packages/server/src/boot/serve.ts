@@ -76,6 +76,7 @@ export function serve(options: ServeOptions, defer: Defer): Served {
     server,
     ...(auth !== undefined ? { auth } : {}),
     ...dashboardFallback(config, log),
+    queryBounds: { batch: { default: config.pop.defaultBatchSize, maximum: config.pop.maxBatchSize }, timeout: { default: config.pop.defaultTimeoutMs } },
   });
   let draining: Promise<void> | null = null;
   const served = {

@@ -1,8 +1,9 @@
 /**
  * Query strings (docs/api.md 1.6): form-urlencoded, first occurrence of a key wins, an empty value counts as
  * absent, a malformed escape is an error the caller turns into its route's 400. A value PostgreSQL cannot
- * store (a NUL) is refused when a route reads it (text.ts); an integer outside the range a route documents
- * is a 400 naming the parameter (docs/configuration.md, "Request parameters").
+ * store (a NUL) is refused when a route reads it (text.ts). Integer and boolean parameters are read by the
+ * rules of the document (query-rules.ts) before the route runs; the route takes their values with `number()` and
+ * `bool()`.
  */
 import { InvalidInput } from '../errors.js';
 import { isStorableText } from '../core/names.js';
@@ -24,23 +25,11 @@ export function decodeSegment(raw: string): string {
   }
 }
 
-/** Raised for an integer parameter above its documented ceiling. */
-export class OutOfRange extends InvalidInput {
-  constructor(key: string, max: number) {
-    super(`Invalid ${key}: must be an integer of at most ${max}`);
-  }
-}
-
-/** Raised for a parameter whose value cannot mean anything: names it, what it accepts, and what came. */
-export class InvalidParameter extends InvalidInput {
-  constructor(key: string, accepted: string, value: string) {
-    const shown = value.length > 40 ? `${value.slice(0, 40)}...` : value;
-    super(`Invalid ${key}: must be ${accepted} (got ${JSON.stringify(shown)})`);
-  }
-}
-
 /** The parsed query of one request, with typed accessors. */
 export class Query {
+  /** The declared integer and boolean parameters, as read by the route's rules. */
+  private read: Record<string, number | boolean | null> | null = null;
+
   private constructor(private readonly values: Map<string, string>) {}
 
   /** Parses the part of a URL after `?`. */
@@ -70,49 +59,43 @@ export class Query {
   /** An integer (optional sign, decimal digits, magnitude below 2^53), or null when absent or not one. */
   integer(key: string): number | null {
     const value = this.string(key);
-    if (value === null || !/^[+-]?\d+$/.test(value)) return null;
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : null;
+    return value === null ? null : integerOf(value);
   }
 
   /**
-   * An integer as `integer()` reads it, at most `max` (the parameters' floors are semantic: "0 or less means
-   * ..."): above, a 400 `Invalid <key>: must be an integer of at most <max>` (the pop routes answer it in
-   * their shape).
+   * The value of a declared integer parameter as the document's rules read it (query-rules.ts: defaults,
+   * clamps, 400s), or null. Reading one the route's operation does not declare is a bug, not a 400.
    */
-  integerAtMost(key: string, max: number): number | null {
-    const n = this.integer(key);
-    if (n !== null && n > max) throw new OutOfRange(key, max);
-    return n;
+  number(key: string): number | null {
+    const value = this.checked(key);
+    if (value !== null && typeof value !== 'number') throw new Error(`query parameter ${key} is not an integer`);
+    return value;
   }
 
-  /**
-   * An integer of at least `min`, or null when absent; a value that is not an integer, or is below `min`, is a
-   * 400 naming the key and `accepted` (the route's words for its range). Ceilings stay the caller's (a clamp).
-   */
-  integerFrom(key: string, min: number, accepted: string): number | null {
-    const value = this.string(key);
-    if (value === null) return null;
-    const n = this.integer(key);
-    if (n === null || n < min) throw new InvalidParameter(key, accepted, value);
-    return n;
+  /** The value of a declared boolean parameter as the document's rules read it, or null (see `number`). */
+  bool(key: string): boolean | null {
+    const value = this.checked(key);
+    if (value !== null && typeof value !== 'boolean') throw new Error(`query parameter ${key} is not a boolean`);
+    return value;
   }
 
-  /** A strict boolean: `true`/`1` true, `false`/`0` false, null when absent; anything else a 400 naming the key. */
-  flag(key: string): boolean | null {
-    const value = this.string(key);
-    if (value === null) return null;
-    if (value === 'true' || value === '1') return true;
-    if (value === 'false' || value === '0') return false;
-    throw new InvalidParameter(key, 'true or false (or 1 or 0)', value);
+  /** Records a parameter's value as read by the route's rules (query-rules.ts). */
+  record(key: string, value: number | boolean | null): void {
+    (this.read ??= {})[key] = value;
   }
 
-  /** `true`/`1` are true, any other non-empty value false; null when absent. */
-  boolean(key: string): boolean | null {
-    const value = this.string(key);
-    if (value === null) return null;
-    return value === 'true' || value === '1';
+  private checked(key: string): number | boolean | null {
+    const value = this.read?.[key];
+    if (value === undefined) throw new Error(`query parameter ${key} is not declared for this route in openapi.json`);
+    return value;
   }
+}
+
+/** A query value as an integer (optional sign, decimal digits, magnitude below 2^53), or null when it is not one. */
+export function integerOf(value: string): number | null {
+  if (!/^[+-]?\d+$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 function decodeFormComponent(raw: string): string {

@@ -35,6 +35,16 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/**
+ * A URL path of a route: its router template (`:name` parameters) with the parameters percent-encoded, and
+ * optionally a query; for texts that tell an operator which request to send.
+ */
+export function routeUrl(template: string, params: Record<string, string>, query: Record<string, string> = {}): string {
+  const path = template.replace(/:(\w+)/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''));
+  const search = Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
+  return search === '' ? path : `${path}?${search}`;
+}
+
 /** One row of the route table. */
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -22,7 +22,8 @@ import { assertStorableBody, assertStorableParam } from './text.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './router.js';
 import type { StaticHandler } from './static.js';
-import { documentValidators, type BodyCheck } from './validation.js';
+import { documentQueryRules, documentValidators, type BodyCheck } from './validation.js';
+import type { ConfiguredBounds, QueryCheck } from './query-rules.js';
 
 /** The bytes `\u`: the only way a JSON body can carry text PostgreSQL cannot store (text.ts). */
 const UNICODE_ESCAPE = Buffer.from('\\u');
@@ -62,6 +63,8 @@ export interface ServerOptions {
   server?: http.Server;
   /** Answers GET/HEAD requests that match no route (the dashboard, `static.ts`); false leaves them to the 404. */
   fallback?: StaticHandler;
+  /** The configured default and maximum of the query parameters the document marks `configured` (query-rules.ts). */
+  queryBounds?: ConfiguredBounds;
 }
 
 /** Writes a reply (the CORS headers of the request were set on `res` before). */
@@ -117,9 +120,14 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
   const router = new Router(routes);
   // Each route's body check, compiled from the document once (validation.ts); absent: nothing to enforce.
   const bodyChecks = new Map<Route, BodyCheck>();
+  // And each route's reader of its integer and boolean query parameters (query-rules.ts).
+  const queryChecks = new Map<Route, QueryCheck>();
+  const queryRules = documentQueryRules(options.queryBounds);
   for (const route of routes) {
     const check = route.body === undefined ? null : documentValidators().body(route.method, route.path);
     if (check !== null) bodyChecks.set(route, check);
+    const read = queryRules.query(route.method, route.path);
+    if (read !== null) queryChecks.set(route, read);
   }
   const corsPolicy = new CorsPolicy(options.corsOrigins);
   const bodies = new BodyBudget(options.bodyBytesInFlight);
@@ -178,6 +186,7 @@ export function createHttpServer(routes: Route[], options: ServerOptions): HttpS
         assertStorableParam(name, params[name]);
       }
       const query = Query.parse(q === -1 ? '' : url.slice(q + 1));
+      queryChecks.get(route)?.(query);
       const raw = route.body === undefined ? undefined : await readBody(req, options.maxPayloadBytes, ticket.take);
       const body = raw === undefined || route.body === undefined ? {} : parseJsonObject(raw, route.body, options.maxJsonDepth);
       // Only a \u escape can put a NUL or an unpaired surrogate into parsed JSON (raw control characters are

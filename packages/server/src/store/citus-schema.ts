@@ -12,7 +12,8 @@
  *   changed, and all of them whenever a function file of `sql/functions/` was re-applied (which would have put
  *   the single-PostgreSQL body back over an override).
  *
- * This module and `citus-routing.ts` are the only TypeScript that knows the deployments differ.
+ * This module and `citus-routing.ts`, `citus-claims.ts`, `citus-admin.ts` are the only TypeScript that knows the
+ * deployments differ.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -16,6 +16,7 @@
 import type pg from 'pg';
 import * as bufferHolds from './buffer-holds.js';
 import { cursorClaimByPartition } from './citus-claims.js';
+import * as citusAdmin from './citus-admin.js';
 import * as citus from './citus-routing.js';
 import { withClusterLock, type ClusterCycle } from './cluster-lock.js';
 import * as consumerGroups from './consumer-groups.js';
@@ -173,26 +174,38 @@ export class Store {
   // ---- Queues, partitions, resources (queues.ts, resources.ts, status.ts)
 
   queueConfigure(params: In<typeof queues.queueConfigure>) { return queues.queueConfigure(this.db, params); }
-  queueDescribe(params: In<typeof queues.queueDescribe>) { return queues.queueDescribe(this.db, params); }
+  queueDescribe(params: In<typeof queues.queueDescribe>) {
+    return queues.queueDescribe(this.db, params, this.routing.citus ? citusAdmin.partitionFactsList : queues.partitionFactsList);
+  }
   /** In a transaction of its own (or the caller's), without the statement timeout. */
   queueDelete(params: In<typeof queues.queueDelete>) {
     return this.transaction(async (tx) => ({ commit: true, value: await queues.queueDelete(tx.db, params) }));
   }
   queueEncryptionFlags(params: In<typeof queues.queueEncryptionFlags>) { return queues.queueEncryptionFlags(this.db, params); }
-  partitionFactsList(params: In<typeof queues.partitionFactsList>) { return queues.partitionFactsList(this.db, params); }
-  queueList(params: In<typeof resources.queueList>) { return resources.queueList(this.db, params); }
-  partitionList(params: In<typeof resources.partitionList>) { return resources.partitionList(this.db, params); }
+  partitionFactsList(params: In<typeof queues.partitionFactsList>) {
+    return this.routing.citus ? citusAdmin.partitionFactsList(this.db, params) : queues.partitionFactsList(this.db, params);
+  }
+  queueList(params: In<typeof resources.queueList>) {
+    return this.routing.citus ? citusAdmin.queueList(this.db, params) : resources.queueList(this.db, params);
+  }
+  partitionList(params: In<typeof resources.partitionList>) {
+    return this.routing.citus ? citusAdmin.partitionList(this.db, params) : resources.partitionList(this.db, params);
+  }
   activitySample() { return resources.activitySample(this.db); }
   refusedNameList(params: In<typeof resources.refusedNameList>) { return resources.refusedNameList(this.db, params); }
   partitionActivityList(params: In<typeof status.partitionActivityList>) { return status.partitionActivityList(this.db, params); }
-  queueSummaryList(params: In<typeof status.queueSummaryList>) { return status.queueSummaryList(this.db, params); }
+  queueSummaryList(params: In<typeof status.queueSummaryList>) {
+    return this.routing.citus ? citusAdmin.queueSummaryList(this.db, params) : status.queueSummaryList(this.db, params);
+  }
   leaseSummary(params: In<typeof status.leaseSummary>) { return status.leaseSummary(this.db, params); }
   deadLetterSummary(params: In<typeof status.deadLetterSummary>) { return status.deadLetterSummary(this.db, params); }
   metricsGauges() { return status.metricsGauges(this.db); }
 
   // ---- Consumer groups, seek (consumer-groups.ts)
 
-  groupCursorList(params: In<typeof consumerGroups.groupCursorList>) { return consumerGroups.groupCursorList(this.db, params); }
+  groupCursorList(params: In<typeof consumerGroups.groupCursorList>) {
+    return this.routing.citus ? citusAdmin.groupCursorList(this.db, params) : consumerGroups.groupCursorList(this.db, params);
+  }
   subscriptionList(params: In<typeof consumerGroups.subscriptionList>) { return consumerGroups.subscriptionList(this.db, params); }
   groupDelete(params: In<typeof consumerGroups.groupDelete>) { return consumerGroups.groupDelete(this.db, params); }
   subscriptionRetime(params: In<typeof consumerGroups.subscriptionRetime>) { return consumerGroups.subscriptionRetime(this.db, params); }
@@ -225,7 +238,9 @@ export class Store {
   serverAliveList(params: In<typeof heartbeats.serverAliveList>) { return heartbeats.serverAliveList(this.db, params); }
   parkedReplicaList(params: In<typeof heartbeats.parkedReplicaList>) { return heartbeats.parkedReplicaList(this.db, params); }
   statsFlush(params: In<typeof stats.statsFlush>) { return stats.statsFlush(this.db, params); }
-  statsPurge(params: In<typeof stats.statsPurge>) { return stats.statsPurge(this.db, params); }
+  statsPurge(params: In<typeof stats.statsPurge>) {
+    return stats.statsPurge(this.db, params);
+  }
   counterSeries(params: In<typeof stats.counterSeries>) { return stats.counterSeries(this.db, params); }
   counterQueueSeries(params: In<typeof stats.counterQueueSeries>) { return stats.counterQueueSeries(this.db, params); }
   systemSeries(params: In<typeof stats.systemSeries>) { return stats.systemSeries(this.db, params); }

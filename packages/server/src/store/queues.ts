@@ -165,12 +165,17 @@ export async function partitionFactsList(
 }
 
 /** Loads a queue with its partition facts, or null when the queue does not exist. */
-export async function queueDescribe(db: Db, params: { name: string }): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
+export async function queueDescribe(
+  db: Db,
+  params: { name: string },
+  /** The facts' source: `partitionFactsList`, or its Citus form (citus-admin.ts). */
+  facts: typeof partitionFactsList = partitionFactsList,
+): Promise<{ queue: QueueRow; partitions: PartitionFacts[] } | null> {
   const queue = await db.query<QueueRow>(
     `SELECT ${queueColumns('q')} FROM queen.queues q WHERE q.name = $1`,
     [params.name],
   );
   const row = queue.rows[0];
   if (row === undefined) return null;
-  return { queue: row, partitions: await partitionFactsList(db, { queueIds: [row.id], partitionIds: [] }) };
+  return { queue: row, partitions: await facts(db, { queueIds: [row.id], partitionIds: [] }) };
 }

@@ -62,17 +62,22 @@ export async function traceListForMessage(
   params: { partitionId: string; transactionId: string; maxBytes: number },
 ): Promise<TraceEvent[]> {
   type Row = Omit<TraceEvent, 'data'> & { data: string | null };
+  // The message first, in a statement of its own: on Citus a statement naming the partition runs whole on its
+  // shard, where message_find (which reads the distributed segments) cannot run.
+  const found = await db.query<{ messageId: string }>('SELECT m.message_id AS "messageId" FROM queen.message_find($1::uuid, $2) m',
+    [params.partitionId, params.transactionId]);
+  if (found.rows[0] === undefined) return [];
   const result = await db.query<Row>(
     `SELECT e.id, e.event_type AS "eventType", CASE WHEN e.data_running <= $3 THEN e.data END AS data,
             e."dataBytes", e.data_running > $3 AS "dataOmitted", e.consumer_group AS "consumerGroup",
             e.worker_id AS "workerId", queen.format_millis(e.created_at) AS "createdAt", e.trace_names AS "traceNames"
      FROM (
        SELECT n.*, ${BUDGETED('n.created_at, n.id', 'NULL::text')}
-       FROM queen.message_find($1::uuid, $2) m
-       JOIN queen.traces n ON n.partition_id = $1::uuid AND n.transaction_id = $2 AND n.message_id = m.message_id
+       FROM queen.traces n
+       WHERE n.partition_id = $1::uuid AND n.transaction_id = $2 AND n.message_id = $4::uuid
      ) e
      ORDER BY e.created_at, e.id`,
-    [params.partitionId, params.transactionId, params.maxBytes],
+    [params.partitionId, params.transactionId, params.maxBytes, found.rows[0].messageId],
   );
   return result.rows.map((row) => ({ ...row, data: parsedData(row.data) }));
 }
@@ -99,11 +104,17 @@ export async function traceListByName(
 ): Promise<{ total: number; traces: NamedTraceEvent[] }> {
   type Row = Omit<NamedTraceEvent, 'data' | 'messagePayload'> & { total: number; at: Date; data: string | null; messagePayload: string | null };
   const result = await db.query<Row>(
-    `WITH named AS (
-       SELECT t.*, m.payload
+    `WITH carrying AS MATERIALIZED (
+       SELECT t.*, q.name AS queue_name, p.name AS partition_name
        FROM queen.traces t
+       JOIN queen.partitions p ON p.id = t.partition_id
+       JOIN queen.queues q ON q.id = p.queue_id
+       WHERE t.trace_names @> ARRAY[$1::text]
+     ), named AS (
+       SELECT t.*, m.payload
+       FROM carrying t
        CROSS JOIN LATERAL queen.message_find(t.partition_id, t.transaction_id) m
-       WHERE t.trace_names @> ARRAY[$1::text] AND m.message_id = t.message_id
+       WHERE m.message_id = t.message_id
      ), page AS (
        SELECT n.*, ${BUDGETED('n.created_at DESC, n.id DESC', 'n.payload')}
        FROM (SELECT * FROM named ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) n
@@ -114,13 +125,11 @@ export async function traceListByName(
        SELECT n.id, n.transaction_id AS "transactionId", n.partition_id AS "partitionId", n.event_type AS "eventType",
               CASE WHEN n.data_running <= $4 THEN n.data END AS data, n."dataBytes", n.data_running > $4 AS "dataOmitted",
               n.consumer_group AS "consumerGroup", n.worker_id AS "workerId",
-              queen.format_millis(n.created_at) AS "createdAt", q.name AS "queueName", p.name AS "partitionName",
+              queen.format_millis(n.created_at) AS "createdAt", n.queue_name AS "queueName", n.partition_name AS "partitionName",
               CASE WHEN n.running <= $4 THEN n.payload END AS "messagePayload",
               octet_length(n.payload) AS "messagePayloadBytes", n.running > $4 AS "messagePayloadOmitted",
               n.trace_names AS "traceNames", n.created_at AS at
        FROM page n
-       JOIN queen.partitions p ON p.id = n.partition_id
-       JOIN queen.queues q ON q.id = p.queue_id
      ) page ON true
      ORDER BY page.at DESC, page.id DESC`,
     [params.name, params.limit, params.offset, params.maxBytes],
@@ -147,11 +156,14 @@ export interface TraceNameSummary {
 /** The trace names in use, most recently seen first, one page of them and how many there are. */
 export async function traceNameList(db: Db, params: { limit: number; offset: number }): Promise<{ total: number; names: TraceNameSummary[] }> {
   const result = await db.query<TraceNameSummary & { total: number }>(
-    `WITH live AS (
-       SELECT t.partition_id, t.transaction_id, t.trace_names, t.created_at
+    `WITH named AS MATERIALIZED (
+       SELECT t.partition_id, t.transaction_id, t.message_id, t.trace_names, t.created_at
        FROM queen.traces t
        WHERE cardinality(t.trace_names) > 0
-         AND EXISTS (SELECT 1 FROM queen.message_find(t.partition_id, t.transaction_id) m
+     ), live AS (
+       SELECT t.partition_id, t.transaction_id, t.trace_names, t.created_at
+       FROM named t
+       WHERE EXISTS (SELECT 1 FROM queen.message_find(t.partition_id, t.transaction_id) m
                      WHERE m.message_id = t.message_id)
      ), names AS (
        SELECT n.trace_name, count(*)::integer AS trace_count,

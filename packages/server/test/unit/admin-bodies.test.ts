@@ -6,10 +6,21 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DomainError } from '../../src/errors.js';
 import { toHttpError } from '../../src/http/errors.js';
-import { MAX_PAGE_SIZE, MAX_QUEUE_LIST_SIZE, pageOf } from '../../src/http/pagination.js';
+import { pageOf, type Page } from '../../src/http/pagination.js';
 import { Query } from '../../src/http/query.js';
 import { seekTarget } from '../../src/http/routes/seek.js';
 import { parseTraceInput } from '../../src/http/routes/traces.js';
+import { documentQueryRules, documentValidators } from '../../src/http/validation.js';
+
+/** A route's reading of a body as the broker does it: the edge's check from the document, then the route's parser. */
+function atEdge<T>(path: string, parse: (body: Record<string, unknown>) => T): (body: Record<string, unknown>) => T {
+  const check = documentValidators().body('POST', path);
+  assert.ok(check !== null, `${path} has marked fields`);
+  return (body) => {
+    check(body);
+    return parse(body);
+  };
+}
 
 function rejects(run: () => unknown, text: string): void {
   assert.throws(run, (error: unknown) => error instanceof DomainError && toHttpError(error).status === 400 && toHttpError(error).body.error === text);
@@ -18,24 +29,29 @@ function rejects(run: () => unknown, text: string): void {
 const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
 
 describe('seekTarget', () => {
+  const seekQueue = atEdge('/api/v1/consumer-groups/:group/queues/:queue/seek', (body) => seekTarget(body, false));
+  const seekPartition = atEdge('/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek', (body) => seekTarget(body, true));
+
   test('toEnd: true wins; a timestamp is normalised; anything else is a 400', () => {
     assert.deepEqual(seekTarget({ toEnd: true }, false), { kind: 'end' });
     assert.deepEqual(seekTarget({ toEnd: true, timestamp: 'not a time' }, false), { kind: 'end' });
     assert.deepEqual(seekTarget({ timestamp: '2020-01-01T02:00:00+02:00' }, false), { kind: 'timestamp', at: '2020-01-01T02:00:00.000000+02:00' });
     assert.deepEqual(seekTarget({ toEnd: false, timestamp: '2020-01-01' }, false), { kind: 'timestamp', at: '2020-01-01T00:00:00.000000+00:00' });
-    for (const body of [{}, { toEnd: false }, { toEnd: 1 }, { timestamp: null }]) rejects(() => seekTarget(body, false), NEITHER);
-    for (const timestamp of ['garbage', 'now', 12, true, '2020-13-01T00:00:00Z']) rejects(() => seekTarget({ timestamp }, false), 'Invalid timestamp');
+    for (const body of [{}, { toEnd: false }, { toEnd: 1 }, { timestamp: null }]) rejects(() => seekQueue(body), NEITHER);
+    for (const timestamp of ['garbage', 'now', 12, true, '2020-13-01T00:00:00Z']) rejects(() => seekQueue({ timestamp }), 'Invalid timestamp');
   });
 
   test('the partition route: a body without toEnd or timestamp means the end; toEnd: false still needs a timestamp', () => {
     assert.deepEqual(seekTarget({}, true), { kind: 'end' });
     assert.deepEqual(seekTarget({ toEnd: null, other: 1 }, true), { kind: 'end' });
-    rejects(() => seekTarget({ toEnd: false }, true), NEITHER);
-    rejects(() => seekTarget({ timestamp: 'x' }, true), 'Invalid timestamp');
+    rejects(() => seekPartition({ toEnd: false }), NEITHER);
+    rejects(() => seekPartition({ timestamp: 'x' }), 'Invalid timestamp');
+    rejects(() => seekPartition({ timestamp: 7 }), 'Invalid timestamp');
   });
 });
 
 describe('parseTraceInput', () => {
+  const trace = atEdge('/api/v1/traces', parseTraceInput);
   const base = { transactionId: 't', partitionId: 'p', data: { a: 1 } };
 
   test('defaults: queue mode, info, no names; data kept as JSON text', () => {
@@ -47,34 +63,38 @@ describe('parseTraceInput', () => {
   });
 
   test('400s in the order of docs/api.md: ids, then data, then the optional fields', () => {
-    rejects(() => parseTraceInput({ data: 1 }), 'transactionId and partitionId are required');
-    rejects(() => parseTraceInput({ transactionId: 't', partitionId: 'p' }), 'data is required');
-    rejects(() => parseTraceInput({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
-    rejects(() => parseTraceInput({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
+    rejects(() => trace({ data: 1 }), 'transactionId and partitionId are required');
+    rejects(() => trace({ transactionId: 't', partitionId: 7, data: 1 }), 'transactionId and partitionId are required');
+    rejects(() => trace({ transactionId: 't', partitionId: 'p' }), 'data is required');
+    rejects(() => trace({ transactionId: 't', partitionId: 'p', data: null }), 'data is required');
+    rejects(() => trace({ transactionId: 't', data: null }), 'transactionId and partitionId are required');
+    rejects(() => trace({ ...base, consumerGroup: 'a\u0000b' }), 'Invalid consumerGroup');
     // A NUL in eventType is refused before the route runs (http/text.ts; e2e/traces.test.ts checks the 400).
-    for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => parseTraceInput({ ...base, traceNames }), 'Invalid traceNames');
+    for (const traceNames of [3, {}, [''], ['ok', 5], ['n'.repeat(256)]]) rejects(() => trace({ ...base, traceNames }), 'Invalid traceNames');
   });
 });
 
-describe('pageOf', () => {
+describe('pageOf: limit and offset as the document reads them (query-rules.ts)', () => {
+  const page = (path: string, search: string): Page => {
+    const query = Query.parse(search);
+    documentQueryRules().query('GET', path)!(query);
+    return pageOf(query);
+  };
+
   test('a usable limit and offset are taken; anything else falls back to the default and 0', () => {
-    assert.deepEqual(pageOf(Query.parse('limit=5&offset=10'), 100), { limit: 5, offset: 10 });
-    assert.deepEqual(pageOf(Query.parse(''), 100), { limit: 100, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=0&offset=-1'), 50), { limit: 50, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=abc&offset=1.5'), 50), { limit: 50, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), null), { limit: 1000, offset: 0 }, 'no default: the largest page');
+    assert.deepEqual(page('/api/v1/status/queues', 'limit=5&offset=10'), { limit: 5, offset: 10 });
+    assert.deepEqual(page('/api/v1/status/queues', ''), { limit: 100, offset: 0 });
+    assert.deepEqual(page('/api/v1/status/queues/:queue/messages', 'limit=0&offset=-1'), { limit: 50, offset: 0 });
+    assert.deepEqual(page('/api/v1/status/queues/:queue/messages', 'limit=abc&offset=1.5'), { limit: 50, offset: 0 });
+    assert.deepEqual(page('/api/v1/resources/queues', ''), { limit: 100_000, offset: 0 }, 'the queue list: the largest page');
   });
 
-  test('every listing has a largest page: MAX_PAGE_SIZE clamps any limit', () => {
-    assert.equal(MAX_PAGE_SIZE, 1000);
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), 50), { limit: MAX_PAGE_SIZE, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null), { limit: MAX_PAGE_SIZE, offset: 0 });
-  });
-
-  test('an optional maximum clamps the limit (the queue list names a larger one)', () => {
-    assert.deepEqual(pageOf(Query.parse('limit=5000'), 100, 1000), { limit: 1000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse('limit=2147483647'), null, MAX_QUEUE_LIST_SIZE), { limit: 100_000, offset: 0 });
-    assert.deepEqual(pageOf(Query.parse(''), 100, 1000), { limit: 100, offset: 0 });
+  test('every listing has a largest page: a larger limit is clamped; one PostgreSQL cannot hold is a 400', () => {
+    assert.deepEqual(page('/api/v1/status/queues', 'limit=2147483647'), { limit: 1000, offset: 0 });
+    assert.deepEqual(page('/api/v1/messages', 'limit=5000'), { limit: 1000, offset: 0 });
+    assert.deepEqual(page('/api/v1/messages', ''), { limit: 200, offset: 0 });
+    assert.deepEqual(page('/api/v1/resources/queues', 'limit=2147483647'), { limit: 100_000, offset: 0 });
+    rejects(() => page('/api/v1/dlq', 'limit=2147483648'), 'Invalid limit: must be an integer of at most 2147483647');
+    rejects(() => page('/api/v1/dlq', 'offset=2147483648'), 'Invalid offset: must be an integer of at most 2147483647');
   });
 });

@@ -4,6 +4,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MalformedEncoding, Query, decodeSegment } from '../../src/http/query.js';
+import { documentQueryRules } from '../../src/http/validation.js';
+
+/** A query as a route reads it: parsed, then its declared integer and boolean parameters read by the document's rules. */
+function routeQuery(method: string, path: string, search: string): Query {
+  const query = Query.parse(search);
+  documentQueryRules().query(method, path)!(query);
+  return query;
+}
 
 describe('decoding (docs/api.md 1.6.1)', () => {
   test('+ is a space, %2B is a plus', () => {
@@ -66,17 +74,16 @@ describe('keys (docs/api.md 1.6.2, 1.6.3)', () => {
   test('keys are case-sensitive', () => {
     const q = Query.parse('Batch=5&WAIT=true');
     assert.equal(q.integer('batch'), null);
-    assert.equal(q.boolean('wait'), null);
     assert.equal(q.integer('Batch'), 5);
+    assert.equal(routeQuery('GET', '/api/v1/pop', 'WAIT=true').bool('wait'), false, 'the default');
   });
 
   test('an empty value counts as absent, whatever the type', () => {
     const q = Query.parse('consumerGroup=&batch=&wait=&flag');
     assert.equal(q.string('consumerGroup'), null);
     assert.equal(q.integer('batch'), null);
-    assert.equal(q.boolean('wait'), null);
     assert.equal(q.string('flag'), null);
-    assert.equal(q.boolean('flag'), null);
+    assert.equal(routeQuery('GET', '/api/v1/pop', 'wait=&batch=').bool('wait'), false, 'the default');
   });
 
   test('an empty first occurrence wins over a later value (the key is absent)', () => {
@@ -87,7 +94,7 @@ describe('keys (docs/api.md 1.6.2, 1.6.3)', () => {
     const q = Query.parse('a=1');
     assert.equal(q.string('b'), null);
     assert.equal(q.integer('b'), null);
-    assert.equal(q.boolean('b'), null);
+    assert.throws(() => q.bool('b'), /not declared for this route/);
   });
 });
 
@@ -135,7 +142,7 @@ describe('integers (docs/api.md 1.6.4)', () => {
   }
 });
 
-describe('booleans (docs/api.md 1.6.5)', () => {
+describe('booleans (docs/api.md 1.6.5): deleteMetadata reads anything else as false', () => {
   const cases: Array<[string, boolean]> = [
     ['true', true],
     ['1', true],
@@ -148,7 +155,7 @@ describe('booleans (docs/api.md 1.6.5)', () => {
   ];
   for (const [raw, expected] of cases) {
     test(`${raw} -> ${expected}`, () => {
-      assert.equal(Query.parse(`b=${raw}`).boolean('b'), expected);
+      assert.equal(routeQuery('DELETE', '/api/v1/consumer-groups/:group', `deleteMetadata=${raw}`).bool('deleteMetadata'), expected);
     });
   }
 });
@@ -167,4 +174,43 @@ describe('path segments (docs/api.md 1.7.1)', () => {
       assert.throws(() => decodeSegment(raw), MalformedEncoding);
     });
   }
+});
+
+describe('the pop parameters (docs/configuration.md "Request parameters"), read by the document\'s rules', () => {
+  const rules = documentQueryRules({ batch: { default: 5, maximum: 50 }, timeout: { default: 900_000 } });
+  const pop = (search: string): Query => {
+    const query = Query.parse(search);
+    rules.query('GET', '/api/v1/pop/queue/:queue')!(query);
+    return query;
+  };
+  const refusal = (search: string): string => {
+    try {
+      pop(search);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+
+  test('defaults: the configured ones (held to the bounds), else the document\'s', () => {
+    const q = pop('');
+    assert.deepEqual([q.number('batch'), q.number('timeout'), q.number('partitions'), q.number('leaseSeconds'), q.bool('wait'), q.bool('autoAck')], [5, 600_000, 1, 0, false, false]);
+  });
+
+  test('clamps: batch to the configured maximum, timeout to [0, 600000], partitions and leaseSeconds at 0 from below', () => {
+    const q = pop('batch=999&timeout=-5&partitions=-2&leaseSeconds=-1');
+    assert.deepEqual([q.number('batch'), q.number('timeout'), q.number('partitions'), q.number('leaseSeconds')], [50, 0, 0, 0]);
+    assert.equal(pop('timeout=700000').number('timeout'), 600_000);
+  });
+
+  test('the 400s name the parameter, what it accepts and what came', () => {
+    assert.equal(refusal('batch=0'), 'Invalid batch: must be an integer from 1 to 50 (got "0")');
+    assert.equal(refusal('batch=x'), 'Invalid batch: must be an integer from 1 to 50 (got "x")');
+    assert.equal(refusal(`timeout=${'9'.repeat(45)}`), `Invalid timeout: must be an integer of milliseconds up to 600000 (0 or less: one attempt) (got "${'9'.repeat(40)}...")`);
+    assert.equal(refusal('partitions=2147483648'), 'Invalid partitions: must be an integer of at most 2147483647');
+    assert.equal(refusal('leaseSeconds=1.5'), "Invalid leaseSeconds: must be an integer of seconds up to 315360000 (0 or less: the queue's leaseTime) (got \"1.5\")");
+    assert.equal(refusal('leaseSeconds=315360001'), 'Invalid leaseSeconds: must be an integer of at most 315360000');
+    assert.equal(refusal('wait=yes'), 'Invalid wait: must be true or false (or 1 or 0) (got "yes")');
+    assert.equal(refusal('autoAck=1&wait=0'), 'accepted');
+  });
 });

@@ -8,6 +8,15 @@ import { DomainError } from '../../src/errors.js';
 import { toHttpError } from '../../src/http/errors.js';
 import type { QueueOptions } from '../../src/core/queue-options.js';
 import { parseConfigureOptions } from '../../src/http/queue-options.js';
+import { documentValidators } from '../../src/http/validation.js';
+
+const configureCheck = documentValidators().body('POST', '/api/v1/configure')!;
+
+/** The options as the broker reads them: the edge's check of the body (the document), then the route's reading. */
+function readOptions(options: unknown): QueueOptions {
+  configureCheck({ queue: 'q', options });
+  return parseConfigureOptions(options as Parameters<typeof parseConfigureOptions>[0]);
+}
 
 const DEFAULTS: QueueOptions = {
   leaseTime: 300,
@@ -37,7 +46,7 @@ const BOOLEANS = ['retentionEnabled', 'encryptionEnabled', 'deadLetterQueue', 'd
 function rejects(options: unknown, name: string): string {
   let text = '';
   assert.throws(
-    () => parseConfigureOptions(options),
+    () => readOptions(options),
     (error: unknown) => {
       assert.ok(error instanceof DomainError, `expected a DomainError, got ${String(error)}`);
       const answer = toHttpError(error);
@@ -54,21 +63,21 @@ function rejects(options: unknown, name: string): string {
 describe('defaults (docs/api.md 2.2, /configure column)', () => {
   for (const [label, raw] of [['absent', undefined], ['null', null], ['{}', {}]] as const) {
     test(`options ${label} -> every /configure default`, () => {
-      assert.deepEqual(parseConfigureOptions(raw), DEFAULTS);
+      assert.deepEqual(readOptions(raw), DEFAULTS);
     });
   }
 
   test('full replace: options not sent take their defaults, leaseTime included', () => {
-    assert.deepEqual(parseConfigureOptions({ retryLimit: 7 }), { ...DEFAULTS, retryLimit: 7 });
+    assert.deepEqual(readOptions({ retryLimit: 7 }), { ...DEFAULTS, retryLimit: 7 });
   });
 
   test('null values count as absent', () => {
     const raw = Object.fromEntries(Object.keys(DEFAULTS).map((key) => [key, null]));
-    assert.deepEqual(parseConfigureOptions(raw), DEFAULTS);
+    assert.deepEqual(readOptions(raw), DEFAULTS);
   });
 
   test('unknown keys are ignored', () => {
-    assert.deepEqual(parseConfigureOptions({ color: 'blue', leasetime: 'x', LeaseTime: -1 }), DEFAULTS);
+    assert.deepEqual(readOptions({ color: 'blue', leasetime: 'x', LeaseTime: -1 }), DEFAULTS);
   });
 
   test('every option given is echoed as given', () => {
@@ -99,7 +108,7 @@ describe('defaults (docs/api.md 2.2, /configure column)', () => {
   });
 
   test('ttl and priority accept negative integers', () => {
-    const parsed = parseConfigureOptions({ ttl: -60, priority: -3 });
+    const parsed = readOptions({ ttl: -60, priority: -3 });
     assert.equal(parsed.ttl, -60);
     assert.equal(parsed.priority, -3);
   });
@@ -148,7 +157,7 @@ describe('minPopWaitTime (docs/api.md 2.2, 5.16.4)', () => {
   ];
   for (const [given, stored] of cases) {
     test(`${given} -> ${stored}`, () => {
-      assert.equal(parseConfigureOptions({ minPopWaitTime: given }).minPopWaitTime, stored);
+      assert.equal(readOptions({ minPopWaitTime: given }).minPopWaitTime, stored);
     });
   }
 

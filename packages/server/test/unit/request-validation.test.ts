@@ -50,6 +50,39 @@ describe('request validation from the document', () => {
       'Each acknowledgment must have a valid partitionId string to ensure message uniqueness');
   });
 
+  test('one text per keyword: required (absent or null), type, then the keywords in the order written', () => {
+    const subscription = shipped.body('POST', '/api/v1/consumer-groups/:group/subscription');
+    assert.equal(refusal(subscription, {}), 'Missing subscriptionTimestamp in request body');
+    assert.equal(refusal(subscription, { subscriptionTimestamp: null }), 'Missing subscriptionTimestamp in request body');
+    assert.equal(refusal(subscription, { subscriptionTimestamp: 5 }), 'subscriptionTimestamp must be a string');
+    const cycle = shipped.body('POST', '/streams/v1/cycle');
+    const ids = { query_id: '00000000-0000-0000-0000-000000000001', partition_id: '00000000-0000-0000-0000-000000000002' };
+    assert.equal(refusal(cycle, { query_id: '' }), 'query_id is required');
+    assert.equal(refusal(cycle, { query_id: 'x', partition_id: 7 }), 'query_id must be a UUID');
+    assert.equal(refusal(cycle, { ...ids, consumer_group: 'g'.repeat(256) }), 'consumer_group is too long (max 255 characters)');
+    assert.equal(refusal(cycle, { ...ids, state_ops: [{ type: 'upsert' }] }), 'state_op key must be a string');
+    assert.equal(refusal(cycle, { ...ids, ack: { transactionId: 't', leaseId: 5, count: 'x' } }), 'ack.count must be a number');
+    assert.equal(refusal(cycle, { ...ids, consumer_group: null, state_ops: null, push_items: null, ack: null, release_lease: null }), null);
+  });
+
+  test('migration: a digit string is read as the port, mode is checked on start only', () => {
+    const start = shipped.body('POST', '/api/v1/migration/start');
+    const testConnection = shipped.body('POST', '/api/v1/migration/test-connection');
+    const target = { host: 'h', database: 'd', user: 'u' };
+    const body: Record<string, unknown> = { ...target, port: '6543' };
+    assert.equal(refusal(start, body), null);
+    assert.equal(body.port, 6543);
+    for (const port of ['0', '65536', 'x', 1.5, true]) assert.equal(refusal(start, { ...target, port }), 'port must be an integer between 1 and 65535');
+    assert.equal(refusal(start, { ...target, port: null }), null);
+    assert.equal(refusal(start, { ...target, host: ' ', port: 0 }), 'port must be an integer between 1 and 65535', 'the order of the texts');
+    assert.equal(refusal(start, { ...target, host: ' \t' }), 'host (string) is required');
+    assert.equal(refusal(start, { ...target, user: undefined }), 'user (string) is required');
+    assert.equal(refusal(start, { ...target, password: null }), 'password (string) is required');
+    assert.equal(refusal(start, { ...target, ssl: 'yes' }), 'ssl must be a boolean');
+    assert.equal(refusal(start, { ...target, mode: 'sideways' }), 'mode must be "online" or "offline"');
+    assert.equal(refusal(testConnection, { ...target, mode: 'sideways' }), null);
+  });
+
   test('a route whose body reads its parts itself has no edge check', () => {
     assert.equal(shipped.body('POST', '/api/v1/transaction'), null);
     assert.equal(shipped.body('GET', '/api/v1/resources/queues'), null);
@@ -83,5 +116,11 @@ describe('request validation from the document', () => {
     const document = copy();
     (document.components!.schemas!.PushItem!['x-queen-errors'] as Record<string, string>).payload = 'Payload?';
     assert.throws(() => new RequestValidators(document), /marks a schema without a type/);
+  });
+
+  test('a keyword marked before the type, or absent from the schema, is refused when the validators are built', () => {
+    const document = copy();
+    document.components!.schemas!.SubscriptionRequest!['x-queen-errors'] = { subscriptionTimestamp: { minLength: 'short', type: 'text' } };
+    assert.throws(() => new RequestValidators(document), /before its type, or its schema lacks it/);
   });
 });

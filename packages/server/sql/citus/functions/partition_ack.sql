@@ -6,7 +6,9 @@
 -- functions that exist on every worker.
 --   Parameters: p_partition_id (the items' partitionId, every item's); item i is the i-th element of the arrays.
 --   Result:   ack_messages' rows for these items, item numbered within this call.
---   Locks:    cursor rows of (p_partition_id, group) FOR UPDATE in group order.
+--   Locks:    first the shard group's placement (Citus's metadata lock, shared, as its own writes take it), so a
+--             shard move switches over before or after the call, never inside it (docs/scale-out.md 9a); then
+--             cursor rows of (p_partition_id, group) FOR UPDATE in group order.
 CREATE OR REPLACE FUNCTION queen.partition_ack(
   p_partition_id uuid,
   p_transaction_id text[],
@@ -51,6 +53,8 @@ BEGIN
   IF v_count IS NULL OR v_count = 0 THEN
     RETURN;
   END IF;
+  -- The placement lock (Locks, above): Citus locks no reads, so a move could switch between a read and a write.
+  PERFORM lock_shard_metadata(5, ARRAY[get_shard_id_for_distribution_column('queen.partitions', p_partition_id)]);
   v_success := array_fill(false, ARRAY[v_count]);
   v_error := array_fill(NULL::text, ARRAY[v_count]);
   v_released := array_fill(false, ARRAY[v_count]);

@@ -10,8 +10,10 @@
 --   Result:   pop_messages' rows: the delivered messages in offset order; or one row whose empty_reason says why
 --             there are none ('no_partition', 'leased', 'retry_delay', 'window_buffer', 'delayed', 'none'), or
 --             'no-queue' when the queue does not exist.
---   Locks:    the cursor row FOR UPDATE SKIP LOCKED (a busy (partition, group) answers 'leased', never waits);
---             first contact under the same advisory lock key as pop_messages (cursor_lock_key).
+--   Locks:    first the shard group's placement (Citus's metadata lock, shared, as its own writes take it), so a
+--             shard move switches over before or after the call, never inside it (docs/scale-out.md 9a); then the
+--             cursor row FOR UPDATE SKIP LOCKED (a busy (partition, group) answers 'leased', never waits); first
+--             contact under the same advisory lock key as pop_messages (cursor_lock_key).
 --   Notifies: nothing.
 CREATE OR REPLACE FUNCTION queen.partition_claim(
   p_partition_id uuid,
@@ -48,6 +50,8 @@ DECLARE
   v_expires timestamptz;
   v_reason text;
 BEGIN
+  -- The placement lock (Locks, above): Citus locks no reads, so a move could switch between a read and a write.
+  PERFORM lock_shard_metadata(5, ARRAY[get_shard_id_for_distribution_column('queen.partitions', p_partition_id)]);
   SELECT q.id, q.lease_time, q.delayed_processing, q.window_buffer INTO v_queue_id, v_lease_time, v_delayed, v_window
   FROM queen.queues q WHERE q.name = p_queue;
   IF NOT FOUND THEN

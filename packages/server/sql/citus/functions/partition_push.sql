@@ -13,8 +13,10 @@
 --             duplicates by transactionId; consecutive offsets tail+1.. in item order, one segment chunked into
 --             rows of at most 200 messages; the tail moves; the partition's backlog entries for the queue's
 --             registered groups.
---   Locks:    the partition row FOR UPDATE (every writer of a partition holds it: dense offsets in commit order).
---             One partition per call, so no lock order to keep.
+--   Locks:    first the shard group's placement (Citus's metadata lock, shared, as its own writes take it), so a
+--             shard move switches over before or after the call, never inside it (docs/scale-out.md 9a); then the
+--             partition row FOR UPDATE (every writer of a partition holds it: dense offsets in commit order). One
+--             partition per call, so no lock order to keep.
 --   Rules for Citus (docs/scale-out.md section 3): every statement on a distributed table names p_partition_id
 --             as a plain constant (custom plans, so Citus routes it to the local shard); per-item work is done
 --             on arrays in statements that read no distributed table; no volatile function in a distributed
@@ -60,6 +62,8 @@ BEGIN
   IF coalesce(cardinality(p_transaction_id), 0) = 0 THEN
     RETURN;
   END IF;
+  -- The placement lock (Locks, above): Citus locks no reads, so a move could switch between a read and a write.
+  PERFORM lock_shard_metadata(5, ARRAY[get_shard_id_for_distribution_column('queen.partitions', p_partition_id)]);
   -- queues is a reference table: read locally on the worker.
   SELECT q.id, q.namespace, q.task, q.encryption_enabled INTO v_queue_id, v_namespace, v_task, v_encrypted
   FROM queen.queues q WHERE q.name = p_queue;

@@ -97,7 +97,7 @@ export function analyticsRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query }) {
         const range = timeRange(rangeQuery(query), { defaultSpanMs: DEFAULT_SPAN_MS });
-        const pagination = pageOf(query, 100);
+        const pagination = pageOf(query);
         const page = await catalog.snapshot((reads) => reads.retentionHistoryList({
           from: range.from, to: range.to, queue: query.string('queue'), limit: pagination.limit, offset: pagination.offset,
         }));

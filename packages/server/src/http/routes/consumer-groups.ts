@@ -5,17 +5,15 @@
  * `.` and `..` (docs/api.md 1.10), while reading and deleting still reach a group created under such a name
  * before the rule, so it can be removed (docs/decisions.md "Dot names").
  */
-import type { Reply as ApiReply } from '@queen/client/api';
+import type { Reply as ApiReply, Body } from '@queen/client/api';
 import { invalid } from '../../errors.js';
 import { groupSummaries, laggingPairs, pairLag } from '../../core/group-lag.js';
 import { isValidName } from '../../core/names.js';
 import { parseTimestamp } from '../../core/timestamps.js';
 import type { RouteContext } from '../context.js';
 import type { Query } from '../query.js';
-import type { Route } from '../route.js';
+import type { Checked, Route } from '../route.js';
 import { checkedName } from '../text.js';
-
-const DEFAULT_MIN_LAG_SECONDS = 3600;
 
 /** The group of the path for reading and deleting: any name a group can have, `.`/`..` from before the rule included. */
 function groupParam(params: Record<string, string>): string {
@@ -25,7 +23,10 @@ function groupParam(params: Record<string, string>): string {
 }
 
 /** `deleteMetadata` of the deletion routes: true unless the query says otherwise. */
-const deleteMetadataOf = (query: Query): boolean => query.boolean('deleteMetadata') ?? true;
+const deleteMetadataOf = (query: Query): boolean => query.bool('deleteMetadata')!;
+
+/** The route of one consumer group on one queue (delete). */
+export const GROUP_QUEUE_PATH = '/api/v1/consumer-groups/:group/queues/:queue';
 
 /** The consumer-group routes other than seek. */
 export function consumerGroupRoutes(core: RouteContext): Route[] {
@@ -45,8 +46,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       path: '/api/v1/consumer-groups/lagging',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const minLagSeconds = query.string('minLagSeconds') === null ? DEFAULT_MIN_LAG_SECONDS : query.integer('minLagSeconds');
-        if (minLagSeconds === null) throw invalid('minLagSeconds must be an integer');
+        const minLagSeconds = query.number('minLagSeconds')!; // default and 400 from the document (query-rules.ts)
         const pairs = laggingPairs(await catalog.groupCursorList({ group: null }), minLagSeconds);
         return {
           status: 200,
@@ -106,7 +106,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
     },
     {
       method: 'DELETE',
-      path: '/api/v1/consumer-groups/:group/queues/:queue',
+      path: GROUP_QUEUE_PATH,
       access: 'ADMIN',
       async handle({ params, query }) {
         const group = groupParam(params);
@@ -127,9 +127,7 @@ export function consumerGroupRoutes(core: RouteContext): Route[] {
       body: 'required',
       async handle({ params, body }) {
         const group = checkedName(params.group ?? '', 'consumerGroup');
-        const value = body.subscriptionTimestamp;
-        if (value === undefined || value === null) throw invalid('Missing subscriptionTimestamp in request body');
-        if (typeof value !== 'string') throw invalid('subscriptionTimestamp must be a string');
+        const value = (body as Checked<Body<'updateSubscription'>, 'subscriptionTimestamp'>).subscriptionTimestamp; // a string (edge)
         const now = value.trim().toLowerCase() === 'now';
         const from = now ? null : parseTimestamp(value);
         if (!now && from === null) return { status: 200, body: { success: false, error: `Invalid timestamp: ${value}` } satisfies ApiReply<'updateSubscription'> };

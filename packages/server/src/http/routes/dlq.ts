@@ -19,7 +19,7 @@ export function dlqRoutes(core: RouteContext): Route[] {
       path: '/api/v1/dlq',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const { limit, offset } = pageOf(query, 100, 1000);
+        const { limit, offset } = pageOf(query);
         const { entries, total } = await core.catalog.deadLetterList({
           filter: {
             queue: query.string('queue'),

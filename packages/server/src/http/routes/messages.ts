@@ -39,22 +39,14 @@ function cursorParam(query: Query): ListPosition | null {
   return position;
 }
 
-/** Largest `preview` of `GET /api/v1/messages` (characters of each payload's JSON text). */
-export const MAX_PREVIEW_CHARS = 1000;
 
 /** The path of the route that serves one message in full (docs/api.md 7.4), for listings that left its payload out. */
 export function messagePath(partitionId: string, transactionId: string): string {
   return `/api/v1/messages/${partitionId}/${encodeURIComponent(transactionId)}`;
 }
 
-/** `preview`: absent or 0 = no preview; else an integer from 1 to MAX_PREVIEW_CHARS, otherwise a 400. */
-function previewOf(query: Query): number {
-  const raw = query.string('preview');
-  if (raw === null) return 0;
-  const n = query.integer('preview');
-  if (n === null || n < 0 || n > MAX_PREVIEW_CHARS) throw invalid(`Invalid preview: must be an integer from 0 to ${MAX_PREVIEW_CHARS}`);
-  return n;
-}
+/** `preview`: absent or 0 = no preview; else an integer from 1 to 1000 (openapi.json), otherwise a 400 (query-rules.ts). */
+const previewOf = (query: Query): number => query.number('preview')!;
 
 /**
  * The preview fields (only when asked for): the payload's JSON text cut to `chars` characters (a sealed
@@ -94,7 +86,7 @@ export function messageRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ query, signal }) {
         const filter = listFilter(query);
-        const { limit, offset } = pageOf(query, 200, 1000);
+        const { limit, offset } = pageOf(query);
         const status = query.string('status');
         const after = cursorParam(query);
         const chars = previewOf(query);

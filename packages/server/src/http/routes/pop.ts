@@ -8,15 +8,9 @@ import type { ClaimedMessage, PopRequest, PopResult } from '../../core/pop.js';
 import { traceContextJson } from '../../core/trace-context.js';
 import type { RouteContext } from '../context.js';
 import { partitionAttribute, traced } from '../tracing.js';
-import { OutOfRange, type Query } from '../query.js';
+import type { Query } from '../query.js';
 import { checkedName } from '../text.js';
 import type { Reply, RequestContext, Route } from '../route.js';
-
-const MAX_TIMEOUT_MS = 600_000;
-/** Largest `partitions` (a PostgreSQL integer); 0 or less removes the bound (docs/api.md 5.2). */
-const MAX_PARTITIONS = 2_147_483_647;
-/** Largest `leaseSeconds`: ten years, the lease extension's ceiling too; 0 or less means the queue's leaseTime. */
-const MAX_LEASE_SECONDS = 315_360_000;
 
 /** Builds the 200 body as text: payloads are JSON already and are spliced in verbatim. */
 export function popBody(queue: string, group: string, leaseId: string, messages: ClaimedMessage[]): string {
@@ -57,29 +51,22 @@ function optionalName(query: Query, key: string): string | null {
 }
 
 /** Reads the shared parameters of the three routes (docs/api.md 5.2). */
-function parseCommon(core: RouteContext, query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
-  const settings = core.popDefaults;
+function parseCommon(query: Query): Omit<PopRequest, 'scope' | 'queue' | 'partition' | 'arrivedAt'> {
+  // batch, timeout, partitions, leaseSeconds, wait and autoAck were read at the edge by the document's rules
+  // (query-rules.ts, docs/configuration.md "Request parameters"): a value that cannot mean anything is a 400
+  // naming the parameter and its range; partitions <= 0 is no cap, leaseSeconds <= 0 the queue's lease, a
+  // negative timeout 0 (one attempt); values above a ceiling are capped; each has its default.
   const group = optionalName(query, 'consumerGroup');
-  // A value that cannot mean anything is a 400 naming the parameter and its range (docs/configuration.md,
-  // "Request parameters"); values the seed or the wire contract give a meaning keep it: partitions <= 0 is no
-  // cap, leaseSeconds <= 0 is the queue's lease, a negative timeout is 0 (one attempt), values above a ceiling
-  // are capped.
-  const batch = Math.min(query.integerFrom('batch', 1, `an integer from 1 to ${settings.maxBatchSize}`) ?? settings.defaultBatchSize, settings.maxBatchSize);
-  const timeout = query.integerFrom('timeout', Number.MIN_SAFE_INTEGER, `an integer of milliseconds up to ${MAX_TIMEOUT_MS} (0 or less: one attempt)`) ?? settings.defaultTimeoutMs;
-  const partitions = query.integerFrom('partitions', Number.MIN_SAFE_INTEGER, 'an integer (0 or less: no limit)');
-  const leaseSeconds = query.integerFrom('leaseSeconds', Number.MIN_SAFE_INTEGER, `an integer of seconds up to ${MAX_LEASE_SECONDS} (0 or less: the queue's leaseTime)`);
-  if (partitions !== null && partitions > MAX_PARTITIONS) throw new OutOfRange('partitions', MAX_PARTITIONS);
-  if (leaseSeconds !== null && leaseSeconds > MAX_LEASE_SECONDS) throw new OutOfRange('leaseSeconds', MAX_LEASE_SECONDS);
   return {
     namespace: optionalName(query, 'namespace'),
     task: optionalName(query, 'task'),
     consumerGroup: group,
-    batch,
-    maxPartitions: Math.max(partitions ?? 1, 0),
-    wait: query.flag('wait') ?? false,
-    timeoutMs: Math.max(0, Math.min(timeout, MAX_TIMEOUT_MS)),
-    leaseSeconds: Math.max(leaseSeconds ?? 0, 0),
-    autoAck: query.flag('autoAck') ?? false,
+    batch: query.number('batch')!,
+    maxPartitions: query.number('partitions')!,
+    wait: query.bool('wait')!,
+    timeoutMs: query.number('timeout')!,
+    leaseSeconds: query.number('leaseSeconds')!,
+    autoAck: query.bool('autoAck')!,
     subscriptionMode: query.string('subscriptionMode'),
     subscriptionFrom: query.string('subscriptionFrom'),
   };
@@ -117,7 +104,7 @@ export function popRoutes(core: RouteContext): Route[] {
       handle(ctx) {
         const queue = popName(ctx.params.queue ?? '', 'queue name');
         const partition = popName(ctx.params.partition ?? '', 'partition name');
-        return serve(core, { ...parseCommon(core, ctx.query), scope: 'partition', queue, partition, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
+        return serve(core, { ...parseCommon(ctx.query), scope: 'partition', queue, partition, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
     {
@@ -127,7 +114,7 @@ export function popRoutes(core: RouteContext): Route[] {
       popShape: true,
       handle(ctx) {
         const queue = popName(ctx.params.queue ?? '', 'queue name');
-        return serve(core, { ...parseCommon(core, ctx.query), scope: 'queue', queue, partition: null, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
+        return serve(core, { ...parseCommon(ctx.query), scope: 'queue', queue, partition: null, namespace: null, task: null, arrivedAt: ctx.arrivedAt }, ctx);
       },
     },
     {
@@ -136,7 +123,7 @@ export function popRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       popShape: true,
       handle(ctx) {
-        const common = parseCommon(core, ctx.query);
+        const common = parseCommon(ctx.query);
         if (common.namespace === null && common.task === null) throw invalid('namespace or task is required');
         return serve(core, { ...common, scope: 'discovery', queue: null, partition: null, arrivedAt: ctx.arrivedAt }, ctx);
       },

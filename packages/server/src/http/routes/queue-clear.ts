@@ -4,13 +4,16 @@ import { adminNotFound } from '../errors.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../route.js';
 
+/** The route that empties a queue, or one partition of it (`?partition=`). */
+export const QUEUE_CLEAR_PATH = '/api/v1/queues/:queue/clear';
+
 /** The queue clear route. */
 export function queueClearRoutes(core: RouteContext): Route[] {
   const admin = core.messageAdmin;
   return [
     {
       method: 'DELETE',
-      path: '/api/v1/queues/:queue/clear',
+      path: QUEUE_CLEAR_PATH,
       access: 'ADMIN',
       async handle({ params, query }) {
         const queue = params.queue ?? '';

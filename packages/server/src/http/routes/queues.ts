@@ -20,6 +20,9 @@ function scopeName(value: unknown, field: 'namespace' | 'task'): string | null {
   return value === '' ? value : checkedName(value, field);
 }
 
+/** The route of one queue's resource (read, delete). */
+export const QUEUE_PATH = '/api/v1/resources/queues/:queue';
+
 /** The queue administration routes of wave 1. */
 export function queueRoutes(core: RouteContext): Route[] {
   return [
@@ -29,7 +32,7 @@ export function queueRoutes(core: RouteContext): Route[] {
       access: 'READ_WRITE',
       body: 'required',
       async handle(ctx) {
-        const body = ctx.body as Checked<Body<'configure'>, 'queue'>; // `queue` checked at the edge (validation.ts)
+        const body = ctx.body as Checked<Body<'configure'>, 'queue' | 'options'>; // checked at the edge (validation.ts)
         checkedName(body.queue, 'queue name');
         const options = parseConfigureOptions(body.options);
         const derived = deriveScope(body.queue);
@@ -58,7 +61,7 @@ export function queueRoutes(core: RouteContext): Route[] {
     },
     {
       method: 'GET',
-      path: '/api/v1/resources/queues/:queue',
+      path: QUEUE_PATH,
       access: 'READ_ONLY',
       async handle({ params }) {
         const found = await core.catalog.queueDescribe({ name: params.queue ?? '' });
@@ -85,7 +88,7 @@ export function queueRoutes(core: RouteContext): Route[] {
     },
     {
       method: 'DELETE',
-      path: '/api/v1/resources/queues/:queue',
+      path: QUEUE_PATH,
       access: 'ADMIN',
       async handle({ params }) {
         const name = params.queue ?? '';

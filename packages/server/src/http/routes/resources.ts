@@ -6,7 +6,7 @@ import type { Reply, Reply as ApiReply } from '@queen/client/api';
 import { countsByQueue, overview, queueCounts, scopeSummaries } from '../../core/resources.js';
 import { partitionCounts, sumCounts } from '../../core/queue-stats.js';
 import type { RouteContext } from '../context.js';
-import { MAX_QUEUE_LIST_SIZE, pageOf } from '../pagination.js';
+import { pageOf } from '../pagination.js';
 import type { Route } from '../route.js';
 import type { PartitionFacts, PartitionListing, QueueListing } from '../../core/catalog.js';
 
@@ -45,7 +45,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/resources/queues',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, null, MAX_QUEUE_LIST_SIZE);
+        const page = pageOf(query);
         const queues = await catalog.queueList({ namespace: query.string('namespace'), task: query.string('task'), ...page });
         const counts = countsByQueue(await factsOf(queues));
         return {
@@ -76,7 +76,7 @@ export function resourceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/resources/partitions',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, 100);
+        const page = pageOf(query);
         const { total, partitions } = await catalog.partitionList({
           queue: query.string('queue'),
           namespace: query.string('namespace'),

@@ -21,8 +21,8 @@ const NEITHER = "Must specify either 'toEnd': true or 'timestamp'";
 export function seekTarget(body: Record<string, unknown>, emptyMeansEnd: boolean): SeekTarget {
   const { toEnd, timestamp } = body;
   if (toEnd === true) return { kind: 'end' };
-  if (timestamp !== undefined && timestamp !== null) {
-    const at = typeof timestamp === 'string' ? parseTimestamp(timestamp) : null;
+  if (typeof timestamp === 'string') { // any other type but null is refused at the edge (SeekRequest's marks)
+    const at = parseTimestamp(timestamp);
     if (at === null) throw invalid('Invalid timestamp');
     return { kind: 'timestamp', at };
   }

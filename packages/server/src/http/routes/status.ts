@@ -64,7 +64,7 @@ export function statusRoutes(core: RouteContext): Route[] {
       path: '/api/v1/status/queues',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, 100);
+        const page = pageOf(query);
         const queues = await catalog.queueList({ namespace: query.string('namespace'), task: query.string('task'), ...page });
         const counts = countsByQueue(await catalog.partitionFactsList({ queueIds: queues.map((q) => q.id), partitionIds: [] }));
         return {
@@ -99,7 +99,7 @@ export function statusRoutes(core: RouteContext): Route[] {
       path: '/api/v1/status/queues/:queue/messages',
       access: 'READ_ONLY',
       async handle({ params, query }) {
-        const { limit, offset } = pageOf(query, 50);
+        const { limit, offset } = pageOf(query);
         // Every retained message of the queue: no time window (the message listing of 7.4 defaults to an hour).
         const filter = { queue: params.queue ?? '', partition: null, namespace: null, task: null, from: '-infinity', to: 'infinity' };
         const { messages } = await catalog.snapshot((reads) => listMessages(

@@ -2,8 +2,7 @@
  * Traces (docs/api.md 7.6): consumers record events against a message; operators read them per message, by
  * trace name, and list the names in use. Fields are snake_case on the wire (upstream's shape, built by core/traces.ts).
  */
-import type { Reply as ApiReply } from '@queen/client/api';
-import { invalid } from '../../errors.js';
+import type { Reply as ApiReply, Body } from '@queen/client/api';
 import { adminNotFound } from '../errors.js';
 import { effectiveGroup, isValidName } from '../../core/names.js';
 import { messageKey } from '../../core/messages.js';
@@ -11,7 +10,7 @@ import { namedTraceEventWire, traceEventWire, traceNameWire } from '../../core/t
 import { uuidv7 } from '../../ids.js';
 import type { RouteContext } from '../context.js';
 import { pageOf } from '../pagination.js';
-import type { Route } from '../route.js';
+import type { Checked, Route } from '../route.js';
 import { checkedName } from '../text.js';
 import { messagePath } from './messages.js';
 
@@ -33,9 +32,8 @@ export interface TraceInput {
  * `Invalid traceNames` (anything but valid names), or the same with `: "." and ".." are not allowed`.
  */
 export function parseTraceInput(body: Record<string, unknown>): TraceInput {
-  const { transactionId, partitionId, data, consumerGroup, eventType, traceNames } = body;
-  if (typeof transactionId !== 'string' || typeof partitionId !== 'string') throw invalid('transactionId and partitionId are required');
-  if (data === undefined || data === null) throw invalid('data is required');
+  // transactionId, partitionId (strings) and data (present, not null) are checked at the edge (TraceRequest's marks).
+  const { transactionId, partitionId, data, consumerGroup, eventType, traceNames } = body as Checked<Body<'recordTrace'>, 'transactionId' | 'partitionId' | 'data'>;
   const group = effectiveGroup(typeof consumerGroup === 'string' ? consumerGroup : null);
   checkedName(group, 'consumerGroup');
   const type = typeof eventType === 'string' && eventType !== '' ? eventType : 'info';
@@ -67,7 +65,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       path: '/api/v1/traces/names',
       access: 'READ_ONLY',
       async handle({ query }) {
-        const page = pageOf(query, 50);
+        const page = pageOf(query);
         const { total, names } = await catalog.traceNameList(page);
         return { status: 200, body: { trace_names: names.map(traceNameWire), total, pagination: page } satisfies ApiReply<'listTraceNames'> };
       },
@@ -78,7 +76,7 @@ export function traceRoutes(core: RouteContext): Route[] {
       access: 'READ_ONLY',
       async handle({ params, query }) {
         const name = params.traceName ?? '';
-        const page = pageOf(query, 100);
+        const page = pageOf(query);
         const { total, traces } = isValidName(name) ? await catalog.traceListByName({ name, ...page, maxBytes: core.bounds.listingMaxBytes, readPayload: (stored) => core.payloads.value(stored) }) : { total: 0, traces: [] };
         return { status: 200, body: { traces: traces.map((event) => namedTraceEventWire(event, messagePath)), total, pagination: page } satisfies ApiReply<'listTracesByName'> };
       },
