@@ -76,7 +76,7 @@ if (citusWorkers > 0) {
   // each file's databases created on every node and registered (test/support/harness.ts), brokers with QUEEN_CITUS=on.
   citusDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-citus-'));
   const base = await freePortRun(citusWorkers + 1);
-  execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['start', citusDir, String(base), String(citusWorkers)], { stdio: 'ignore', timeout: 180_000 });
+  execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['start', citusDir, String(base), String(citusWorkers)], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
   const workers = Array.from({ length: citusWorkers }, (_, i) => base + 1 + i);
   Object.assign(env, { PG_HOST: '127.0.0.1', PG_PORT: String(base), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres', QUEEN_TEST_CITUS_WORKERS: workers.join(',') });
   console.log(`Citus coordinator on port ${base}, workers on ${workers.join(', ')} (${citusDir})`);
