@@ -29,11 +29,12 @@ DROP TABLE rekey;
 -- 2. Keys Citus requires: every unique key of a distributed table includes the distribution column. The
 --    computed primary key of partitions implies UNIQUE (queue_id, name), which goes. Foreign keys between
 --    distributed and reference tables go too: the functions delete dependent rows themselves (queue_delete).
+--    One stays: queen_streams.state's cascade from queen_streams.queries, the only way a deleted stream query's
+--    state goes (docs/streams.md "Clean-up"); Citus keeps it once queries is a reference table (step 3).
 ALTER TABLE queen.partitions DROP CONSTRAINT partitions_queue_id_name_key;
 ALTER TABLE queen.partitions DROP CONSTRAINT partitions_queue_id_fkey;
 ALTER TABLE queen.subscriptions DROP CONSTRAINT subscriptions_queue_id_fkey;
 ALTER TABLE queen.backlog_groups DROP CONSTRAINT backlog_groups_queue_id_fkey;
-ALTER TABLE queen_streams.state DROP CONSTRAINT state_query_id_fkey;
 ALTER TABLE queen.dead_letters DROP CONSTRAINT dead_letters_pkey, ADD PRIMARY KEY (partition_id, id);
 ALTER TABLE queen.traces DROP CONSTRAINT traces_pkey, ADD PRIMARY KEY (partition_id, id);
 

@@ -48,6 +48,7 @@ DECLARE
   v_has_ack boolean := p_ack_txn IS NOT NULL;
   v_n integer := coalesce(cardinality(p_op_type), 0);
   v_i integer;
+  v_now timestamptz;
 BEGIN
   PERFORM pg_advisory_xact_lock(queen.streams_shard_lock_key(p_query_id, p_partition_id));
 
@@ -118,9 +119,11 @@ BEGIN
     v_released := v_ack.lease_released;
     v_dlq := v_ack.dlq;
     IF p_release_lease AND NOT v_released THEN
+      -- The clock is read into a variable: Citus refuses a volatile function in a distributed UPDATE.
+      v_now := clock_timestamp();
       UPDATE queen.cursors c
       SET lease_id = NULL, lease_span_end = NULL, lease_expires_at = NULL
-      WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group AND c.lease_expires_at > clock_timestamp();
+      WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group AND c.lease_expires_at > v_now;
       v_released := FOUND;
     END IF;
   END IF;
