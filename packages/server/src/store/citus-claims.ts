@@ -20,6 +20,7 @@ const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, 
 /** A named group's subscription, recorded on the coordinator (subscriptions is a reference table), its queue created first. */
 const SUBSCRIBE = `SELECT queen.subscription_record((queen.queue_ensure($1)).id, $2, $3, $4, $5::timestamptz)
   WHERE $2 <> '__QUEUE_MODE__'`;
+/** What a claim of one partition would take now (pop_messages' probe for it), delegated to its worker. */
 const DELIVERABLE = 'SELECT queen.partition_deliverable($1::uuid, $2, $3, $4)::int AS n';
 /** How many candidates one walk reads per partition it may claim: busy ones are skipped. */
 const CANDIDATES_PER_CLAIM = 4;
@@ -48,6 +49,7 @@ async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch
   return result.rows;
 }
 
+/** A partition the walk may claim, with its queue's minPopWaitTime (ms). */
 interface Candidate {
   id: string;
   queue: string;

@@ -61,17 +61,23 @@ export async function recordsOf(db: TestDatabase, group: string): Promise<Array<
  * stored value in milliseconds with a Z.
  */
 export async function setSegmentTime(db: TestDatabase, queue: string, partition: string, at: string | number, ids?: string[]): Promise<string> {
+  // The time first, then the update: Citus refuses a non-IMMUTABLE function (now(), format_millis) inside COALESCE,
+  // CASE or RETURNING of a distributed UPDATE.
+  const time = await db.query(
+    `SELECT t.at::text AS at, queen.format_millis(t.at) AS millis
+     FROM (SELECT coalesce($1::timestamptz, now() - make_interval(secs => $2::integer)) AS at) t`,
+    [typeof at === 'string' ? at : null, typeof at === 'number' ? at : null]);
   const rows = await db.query(
     `UPDATE queen.segments s
-     SET created_at = coalesce($3::timestamptz, now() - make_interval(secs => $4::integer))
+     SET created_at = $3::timestamptz
      FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
      WHERE s.partition_id = p.id AND q.name = $1 AND p.name = $2
-       AND ($5::text[] IS NULL OR s.transaction_ids && $5::text[])
-     RETURNING queen.format_millis(s.created_at) AS at`,
-    [queue, partition, typeof at === 'string' ? at : null, typeof at === 'number' ? at : null, ids ?? null],
+       AND ($4::text[] IS NULL OR s.transaction_ids && $4::text[])
+     RETURNING s.partition_id`,
+    [queue, partition, time.rows[0]!.at, ids ?? null],
   );
   assert.ok(rows.rows.length > 0, `no segment of ${queue}/${partition} matched`);
-  return rows.rows[0]!.at;
+  return time.rows[0]!.millis;
 }
 
 /** The id of a stored message. */
