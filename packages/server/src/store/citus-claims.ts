@@ -6,8 +6,11 @@
  * co-located; then delegated claims on the candidates in order, sharing the pop's lease id, until the batch
  * or maxPartitions is filled. Each claim is its own transaction (as each partition's lease already is).
  *
- * Not on Citus (yet): the wildcard pops' backlog index (the walk reads partitions, one index probe per shard),
- * and minPopWaitTime's hold probe (holdUnder is ignored: a pop returns what it finds).
+ * A wildcard pop asked to hold (holdUnder > 0) on a queue with minPopWaitTime first counts what its candidates
+ * would deliver, one delegated `queen.partition_deliverable` each, until the count reaches holdUnder (then it
+ * claims) or the candidates run out: 0 < count < holdUnder answers 'hold', as pop_messages' probe does.
+ *
+ * Not on Citus (yet): the wildcard pops' backlog index (the walk reads partitions, one index probe per shard).
  */
 import { CLAIM_COLUMNS, claimOutcome, type ClaimedMessage, type ClaimOutcome, type ClaimParams, type ClaimRow } from './cursors.js';
 import type { Db } from './database.js';
@@ -17,6 +20,8 @@ const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, 
 /** A named group's subscription, recorded on the coordinator (subscriptions is a reference table), its queue created first. */
 const SUBSCRIBE = `SELECT queen.subscription_record((queen.queue_ensure($1)).id, $2, $3, $4, $5::timestamptz)
   WHERE $2 <> '__QUEUE_MODE__'`;
+/** What a claim of one partition would take now (pop_messages' probe for it), delegated to its worker. */
+const DELIVERABLE = 'SELECT queen.partition_deliverable($1::uuid, $2, $3, $4)::int AS n';
 /** How many candidates one walk reads per partition it may claim: busy ones are skipped. */
 const CANDIDATES_PER_CLAIM = 4;
 
@@ -24,7 +29,7 @@ const CANDIDATES_PER_CLAIM = 4;
  * The candidates of a wildcard ($1 the queue) or discovery ($1 null; $2, $3 namespace and task filters) pop, in
  * walk order: by queue priority, then partition id after $5, wrapping around. A multi-shard read.
  */
-const CANDIDATES = `SELECT p.id::text AS id, q.name AS queue
+const CANDIDATES = `SELECT p.id::text AS id, q.name AS queue, q.min_pop_wait_time AS "minPopWaitTime"
   FROM queen.partitions p
   JOIN queen.queues q ON q.id = p.queue_id
   LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = $4
@@ -42,6 +47,37 @@ async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch
     values: [id, queue, p.group, batch, p.leaseId, p.leaseSeconds, p.autoAck],
   });
   return result.rows;
+}
+
+/** A partition the walk may claim, with its queue's minPopWaitTime (ms). */
+interface Candidate {
+  id: string;
+  queue: string;
+  minPopWaitTime: number;
+}
+
+/**
+ * minPopWaitTime's probe over the walk's candidates (module note): the hold in ms when the queue asks for one and
+ * 0 < deliverable < holdUnder, else null (claim now). Counts at most maxPartitions partitions that have some.
+ */
+async function holdProbe(db: Db, p: ClaimParams, candidates: Candidate[]): Promise<number | null> {
+  const holdMs = candidates[0]?.minPopWaitTime ?? 0;
+  if (p.scope !== 'queue' || p.holdUnder <= 0 || holdMs <= 0) return null;
+  let deliverable = 0;
+  let partitions = 0;
+  for (const candidate of candidates) {
+    const result = await db.query<{ n: number }>({
+      name: 'queen.partition_deliverable',
+      text: DELIVERABLE,
+      values: [candidate.id, candidate.queue, p.group, p.batch],
+    });
+    const n = result.rows[0]?.n ?? 0;
+    if (n === 0) continue;
+    deliverable += n;
+    partitions += 1;
+    if (deliverable >= p.holdUnder || (p.maxPartitions > 0 && partitions >= p.maxPartitions)) break;
+  }
+  return deliverable > 0 && deliverable < p.holdUnder ? holdMs : null;
 }
 
 async function subscribe(db: Db, p: ClaimParams, queue: string, partition: string): Promise<void> {
@@ -65,9 +101,11 @@ export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<Cl
     await subscribe(db, p, p.queue!, '');
   }
   const claims = p.maxPartitions > 0 ? p.maxPartitions : p.batch;
-  const candidates = await db.query<{ id: string; queue: string }>(CANDIDATES, [
+  const candidates = await db.query<Candidate>(CANDIDATES, [
     p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
     p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM]);
+  const holdMs = await holdProbe(db, p, candidates.rows);
+  if (holdMs !== null) return { kind: 'hold', holdMs };
   const messages: ClaimedMessage[] = [];
   const subscribed = new Set<string>();
   let claimed = 0;

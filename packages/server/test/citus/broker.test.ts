@@ -49,7 +49,8 @@ describe('a broker on a Citus coordinator', () => {
     const delegated = await cluster.pool.query<{ name: string; arg: number }>(
       `SELECT p.proname AS name, o.distribution_argument_index AS arg FROM pg_dist_object o JOIN pg_proc p ON p.oid = o.objid
        WHERE o.classid = 'pg_proc'::regclass AND o.distribution_argument_index IS NOT NULL ORDER BY 1`);
-    assert.deepEqual(delegated.rows, [{ name: 'partition_ack', arg: 0 }, { name: 'partition_claim', arg: 0 }, { name: 'partition_push', arg: 0 }]);
+    assert.deepEqual(delegated.rows, [{ name: 'partition_ack', arg: 0 }, { name: 'partition_claim', arg: 0 },
+      { name: 'partition_deliverable', arg: 0 }, { name: 'partition_push', arg: 0 }]);
   });
 
   test("one request's items over 20 partitions are queued, stored on both workers, duplicates answered", async () => {

@@ -7,7 +7,8 @@
 --   multi-shard read of candidate partitions (tail above the group's cursor, not leased, not in retry delay), by
 --   queue priority then partition id after p_rotate_after, at most four per partition the pop may claim; then
 --   partition_claim on each in order, sharing p_lease_id, until p_batch or p_max_partitions is filled.
---   Not on Citus: the backlog index and the minPopWaitTime probe (p_hold_under is ignored, as by the broker).
+--   Not on Citus: the backlog index and the minPopWaitTime probe (p_hold_under is ignored: its only caller,
+--   api_claim, passes 0; the broker's walk probes with partition_deliverable).
 --   Locks: partition_claim's (the cursor row FOR UPDATE SKIP LOCKED: a busy partition is skipped).
 CREATE OR REPLACE FUNCTION queen.pop_messages(
   p_scope text,
