@@ -176,10 +176,14 @@ export class FailoverBuffer {
 
   /**
    * True when a new push must go to the buffer: push maintenance, database down, items still pending, or
-   * one of `items` goes to a partition that a file in the failed set holds records of.
+   * one of `items` goes to a partition that a file in the failed set holds records of. Per partition
+   * (`perPartition`, Citus): only when one of `items`' partitions has records buffered and not replayed yet,
+   * so the partitions of a worker that is down are buffered while the others' pushes commit.
    */
   active(items: ReadonlyArray<{ queue: string; partition: string }> = []): boolean {
-    if (this.databaseDown || this.deps.pushMaintenance() || this.log.pendingCount > 0) return true;
+    if (this.databaseDown || this.deps.pushMaintenance()) return true;
+    if (this.deps.perPartition()) return this.log.holdsAny(items.map(partitionKey));
+    if (this.log.pendingCount > 0) return true;
     const failed = this.log.files.filter((f) => f.failed);
     if (failed.length === 0) return false;
     const keys = items.map(partitionKey);

@@ -5,7 +5,7 @@
  * a bad item fails alone. Items that pass are appended in one transaction together with whatever other
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
  */
-import { bufferFull } from '../errors.js';
+import { bufferFull, databaseUnreachable } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { OperationSpan } from '../tracing.js';
 import type { Store } from '../store/index.js';
@@ -162,10 +162,31 @@ export class PushService {
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
       throw error;
     }
+    if (results.some((r) => r.status === 'unreachable')) return this.settleUnreachable(items, outcomes, accepted, acceptedIndex, results);
+    this.answer(items, outcomes, accepted, acceptedIndex, results);
+    return outcomes;
+  }
+
+  /** Writes the append's results into `outcomes` and wakes the queues that received messages. */
+  private answer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], results: AppendResult[]): void {
     const appended = appendOutcomes(accepted, results, acceptedIndex.map((index) => items[index]!.transactionId));
     appended.outcomes.forEach((outcome, i) => (outcomes[acceptedIndex[i]!] = outcome));
     for (const signal of appended.woken.values()) this.signal(signal);
-    return outcomes;
+  }
+
+  /**
+   * Some partitions' node could not be reached (Citus, a worker down): their items are buffered as in an
+   * outage (the buffer then holds those partitions until its replay), the others answered from their commit.
+   */
+  private async settleUnreachable(
+    items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], results: AppendResult[],
+  ): Promise<PushOutcome[]> {
+    const held = results.map((r) => r.status === 'unreachable');
+    const pick = <T>(list: T[], want: boolean): T[] => list.filter((_, i) => held[i] === want);
+    if (this.diversion === null) throw databaseUnreachable();
+    const buffered = this.buffer(items, outcomes, pick(accepted, true), pick(acceptedIndex, true));
+    this.answer(items, outcomes, pick(accepted, false), pick(acceptedIndex, false), pick(results, false));
+    return buffered;
   }
 
   /** Answers the accepted items from the buffer: `buffered` once fsync'd, `failed` when it cannot be written. */

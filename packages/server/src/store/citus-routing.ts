@@ -8,11 +8,13 @@
  * A coalesced push batch is split by partition, the id computed here from the names. The calls of one batch
  * run concurrently on pooled connections (inside a transaction they queue on its connection and Citus commits
  * them together, with two-phase commit when they span workers). A batch is therefore atomic
- * per partition, not as a whole: when one partition's call fails the batch fails, the others stay committed,
- * and a retry or the failover buffer's replay finds them as duplicates by transactionId.
+ * per partition, not as a whole. Outside a transaction (`settle`) a partition whose worker cannot be reached
+ * answers its items `unreachable` and the others keep their results, so the push buffers only those
+ * (docs/scale-out.md section 7); any other failure of one partition's call fails the batch, the others stay
+ * committed, and a retry or the failover buffer's replay finds them as duplicates by transactionId.
  */
 import type { AckItem, AckResult, LeaseExtendResult } from './cursors.js';
-import type { Db } from './database.js';
+import { classifyDatabaseError, type Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 import type { AppendItem, AppendResult } from './segments.js';
 import type { LockTargets } from './transaction.js';
@@ -91,8 +93,8 @@ async function pushPartition(db: Db, id: string, items: AppendItem[], room: numb
  * queue's room is read once per batch (one coordinator round trip, only for batches that name a capped queue)
  * and handed to its partitions one after the other; concurrent batches of other brokers may take the same room.
  */
-export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
-  const { items } = params;
+export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[]; settle: boolean }): Promise<AppendResult[]> {
+  const { items, settle } = params;
   const results = new Array<AppendResult>(items.length);
   const queues = [...new Set(items.map((i) => i.queue))];
   const rooms = await roomLeft(db, queues);
@@ -101,7 +103,15 @@ export async function segmentAppendByPartition(db: Db, params: { items: AppendIt
     const { queue, partition } = mine[0]!;
     const id = partitionUuid(queue, partition);
     const room = rooms.get(queue) ?? null;
-    for (const row of await pushPartition(db, id, mine, room)) {
+    let rows: Row[];
+    try {
+      rows = await pushPartition(db, id, mine, room);
+    } catch (error) {
+      if (!settle || classifyDatabaseError(error) !== 'down') throw error;
+      for (const n of numbers) results[n] = { status: 'unreachable', messageId: null, partitionId: id, error: null, namespace: '', task: '' };
+      return;
+    }
+    for (const row of rows) {
       if (row.status === 'no-queue') throw new Error('partition_push found no queue after queue_ensure');
       if (room !== null && row.status === 'queued') rooms.set(queue, rooms.get(queue)! - 1);
       results[numbers[row.item - 1]!] = { status: row.status, messageId: row.messageId, partitionId: id, error: row.error,
