@@ -190,6 +190,15 @@ export class FailoverBuffer {
     return failed.some((f) => keys.some((key) => f.partitions.has(key)));
   }
 
+  /**
+   * Which of `items` must be buffered when `active(items)` is true: null (all of them) unless the buffer routes
+   * per partition and only partitions it holds are the reason, then true for the items of those partitions.
+   */
+  heldItems(items: ReadonlyArray<{ queue: string; partition: string }>): boolean[] | null {
+    if (this.databaseDown || this.deps.pushMaintenance() || !this.deps.perPartition()) return null;
+    return items.map((item) => this.log.holdsAny([partitionKey(item)]));
+  }
+
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */
   async write(items: AppendItem[]): Promise<void> {
     try {

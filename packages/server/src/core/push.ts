@@ -47,10 +47,20 @@ export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 export interface PushDiversion {
   /** True when these items must be buffered (push maintenance, database down, buffered items not replayed yet, or a partition held by the failed set). */
   active(items: AppendItem[]): boolean;
+  /**
+   * After `active` said yes, in the same turn: null when all of them are to be buffered, else which ones (the
+   * buffer routes per partition on Citus: only the items of partitions it holds records of).
+   */
+  heldItems(items: AppendItem[]): boolean[] | null;
   /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written (BufferFullError: no room). */
   write(items: AppendItem[]): Promise<void>;
   /** The database work of a push failed: true when it is an outage (now marked) and the items are to be buffered. */
   divert(error: unknown): boolean;
+}
+
+/** The elements of `list` whose `mask` entry equals `want`. */
+function pick<T>(list: readonly T[], mask: readonly boolean[], want: boolean): T[] {
+  return list.filter((_, i) => mask[i] === want);
 }
 
 /** Checks one item on its own; returns the failure text or null. */
@@ -153,7 +163,31 @@ export class PushService {
       acceptedIndex.push(index);
     });
 
-    if (accepted.length > 0 && this.diversion?.active(accepted) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
+    if (accepted.length === 0) return outcomes;
+    const held = this.diversion?.active(accepted) === true ? this.diversion.heldItems(accepted) : undefined;
+    if (held === null) {
+      await this.buffer(items, outcomes, accepted, acceptedIndex);
+      return outcomes;
+    }
+    if (held === undefined) {
+      await this.append(items, outcomes, accepted, acceptedIndex, span);
+      return outcomes;
+    }
+    // Per partition (Citus): the items of partitions the buffer holds join it (order per partition), the others are written.
+    await Promise.all([
+      this.buffer(items, outcomes, pick(accepted, held, true), pick(acceptedIndex, held, true)),
+      this.append(items, outcomes, pick(accepted, held, false), pick(acceptedIndex, held, false), span),
+    ]);
+    return outcomes;
+  }
+
+  /**
+   * Writes the items to the database and answers them. An outage buffers them all; items the store answers
+   * `unreachable` (Citus: their worker is down) are buffered as in an outage, and the buffer then holds their
+   * partitions until its replay; the others are answered from their commit.
+   */
+  private async append(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], span: OperationSpan | null): Promise<void> {
+    if (accepted.length === 0) return;
     let results: AppendResult[];
     try {
       results = await (span === null ? this.coalescer.submit(accepted) : span.database('queen.push_messages', () => this.coalescer.submit(accepted)));
@@ -162,35 +196,22 @@ export class PushService {
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
       throw error;
     }
-    if (results.some((r) => r.status === 'unreachable')) return this.settleUnreachable(items, outcomes, accepted, acceptedIndex, results);
-    this.answer(items, outcomes, accepted, acceptedIndex, results);
-    return outcomes;
-  }
-
-  /** Writes the append's results into `outcomes` and wakes the queues that received messages. */
-  private answer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], results: AppendResult[]): void {
+    let buffered: Promise<void> | null = null;
+    if (results.some((r) => r.status === 'unreachable')) {
+      if (this.diversion === null) throw databaseUnreachable();
+      const unreachable = results.map((r) => r.status === 'unreachable');
+      buffered = this.buffer(items, outcomes, pick(accepted, unreachable, true), pick(acceptedIndex, unreachable, true));
+      [accepted, acceptedIndex, results] = [pick(accepted, unreachable, false), pick(acceptedIndex, unreachable, false), pick(results, unreachable, false)];
+    }
     const appended = appendOutcomes(accepted, results, acceptedIndex.map((index) => items[index]!.transactionId));
     appended.outcomes.forEach((outcome, i) => (outcomes[acceptedIndex[i]!] = outcome));
     for (const signal of appended.woken.values()) this.signal(signal);
-  }
-
-  /**
-   * Some partitions' node could not be reached (Citus, a worker down): their items are buffered as in an
-   * outage (the buffer then holds those partitions until its replay), the others answered from their commit.
-   */
-  private async settleUnreachable(
-    items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], results: AppendResult[],
-  ): Promise<PushOutcome[]> {
-    const held = results.map((r) => r.status === 'unreachable');
-    const pick = <T>(list: T[], want: boolean): T[] => list.filter((_, i) => held[i] === want);
-    if (this.diversion === null) throw databaseUnreachable();
-    const buffered = this.buffer(items, outcomes, pick(accepted, true), pick(acceptedIndex, true));
-    this.answer(items, outcomes, pick(accepted, false), pick(acceptedIndex, false), pick(results, false));
-    return buffered;
+    await buffered;
   }
 
   /** Answers the accepted items from the buffer: `buffered` once fsync'd, `failed` when it cannot be written. */
-  private async buffer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[]): Promise<PushOutcome[]> {
+  private async buffer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[]): Promise<void> {
+    if (accepted.length === 0) return;
     let written = true;
     try {
       await this.diversion!.write(accepted);
@@ -204,6 +225,5 @@ export class PushService {
         ? { status: 'buffered', transactionId: item.transactionId, queue: item.queue, partition: item.partition }
         : { status: 'failed', transactionId: items[index]!.transactionId, queue: item.queue, partition: item.partition, error: BUFFER_WRITE_FAILED };
     });
-    return outcomes;
   }
 }
