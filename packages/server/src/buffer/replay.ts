@@ -7,9 +7,10 @@
  * `flushMs` is the pause after a failure. Replayed messages wake parked pops.
  *
  * A connectivity error marks the database down (database-health.ts) and stops replay until the probe
- * succeeds (on Citus, where the buffer routes per partition, it is retried every second instead: a worker that
- * is down must not hold the other workers' partitions); a passing condition (`classifyFailure`) retries the batch; any other failure counts against the
- * file, and after three in a row the file moves to the failed set (retried every minute by the buffer).
+ * succeeds (on Citus, where the buffer routes per partition, the batch is retried every second instead: a worker
+ * that is down must not hold the other workers' partitions); a passing condition (`classifyFailure`) retries the
+ * batch; any other failure counts against the file, and after three in a row the file moves to the failed set
+ * (retried every minute by the buffer).
  * FIFO per partition holds across the failed set: a later file with records of a partition a failed file
  * holds waits. Across brokers, a file waits while another broker holds older records of one of its
  * partitions (replay-order.ts). A record the push rules refuse (`itemError`: a `.` or `..` name, written by an

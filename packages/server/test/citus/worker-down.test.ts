@@ -62,8 +62,13 @@ describe('a worker that is down holds only its partitions', () => {
     const ups = placed.rows.filter((r) => r.port === upPort).map((r) => r.name);
     assert.ok(downs.length > 0 && ups.length > 0, `partitions on both workers: ${JSON.stringify(placed.rows)}`);
 
+    const capped = await api.post('/api/v1/configure', { queue: 'capped', options: { maxSize: 1000 } });
+    assert.equal(capped.status, 200, capped.text);
     cluster.worker(downPort!, 'stop');
     try {
+      // A capped queue's room is a read of every shard: while a worker is down its pushes are buffered.
+      const cappedPush = await api.push([{ queue: 'capped', partition: ups[0]!, transactionId: 'capped-1', payload: {} }]);
+      assert.deepEqual(cappedPush.json.map((r: any) => r.status), ['buffered'], cappedPush.text);
       const mixed = await statuses(items([...PARTITIONS].sort(), 3));
       for (const p of ups) assert.deepEqual(mixed.get(p), ['queued', 'queued', 'queued'], `${p} on the live worker`);
       for (const p of downs) assert.deepEqual(mixed.get(p), ['buffered', 'buffered', 'buffered'], `${p} on the stopped worker`);
@@ -97,6 +102,8 @@ describe('a worker that is down holds only its partitions', () => {
     const after = await statuses(items(downs, 1));
     for (const p of downs) assert.deepEqual(after.get(p), ['queued'], `${p} is written directly again`);
 
+    const cappedPop = await api.get(`/api/v1/pop/queue/capped/partition/${ups[0]!}?wait=false`);
+    assert.deepEqual(cappedPop.json?.messages.map((m: any) => m.transactionId), ['capped-1'], 'the capped queue\'s push is replayed');
     for (const partition of PARTITIONS) {
       const res = await pop(partition, '&batch=1000&consumerGroup=verify');
       assert.equal(res.status, 200, `${partition}: ${res.text}`);
