@@ -17,6 +17,11 @@
  *
  * FIFO per partition holds across the failed set too: while a failed file holds records of a (queue,
  * partition), new pushes to it are buffered (`active(items)`) and later files with records of it wait.
+ *
+ * On Citus (`perPartition`) a worker that is down fails only its partitions' calls, so the buffer routes per
+ * partition: a push item is buffered only while its partition has records reserved, pending or failed here
+ * (`heldItems`), the push writes the rest, and a replay batch meeting an unreachable node is retried without
+ * marking the whole database down (docs/scale-out.md section 7).
  */
 import path from 'node:path';
 import fs from 'node:fs';

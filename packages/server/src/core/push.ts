@@ -4,6 +4,8 @@
  * The HTTP layer has already rejected malformed requests (the 400s); here each item is judged on its own, so
  * a bad item fails alone. Items that pass are appended in one transaction together with whatever other
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
+ * Items go to the failover buffer instead while it is active; on Citus only those of partitions it holds, or
+ * whose worker the append found unreachable, while the others are written (docs/scale-out.md section 7).
  */
 import { bufferFull, databaseUnreachable } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
