@@ -103,6 +103,7 @@ export function buildWritePath({ config, log, database, bus, metrics, warn }: Wr
       wake,
       classify: classifyFailure,
       pushMaintenance: () => maintenance.push,
+      perPartition: () => store.onCitus,
       replayed: (queue, count) => metrics.recorder.written(queue, count),
       log: log.child({ component: 'buffer' }),
     },

@@ -17,6 +17,11 @@
  *
  * FIFO per partition holds across the failed set too: while a failed file holds records of a (queue,
  * partition), new pushes to it are buffered (`active(items)`) and later files with records of it wait.
+ *
+ * On Citus (`perPartition`) a worker that is down fails only its partitions' calls, so the buffer routes per
+ * partition: a push item is buffered only while its partition has records reserved, pending or failed here
+ * (`heldItems`), the push writes the rest, and a replay batch meeting an unreachable node is retried without
+ * marking the whole database down (docs/scale-out.md section 7).
  */
 import path from 'node:path';
 import fs from 'node:fs';
@@ -176,14 +181,27 @@ export class FailoverBuffer {
 
   /**
    * True when a new push must go to the buffer: push maintenance, database down, items still pending, or
-   * one of `items` goes to a partition that a file in the failed set holds records of.
+   * one of `items` goes to a partition that a file in the failed set holds records of. Per partition
+   * (`perPartition`, Citus): only when one of `items`' partitions has records buffered and not replayed yet,
+   * so the partitions of a worker that is down are buffered while the others' pushes commit.
    */
   active(items: ReadonlyArray<{ queue: string; partition: string }> = []): boolean {
-    if (this.databaseDown || this.deps.pushMaintenance() || this.log.pendingCount > 0) return true;
+    if (this.databaseDown || this.deps.pushMaintenance()) return true;
+    if (this.deps.perPartition()) return this.log.holdsAny(items.map(partitionKey));
+    if (this.log.pendingCount > 0) return true;
     const failed = this.log.files.filter((f) => f.failed);
     if (failed.length === 0) return false;
     const keys = items.map(partitionKey);
     return failed.some((f) => keys.some((key) => f.partitions.has(key)));
+  }
+
+  /**
+   * Which of `items` must be buffered when `active(items)` is true: null (all of them) unless the buffer routes
+   * per partition and only partitions it holds are the reason, then true for the items of those partitions.
+   */
+  heldItems(items: ReadonlyArray<{ queue: string; partition: string }>): boolean[] | null {
+    if (this.databaseDown || this.deps.pushMaintenance() || !this.deps.perPartition()) return null;
+    return items.map((item) => this.log.holdsAny([partitionKey(item)]));
   }
 
   /** Buffers accepted push items; resolves once they are fsync'd, rejects when the buffer cannot be written. */

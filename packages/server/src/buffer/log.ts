@@ -103,6 +103,8 @@ export class BufferLog {
   readonly files: BufferFile[] = [];
   private current: { file: BufferFile; handle: FileHandle } | null = null;
   private queue: Job[] = [];
+  /** The appends being written now (taken from `queue` by `flush`). */
+  private flushing: Job[] = [];
   private writing = false;
   private idle: Array<() => void> = [];
   private reserved = 0;
@@ -142,6 +144,18 @@ export class BufferLog {
     let count = this.reserved;
     for (const f of this.files) if (!f.failed) count += f.records - f.replayed;
     return count;
+  }
+
+  /**
+   * True when one of `keys` (partition keys) has a record accepted and not replayed yet (reserved, on disk, or
+   * in the failed set): a new push to that partition must be buffered behind it. Synchronous, like the
+   * reservation of `append`, so a push answered `buffered` is never overtaken by a later one.
+   */
+  holdsAny(keys: readonly string[]): boolean {
+    if (this.reserved === 0 && this.files.every((f) => !f.failed && f.replayed >= f.records)) return false;
+    for (const job of this.flushing) if (job.keys.some((k) => keys.includes(k))) return true;
+    for (const job of this.queue) if (job.keys.some((k) => keys.includes(k))) return true;
+    return this.files.some((f) => (f.failed || f.replayed < f.records) && keys.some((k) => f.partitions.has(k)));
   }
 
   /** Bytes the files take (durable data, headers included) and the appends in progress will add. */
@@ -192,6 +206,7 @@ export class BufferLog {
     while (this.queue.length > 0) {
       const jobs = this.queue;
       this.queue = [];
+      this.flushing = jobs;
       const frames = jobs.flatMap((j) => j.frames);
       // Reserved with a file header each (a rotation may need one): released as the files take the bytes.
       let unwritten = frames.reduce((sum, frame) => sum + frame.length, 0) + jobs.length * FILE_HEADER.length;
@@ -250,6 +265,7 @@ export class BufferLog {
         if (written > 0) this.onDurable();
       }
     }
+    this.flushing = [];
     this.writing = false;
     for (const resolve of this.idle.splice(0)) resolve();
   }

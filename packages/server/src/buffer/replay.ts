@@ -7,8 +7,10 @@
  * `flushMs` is the pause after a failure. Replayed messages wake parked pops.
  *
  * A connectivity error marks the database down (database-health.ts) and stops replay until the probe
- * succeeds; a passing condition (`classifyFailure`) retries the batch; any other failure counts against the
- * file, and after three in a row the file moves to the failed set (retried every minute by the buffer).
+ * succeeds (on Citus, where the buffer routes per partition, the batch is retried every second instead: a worker
+ * that is down must not hold the other workers' partitions); a passing condition (`classifyFailure`) retries the
+ * batch; any other failure counts against the file, and after three in a row the file moves to the failed set
+ * (retried every minute by the buffer).
  * FIFO per partition holds across the failed set: a later file with records of a partition a failed file
  * holds waits. Across brokers, a file waits while another broker holds older records of one of its
  * partitions (replay-order.ts). A record the push rules refuse (`itemError`: a `.` or `..` name, written by an
@@ -28,6 +30,8 @@ import type { ReplayOrder } from './replay-order.js';
 import { REPLAY_MAX_BATCH, ReplayPace, type FailureKind } from './replay-pace.js';
 
 const FAILURES_BEFORE_FAILED_SET = 3;
+/** The pause before retrying a replay batch that met an unreachable node (per-partition routing, see `perPartition`). */
+const UNREACHABLE_RETRY_MS = 1000;
 
 /** What replay needs. */
 export interface ReplayDeps {
@@ -40,6 +44,12 @@ export interface ReplayDeps {
   classify(error: unknown): FailureKind;
   /** True while push maintenance is on. */
   pushMaintenance(): boolean;
+  /**
+   * True on a Citus coordinator: a node that cannot be reached holds only its partitions' pushes, so a replay
+   * batch that meets one (a worker that is down) is retried after UNREACHABLE_RETRY_MS instead of marking the
+   * whole database down (which would buffer every push). A coordinator that is down fails the pushes themselves.
+   */
+  perPartition(): boolean;
   /** Replayed messages written to the log (not duplicates), per queue: the push counters of the stats. */
   replayed?(queue: string, count: number): void;
   /** Replay found no file left (adopted directories can go). */
@@ -156,6 +166,10 @@ export class Replay {
     } catch (error) {
       const kind = this.deps.classify(error);
       this.pace.failed();
+      if (kind === 'down' && this.deps.perPartition()) {
+        this.deps.log.warn({ err: error }, 'buffer replay batch met an unreachable node: retrying');
+        return UNREACHABLE_RETRY_MS;
+      }
       if (kind === 'down') {
         this.health.markDown(error);
         return this.settings.flushMs; // a step returns at once while down; the probe kicks replay again

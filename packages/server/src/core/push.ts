@@ -4,8 +4,10 @@
  * The HTTP layer has already rejected malformed requests (the 400s); here each item is judged on its own, so
  * a bad item fails alone. Items that pass are appended in one transaction together with whatever other
  * requests arrived at the same time, and parked pops of every queue that received messages are woken.
+ * Items go to the failover buffer instead while it is active; on Citus only those of partitions it holds, or
+ * whose worker the append found unreachable, while the others are written (docs/scale-out.md section 7).
  */
-import { bufferFull } from '../errors.js';
+import { bufferFull, databaseUnreachable } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { OperationSpan } from '../tracing.js';
 import type { Store } from '../store/index.js';
@@ -47,10 +49,20 @@ export const BUFFER_WRITE_FAILED = 'File buffer write failed';
 export interface PushDiversion {
   /** True when these items must be buffered (push maintenance, database down, buffered items not replayed yet, or a partition held by the failed set). */
   active(items: AppendItem[]): boolean;
+  /**
+   * After `active` said yes, in the same turn: null when all of them are to be buffered, else which ones (the
+   * buffer routes per partition on Citus: only the items of partitions it holds records of).
+   */
+  heldItems(items: AppendItem[]): boolean[] | null;
   /** Writes items durably; resolves after the fsync, rejects when the buffer cannot be written (BufferFullError: no room). */
   write(items: AppendItem[]): Promise<void>;
   /** The database work of a push failed: true when it is an outage (now marked) and the items are to be buffered. */
   divert(error: unknown): boolean;
+}
+
+/** The elements of `list` whose `mask` entry equals `want`. */
+function pick<T>(list: readonly T[], mask: readonly boolean[], want: boolean): T[] {
+  return list.filter((_, i) => mask[i] === want);
 }
 
 /** Checks one item on its own; returns the failure text or null. */
@@ -153,7 +165,31 @@ export class PushService {
       acceptedIndex.push(index);
     });
 
-    if (accepted.length > 0 && this.diversion?.active(accepted) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
+    if (accepted.length === 0) return outcomes;
+    const held = this.diversion?.active(accepted) === true ? this.diversion.heldItems(accepted) : undefined;
+    if (held === null) {
+      await this.buffer(items, outcomes, accepted, acceptedIndex);
+      return outcomes;
+    }
+    if (held === undefined) {
+      await this.append(items, outcomes, accepted, acceptedIndex, span);
+      return outcomes;
+    }
+    // Per partition (Citus): the items of partitions the buffer holds join it (order per partition), the others are written.
+    await Promise.all([
+      this.buffer(items, outcomes, pick(accepted, held, true), pick(acceptedIndex, held, true)),
+      this.append(items, outcomes, pick(accepted, held, false), pick(acceptedIndex, held, false), span),
+    ]);
+    return outcomes;
+  }
+
+  /**
+   * Writes the items to the database and answers them. An outage buffers them all; items the store answers
+   * `unreachable` (Citus: their worker is down) are buffered as in an outage, and the buffer then holds their
+   * partitions until its replay; the others are answered from their commit.
+   */
+  private async append(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[], span: OperationSpan | null): Promise<void> {
+    if (accepted.length === 0) return;
     let results: AppendResult[];
     try {
       results = await (span === null ? this.coalescer.submit(accepted) : span.database('queen.push_messages', () => this.coalescer.submit(accepted)));
@@ -162,14 +198,22 @@ export class PushService {
       if (this.diversion?.divert(error) === true) return this.buffer(items, outcomes, accepted, acceptedIndex);
       throw error;
     }
+    let buffered: Promise<void> | null = null;
+    if (results.some((r) => r.status === 'unreachable')) {
+      if (this.diversion === null) throw databaseUnreachable();
+      const unreachable = results.map((r) => r.status === 'unreachable');
+      buffered = this.buffer(items, outcomes, pick(accepted, unreachable, true), pick(acceptedIndex, unreachable, true));
+      [accepted, acceptedIndex, results] = [pick(accepted, unreachable, false), pick(acceptedIndex, unreachable, false), pick(results, unreachable, false)];
+    }
     const appended = appendOutcomes(accepted, results, acceptedIndex.map((index) => items[index]!.transactionId));
     appended.outcomes.forEach((outcome, i) => (outcomes[acceptedIndex[i]!] = outcome));
     for (const signal of appended.woken.values()) this.signal(signal);
-    return outcomes;
+    await buffered;
   }
 
   /** Answers the accepted items from the buffer: `buffered` once fsync'd, `failed` when it cannot be written. */
-  private async buffer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[]): Promise<PushOutcome[]> {
+  private async buffer(items: PushItem[], outcomes: PushOutcome[], accepted: AppendItem[], acceptedIndex: number[]): Promise<void> {
+    if (accepted.length === 0) return;
     let written = true;
     try {
       await this.diversion!.write(accepted);
@@ -183,6 +227,5 @@ export class PushService {
         ? { status: 'buffered', transactionId: item.transactionId, queue: item.queue, partition: item.partition }
         : { status: 'failed', transactionId: items[index]!.transactionId, queue: item.queue, partition: item.partition, error: BUFFER_WRITE_FAILED };
     });
-    return outcomes;
   }
 }

@@ -8,11 +8,13 @@
  * A coalesced push batch is split by partition, the id computed here from the names. The calls of one batch
  * run concurrently on pooled connections (inside a transaction they queue on its connection and Citus commits
  * them together, with two-phase commit when they span workers). A batch is therefore atomic
- * per partition, not as a whole: when one partition's call fails the batch fails, the others stay committed,
- * and a retry or the failover buffer's replay finds them as duplicates by transactionId.
+ * per partition, not as a whole. Outside a transaction (`settle`) a partition whose worker cannot be reached
+ * answers its items `unreachable` and the others keep their results, so the push buffers only those
+ * (docs/scale-out.md section 7); any other failure of one partition's call fails the batch, the others stay
+ * committed, and a retry or the failover buffer's replay finds them as duplicates by transactionId.
  */
 import type { AckItem, AckResult, LeaseExtendResult } from './cursors.js';
-import type { Db } from './database.js';
+import { classifyDatabaseError, type Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 import type { AppendItem, AppendResult } from './segments.js';
 import type { LockTargets } from './transaction.js';
@@ -44,15 +46,24 @@ const BACKLOG = `SELECT coalesce(sum(s.last_offset - greatest(s.first_offset, co
   JOIN queen.segments s ON s.partition_id = p.id AND s.last_offset > coalesce(c.committed, 0)
   WHERE p.queue_id = $1::uuid`;
 
-/** The room each capped queue of the batch has left (see CAPPED). */
-async function roomLeft(db: Db, queues: string[]): Promise<Map<string, number>> {
+/**
+ * The room each capped queue of the batch has left (see CAPPED). With `settle`, a queue whose backlog cannot be
+ * read because a worker is down is left out of `rooms` and named in `unreachable` (its items are not written).
+ */
+async function roomLeft(db: Db, queues: string[], settle: boolean): Promise<{ rooms: Map<string, number>; unreachable: Set<string> }> {
   const capped = await db.query<{ id: string; name: string; maxSize: string }>(CAPPED, [queues]);
   const rooms = new Map<string, number>();
+  const unreachable = new Set<string>();
   for (const queue of capped.rows) {
-    const backlog = await db.query<{ backlog: string }>(BACKLOG, [queue.id]);
-    rooms.set(queue.name, Math.max(Number(queue.maxSize) - Number(backlog.rows[0]!.backlog), 0));
+    try {
+      const backlog = await db.query<{ backlog: string }>(BACKLOG, [queue.id]);
+      rooms.set(queue.name, Math.max(Number(queue.maxSize) - Number(backlog.rows[0]!.backlog), 0));
+    } catch (error) {
+      if (!settle || classifyDatabaseError(error) !== 'down') throw error;
+      unreachable.add(queue.name);
+    }
   }
-  return rooms;
+  return { rooms, unreachable };
 }
 
 /** The item numbers (0-based, in batch order) of each key of the batch. */
@@ -90,18 +101,31 @@ async function pushPartition(db: Db, id: string, items: AppendItem[], room: numb
  * queues' partitions are written concurrently. maxSize is soft here (docs/scale-out.md section 4): a capped
  * queue's room is read once per batch (one coordinator round trip, only for batches that name a capped queue)
  * and handed to its partitions one after the other; concurrent batches of other brokers may take the same room.
+ * With `settle` (outside a transaction), items whose worker is down answer `unreachable` (a capped queue's all of
+ * them when its backlog cannot be read) and the other partitions' are written.
  */
-export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[] }): Promise<AppendResult[]> {
-  const { items } = params;
+export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[]; settle: boolean }): Promise<AppendResult[]> {
+  const { items, settle } = params;
   const results = new Array<AppendResult>(items.length);
+  const unreached = (numbers: number[], id: string): void => {
+    for (const n of numbers) results[n] = { status: 'unreachable', messageId: null, partitionId: id, error: null, namespace: '', task: '' };
+  };
   const queues = [...new Set(items.map((i) => i.queue))];
-  const rooms = await roomLeft(db, queues);
+  const { rooms, unreachable } = await roomLeft(db, queues, settle);
   const write = async (numbers: number[]): Promise<void> => {
     const mine = numbers.map((n) => items[n]!);
     const { queue, partition } = mine[0]!;
     const id = partitionUuid(queue, partition);
     const room = rooms.get(queue) ?? null;
-    for (const row of await pushPartition(db, id, mine, room)) {
+    if (unreachable.has(queue)) return unreached(numbers, id);
+    let rows: Row[];
+    try {
+      rows = await pushPartition(db, id, mine, room);
+    } catch (error) {
+      if (!settle || classifyDatabaseError(error) !== 'down') throw error;
+      return unreached(numbers, id);
+    }
+    for (const row of rows) {
       if (row.status === 'no-queue') throw new Error('partition_push found no queue after queue_ensure');
       if (room !== null && row.status === 'queued') rooms.set(queue, rooms.get(queue)! - 1);
       results[numbers[row.item - 1]!] = { status: row.status, messageId: row.messageId, partitionId: id, error: row.error,

@@ -77,6 +77,11 @@ export class Store {
     return new Store(pool, 'pool', this.routing);
   }
 
+  /** True once `routeOnCitus` was called: a node that is down holds only its partitions (the failover buffer routes per partition). */
+  get onCitus(): boolean {
+    return this.routing.citus;
+  }
+
   /** From now on this store and every store made from it route single-partition calls for Citus (set at migration time). */
   routeOnCitus(): void {
     this.routing.citus = true;
@@ -129,7 +134,9 @@ export class Store {
   // ---- The log: pushes, replays (segments.ts), transactions (transaction.ts)
 
   segmentAppend(params: In<typeof segments.segmentAppend>) {
-    return this.routing.citus ? citus.segmentAppendByPartition(this.db, params) : segments.segmentAppend(this.db, params);
+    return this.routing.citus
+      ? citus.segmentAppendByPartition(this.db, { ...params, settle: this.kind === 'pool' })
+      : segments.segmentAppend(this.db, params);
   }
   /** A replayed append: in a transaction of its own (or the caller's), with maxSize not enforced. */
   segmentAppendReplay(params: In<typeof segments.segmentAppend>) {

@@ -21,10 +21,12 @@ export interface AppendItem {
 /**
  * What happened to one item. `unsealed`: refused, nothing written, because the queue has encryption enabled,
  * the session holds the key and the payload arrived in plaintext (the sealing step re-submits it sealed;
- * see core/payload-sealing.ts). It never leaves the write path.
+ * see core/payload-sealing.ts). It never leaves the write path. `unreachable` (Citus, outside a transaction
+ * only): the worker holding the item's partition could not be reached; its commit may or may not have
+ * happened (the push buffers it, and the replay finds a committed copy as a duplicate).
  */
 export interface AppendResult {
-  status: 'queued' | 'duplicate' | 'failed' | 'unsealed';
+  status: 'queued' | 'duplicate' | 'failed' | 'unsealed' | 'unreachable';
   messageId: string | null;
   partitionId: string;
   error: string | null;

@@ -71,7 +71,7 @@ test('a clean stop with files left marks the owner record released', async () =>
     { dir, flushMs: 1, maxBatch: 10, eventsPerFile: 10, serverId: 'host:1' },
     {
       store: { segmentAppendReplay: async () => [], ping: async () => undefined, bufferHoldsPublish: async () => undefined, bufferHoldsEarlier: async () => false, serverAliveList: async () => [] }, sealing: NO_SEALING, wake: () => undefined, classify: () => 'failed',
-      pushMaintenance: () => true, log: pino({ level: 'silent' }),
+      pushMaintenance: () => true, perPartition: () => false, log: pino({ level: 'silent' }),
     },
   );
   await buffer.start('cluster');

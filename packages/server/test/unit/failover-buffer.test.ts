@@ -38,6 +38,7 @@ function setup(
   script: (items: AppendItem[], options?: AppendOptions) => Promise<AppendResult[]>,
   probe: () => Promise<void> = async () => undefined,
   classify: (error: unknown) => FailureKind = (error) => (error instanceof Down ? 'down' : 'failed'),
+  perPartition = false,
 ) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-failover-unit-'));
   let maintenance = true;
@@ -51,6 +52,7 @@ function setup(
       wake: (signal) => woken.push(signal.queue),
       classify,
       pushMaintenance: () => maintenance,
+      perPartition: () => perPartition,
       log: pino({ level: 'silent' }),
     },
   );
@@ -109,6 +111,36 @@ test('a database outage stops replay until the probe answers; the batch is repla
   await until(() => buffer.pendingCount === 0);
   assert.deepEqual(replayed, ['t1', 't2', 't3', 't4']);
   assert.ok(probes >= 2);
+  await buffer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('per partition (Citus): only partitions with buffered records are held; an unreachable node does not mark the database down', async () => {
+  let reachable = false;
+  const replayed: string[] = [];
+  const { dir, buffer, setMaintenance } = setup(async (items) => {
+    if (!reachable) throw new Down('connection to the remote node failed');
+    replayed.push(...items.map((i) => i.transactionId));
+    return items.map(queued);
+  }, undefined, undefined, true);
+  await buffer.start('cluster');
+  setMaintenance(false);
+  const p1 = [{ queue: 'q', partition: 'p1' }];
+  const p0 = [{ queue: 'q', partition: 'p0' }];
+  assert.equal(buffer.active(p1), false, 'an empty buffer holds nothing');
+  const written = buffer.write([item(1), item(3)]);
+  assert.equal(buffer.active(p1), true, 'held from the reservation on, before the fsync');
+  assert.equal(buffer.active(p0), false, 'another partition is not held');
+  await written;
+  await new Promise((r) => setTimeout(r, 50)); // replay attempts meet the unreachable node
+  assert.equal(buffer.databaseDown, false, 'a replay batch meeting an unreachable node does not hold every push');
+  assert.equal(buffer.active(p0), false);
+  assert.equal(buffer.active([...p0, ...p1]), true, 'a push naming a held partition is buffered');
+  await buffer.write([item(5)]);
+  reachable = true;
+  await until(() => buffer.pendingCount === 0, 5000);
+  assert.deepEqual(replayed, ['t1', 't3', 't5'], 'replayed in order once the node answers');
+  assert.equal(buffer.active(p1), false);
   await buffer.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
