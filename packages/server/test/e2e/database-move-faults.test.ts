@@ -59,9 +59,9 @@ test('a move whose broker died is taken over by the next broker, which finishes 
   await move.restartBroker();
   const done = await move.statusUntil((s) => s.status === 'complete' || s.status === 'error', 90_000);
   assert.equal(done.status, 'complete', JSON.stringify(done));
-  assert.match(move.broker.output(), /its driver went silent, taking it over/);
+  await move.broker.outputMatching(/its driver went silent, taking it over/);
   await move.everyBrokerOnTarget();
-  assert.match(move.broker.output(), /database moved: following to the target/);
+  await move.broker.outputMatching(/database moved: following to the target/);
   const current = client(move.broker.url);
   const got = await drain(current, queue, new Map([['p', 10]]));
   assert.deepEqual(got.get('p'), Array.from({ length: 10 }, (_, i) => `p-${i + 1}`));

@@ -93,7 +93,7 @@ test('the standby listed first is skipped: the broker settles on the writable pr
   assert.equal(popped.status, 200);
   const onStandby = await sql(pair.standbyPort, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'queen:%'`);
   assert.equal(onStandby.rows[0].n, 0, 'no broker session stays on the standby');
-  assert.match(broker.output(), new RegExp(`PostgreSQL primary is 127\\.0\\.0\\.1:${pair.primaryPort}`));
+  await broker.outputMatching(new RegExp(`PostgreSQL primary is 127\\.0\\.0\\.1:${pair.primaryPort}`));
 });
 
 test('a primary that stops answering (SIGSTOP) is noticed within the probe timeout: pushes are buffered, not hung', async () => {
@@ -112,7 +112,7 @@ test('a primary that stops answering (SIGSTOP) is noticed within the probe timeo
   await until(() => load.firstQueuedAfter(resumedAt) !== undefined, 'pushes are committed again after SIGCONT');
   await load.stop();
   await assertDelivered(queue, load.acknowledged);
-  assert.match(broker.output(), /did not answer for \d+ s/);
+  await broker.outputMatching(/did not answer for \d+ s/);
 });
 
 test('the primary is killed and the standby promoted: the broker follows without a restart, nothing acknowledged is lost', async (t) => {

@@ -117,7 +117,7 @@ test('a worker killed under push load loses nothing acknowledged, /health shows 
   assert.ok(replaced !== undefined, `worker ${victim.worker_id} was not replaced; statuses seen: ${[...seen].join(', ')}`);
   // Before the primary has seen the exit the slot does not answer (503); after, it is restarting until the replacement serves.
   assert.ok(seen.has('restarting') || seen.has('not answering'), `/health never showed the dead worker: ${[...seen].join(', ')}`);
-  assert.match(broker.output(), /worker 0 died \(SIGKILL\): starting its replacement/);
+  await broker.outputMatching(/worker 0 died \(SIGKILL\): starting its replacement/);
 
   const delivered = new Set<number>();
   for (let i = 0; i < 100; i++) {

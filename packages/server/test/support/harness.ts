@@ -6,6 +6,7 @@
  * broker processes on them with `startBroker()`: the built broker (`packages/server/dist/main.js`), exactly
  * what `npm start` runs.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
@@ -149,6 +150,11 @@ export interface BrokerProcess {
   process: ChildProcess;
   /** Everything the process wrote so far. */
   output(): string;
+  /**
+   * Everything written so far once it matches `pattern`. A log line reaches the pipe after the state it reports
+   * (a follow seen through /health) can be observed, so checks of what a broker said wait for it.
+   */
+  outputMatching(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** SIGTERM, then waits for the exit; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL, then waits for the exit. */
@@ -205,6 +211,14 @@ export async function startBroker(
     port,
     process: child,
     output: () => output,
+    async outputMatching(pattern, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(output)) {
+        if (Date.now() > deadline) assert.fail(`the broker did not write ${pattern} in ${timeoutMs} ms:\n${output.slice(-3000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return output;
+    },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
