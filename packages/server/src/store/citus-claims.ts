@@ -10,10 +10,13 @@
  * would deliver, one delegated `queen.partition_deliverable` each, until the count reaches holdUnder (then it
  * claims) or the candidates run out: 0 < count < holdUnder answers 'hold', as pop_messages' probe does.
  *
+ * While a worker is down the candidate read fails as a whole; the walk then reads the reachable shards one by one
+ * (`queen.partition_candidates_reachable`), so the live workers' partitions keep serving (section 7).
+ *
  * Not on Citus (yet): the wildcard pops' backlog index (the walk reads partitions, one index probe per shard).
  */
 import { CLAIM_COLUMNS, claimOutcome, type ClaimedMessage, type ClaimOutcome, type ClaimParams, type ClaimRow } from './cursors.js';
-import type { Db } from './database.js';
+import { classifyDatabaseError, type Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 
 const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, $3, $4, $5::uuid, $6, $7)`;
@@ -39,6 +42,35 @@ const CANDIDATES = `SELECT p.id::text AS id, q.name AS queue, q.min_pop_wait_tim
     AND (c.not_before IS NULL OR c.not_before <= now())
   ORDER BY q.priority DESC, p.id <= $5::uuid, p.id
   LIMIT $6`;
+const REACHABLE_CANDIDATES = 'SELECT * FROM queen.partition_candidates_reachable($1, $2, $3, $4, $5::uuid, $6)';
+
+/** A partition the walk may claim, with its queue's minPopWaitTime (ms). */
+interface Candidate {
+  id: string;
+  queue: string;
+  minPopWaitTime: number;
+}
+
+/**
+ * The walk's candidates: one multi-shard read; when a worker is down (that read fails as a whole), the reachable
+ * shards' candidates, read shard by shard (`partition_candidates_reachable`), so only the down worker's wait.
+ */
+async function candidatesOf(db: Db, p: ClaimParams, inTransaction: boolean): Promise<Candidate[]> {
+  const claims = p.maxPartitions > 0 ? p.maxPartitions : p.batch;
+  const values = [p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
+    p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM];
+  // Inside a transaction (an autoAck pop that may open sealed payloads) the failed read must not abort it.
+  if (inTransaction) await db.query('SAVEPOINT queen_candidates');
+  try {
+    const rows = (await db.query<Candidate>(CANDIDATES, values)).rows;
+    if (inTransaction) await db.query('RELEASE SAVEPOINT queen_candidates');
+    return rows;
+  } catch (error) {
+    if (classifyDatabaseError(error) !== 'down') throw error;
+    if (inTransaction) await db.query('ROLLBACK TO SAVEPOINT queen_candidates');
+    return (await db.query<Candidate>(REACHABLE_CANDIDATES, values)).rows;
+  }
+}
 
 async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch: number): Promise<ClaimRow[]> {
   const result = await db.query<ClaimRow>({
@@ -47,13 +79,6 @@ async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch
     values: [id, queue, p.group, batch, p.leaseId, p.leaseSeconds, p.autoAck],
   });
   return result.rows;
-}
-
-/** A partition the walk may claim, with its queue's minPopWaitTime (ms). */
-interface Candidate {
-  id: string;
-  queue: string;
-  minPopWaitTime: number;
 }
 
 /**
@@ -85,7 +110,7 @@ async function subscribe(db: Db, p: ClaimParams, queue: string, partition: strin
 }
 
 /** `cursorClaim` on Citus (see the module note). */
-export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
+export async function cursorClaimByPartition(db: Db, p: ClaimParams, inTransaction: boolean): Promise<ClaimOutcome> {
   if (p.scope === 'partition') {
     const queue = p.queue!;
     const partition = p.partition!;
@@ -100,16 +125,13 @@ export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<Cl
     if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [p.queue!]);
     await subscribe(db, p, p.queue!, '');
   }
-  const claims = p.maxPartitions > 0 ? p.maxPartitions : p.batch;
-  const candidates = await db.query<Candidate>(CANDIDATES, [
-    p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
-    p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM]);
-  const holdMs = await holdProbe(db, p, candidates.rows);
+  const candidates = await candidatesOf(db, p, inTransaction);
+  const holdMs = await holdProbe(db, p, candidates);
   if (holdMs !== null) return { kind: 'hold', holdMs };
   const messages: ClaimedMessage[] = [];
   const subscribed = new Set<string>();
   let claimed = 0;
-  for (const candidate of candidates.rows) {
+  for (const candidate of candidates) {
     if (p.scope === 'discovery' && !subscribed.has(candidate.queue)) {
       subscribed.add(candidate.queue);
       await subscribe(db, p, candidate.queue, '');

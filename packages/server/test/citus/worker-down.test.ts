@@ -2,8 +2,8 @@
  * A worker that is down (docs/scale-out.md section 7), on a coordinator with two workers: one worker stopped with
  * pg_ctl while a broker with QUEEN_CITUS=on serves. A push over partitions of both workers answers `queued` for
  * the live worker's partitions and `buffered` for the stopped one's; later pushes to the live worker's partitions
- * keep committing (they are not held behind the buffer) and its pops serve, while the stopped worker's pops
- * answer 503 with Retry-After. Started again, the buffer replays: every message is stored exactly once, in push
+ * keep committing (they are not held behind the buffer) and its pops serve (wildcard and discovery pops too,
+ * from its partitions only), while the stopped worker's pops answer 503 with Retry-After. Started again, the buffer replays: every message is stored exactly once, in push
  * order per partition, and pushes go straight to the database again.
  */
 import assert from 'node:assert/strict';
@@ -88,6 +88,22 @@ describe('a worker that is down holds only its partitions', () => {
       const acked = await api.post('/api/v1/ack/batch', { acknowledgments: served.json.messages.map((m: any) =>
         ({ transactionId: m.transactionId, partitionId: m.partitionId, leaseId: m.leaseId, status: 'completed', consumerGroup: 'live' })) });
       assert.ok(acked.json.every((r: any) => r.success), acked.text);
+
+      // Wildcard and discovery pops serve the live worker's partitions; the stopped one's wait for it.
+      for (const [group, path] of [['wild', `/api/v1/pop/queue/${QUEUE}`], ['discovery', '/api/v1/pop']] as const) {
+        const servedFrom = new Map<string, string[]>();
+        for (let i = 0; i < 50; i++) {
+          const res = await api.get(`${path}?wait=false&batch=100&consumerGroup=${group}&autoAck=true${group === 'discovery' ? `&namespace=${QUEUE}` : ''}`);
+          if (res.status === 204) break;
+          assert.equal(res.status, 200, `${group}: ${res.text}`);
+          for (const m of res.json.messages) {
+            const partition = m.data.partition as string;
+            servedFrom.set(partition, [...(servedFrom.get(partition) ?? []), m.transactionId]);
+          }
+        }
+        assert.deepEqual([...servedFrom.keys()].sort(), [...ups].sort(), `${group}: every live partition served, no stopped one`);
+        for (const p of ups) assert.deepEqual(servedFrom.get(p), pushed.get(p), `${group}: ${p} whole, in order`);
+      }
 
       const refused = await pop(downs[0]!, '&batch=100&consumerGroup=live');
       assert.equal(refused.status, 503, refused.text);
