@@ -17,7 +17,6 @@ import type { AckItem, AckResult, LeaseExtendResult } from './cursors.js';
 import { classifyDatabaseError, type Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 import type { AppendItem, AppendResult } from './segments.js';
-import type { LockTargets } from './transaction.js';
 
 /** A result row of partition_push: item is 1-based within the partition's items. */
 interface Row {
@@ -204,35 +203,4 @@ export async function leaseReleaseMultiShard(db: Db, params: { leaseId: string }
  */
 export function cursorsReadyAll(params: { keys: readonly unknown[] }): Promise<boolean[]> {
   return Promise.resolve(params.keys.map(() => true));
-}
-
-/**
- * `transactionLock` on Citus, inside the transaction: queues created on the coordinator, then every partition
- * row locked (created first when missing) in (queue, partition) order and every (partition, group) cursor row
- * in (partition id, group) order, each statement routed to its shard by the computed id. The transaction
- * spans workers: Citus commits it with two-phase commit.
- */
-export async function transactionLockByPartition(db: Db, params: LockTargets): Promise<void> {
-  const pairs = [...new Map(params.pushes.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()]
-    .sort((a, b) => (a.queue === b.queue ? compare(a.partition, b.partition) : compare(a.queue, b.queue)));
-  for (const queue of new Set(pairs.map((p) => p.queue))) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [queue]);
-  for (const { queue, partition } of pairs) {
-    const id = partitionUuid(queue, partition);
-    const locked = await db.query('SELECT 1 FROM queen.partitions WHERE id = $1::uuid FOR UPDATE', [id]);
-    if (locked.rowCount !== 0) continue;
-    const queueId = await db.query<{ id: string }>('SELECT id::text AS id FROM queen.queues WHERE name = $1', [queue]);
-    await db.query('INSERT INTO queen.partitions (id, queue_id, name) VALUES ($1::uuid, $2::uuid, $3) ON CONFLICT DO NOTHING',
-      [id, queueId.rows[0]!.id, partition]);
-    await db.query('SELECT 1 FROM queen.partitions WHERE id = $1::uuid FOR UPDATE', [id]);
-  }
-  const acks = [...new Map(params.acks.map((a) => [`${a.partitionId}\u0000${a.group}`, a])).values()]
-    .sort((a, b) => (a.partitionId === b.partitionId ? compare(a.group, b.group) : compare(a.partitionId, b.partitionId)));
-  for (const { partitionId, group } of acks) {
-    await db.query('SELECT 1 FROM queen.cursors WHERE partition_id = $1::uuid AND consumer_group = $2 FOR UPDATE', [partitionId, group]);
-  }
-}
-
-/** Byte order, as PostgreSQL's C collation sorts the names (the lock order of sql/functions/partitions_lock.sql). */
-function compare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

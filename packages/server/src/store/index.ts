@@ -145,9 +145,8 @@ export class Store {
       return { commit: true, value: await tx.segmentAppend(params) };
     });
   }
-  transactionLock(params: In<typeof transaction.transactionLock>) {
-    return this.routing.citus ? citus.transactionLockByPartition(this.db, params) : transaction.transactionLock(this.db, params);
-  }
+  /** On Citus too: sql/citus/functions/transaction_lock.sql routes each lock to its shard. */
+  transactionLock(params: In<typeof transaction.transactionLock>) { return transaction.transactionLock(this.db, params); }
   leaseLiveLock(params: In<typeof transaction.leaseLiveLock>) { return transaction.leaseLiveLock(this.db, params); }
 
   // ---- Cursors: pop, ack, leases (cursors.ts)

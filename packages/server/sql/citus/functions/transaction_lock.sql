@@ -1,10 +1,12 @@
--- transaction_lock, Citus override: the contract of sql/functions/transaction_lock.sql (same signature), with the
--- broker's Citus statements (store/citus-routing.ts, transactionLockByPartition): queues created in name order,
--- then each partition row locked by its computed id (created first when missing) in (queue name, partition
--- name) byte order, then each (partition id, group) cursor row FOR UPDATE in that order, or the advisory lock
--- under which ack_messages creates it. Every statement names one partition id, so Citus routes it to its shard;
--- the caller's transaction commits with two-phase commit when it spans workers. Serves the SQL API's
--- transaction and forward and the streams cycle. Installed on Citus only (store/citus-schema.ts).
+-- transaction_lock, Citus override: the contract of sql/functions/transaction_lock.sql (same signature): queues
+-- created in name order; then, in (queue name, partition name) byte order, each partition's placement held and
+-- its row locked by its computed id (created first when missing); then, in (partition id, group) order, each
+-- placement held and the cursor row locked FOR UPDATE, or the advisory lock under which ack_messages creates it.
+-- The placement is held with lock_shard_metadata, as partition_push, partition_claim and partition_ack hold
+-- theirs: a shard move cannot switch it over before this transaction ends (the row locks would stay behind on
+-- the old placement). Every statement names one partition id, so Citus routes it to its shard; the caller's
+-- transaction commits with two-phase commit when it spans workers. Serves the broker's /transaction, the SQL
+-- API's transaction and forward, and the streams cycle. Installed on Citus only (store/citus-schema.ts).
 CREATE OR REPLACE FUNCTION queen.transaction_lock(p_queue text[], p_partition text[], p_ack_partition_id uuid[],
                                                  p_ack_group text[]) RETURNS void
 LANGUAGE plpgsql
@@ -22,6 +24,7 @@ BEGIN
     FROM unnest(p_queue, p_partition) AS t (queue_name, partition_name)
     ORDER BY 1, 2
   LOOP
+    PERFORM lock_shard_metadata(5, ARRAY[get_shard_id_for_distribution_column('queen.partitions', v_key.id)]);
     PERFORM 1 FROM queen.partitions p WHERE p.id = v_key.id FOR UPDATE;
     CONTINUE WHEN FOUND;
     SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.name = v_key.queue_name;
@@ -35,6 +38,7 @@ BEGIN
     FROM unnest(p_ack_partition_id, p_ack_group) AS t (partition_id, consumer_group)
     ORDER BY 1, 2
   LOOP
+    PERFORM lock_shard_metadata(5, ARRAY[get_shard_id_for_distribution_column('queen.partitions', v_key.partition_id)]);
     PERFORM 1 FROM queen.cursors c
     WHERE c.partition_id = v_key.partition_id AND c.consumer_group = v_key.consumer_group FOR UPDATE;
     IF NOT FOUND THEN
