@@ -10,13 +10,13 @@
  * would deliver, one delegated `queen.partition_deliverable` each, until the count reaches holdUnder (then it
  * claims) or the candidates run out: 0 < count < holdUnder answers 'hold', as pop_messages' probe does.
  *
- * While a worker is down the candidate read fails as a whole; the walk then reads the reachable shards one by one
- * (`queen.partition_candidates_reachable`), so the live workers' partitions keep serving (section 7).
+ * While a worker is down `queen.partition_candidates` reads the reachable shards one by one, so the live workers'
+ * partitions keep serving (section 7).
  *
  * Not on Citus (yet): the wildcard pops' backlog index (the walk reads partitions, one index probe per shard).
  */
 import { CLAIM_COLUMNS, claimOutcome, type ClaimedMessage, type ClaimOutcome, type ClaimParams, type ClaimRow } from './cursors.js';
-import { classifyDatabaseError, type Db } from './database.js';
+import type { Db } from './database.js';
 import { partitionUuid } from './partition-id.js';
 
 const CLAIM = `SELECT ${CLAIM_COLUMNS} FROM queen.partition_claim($1::uuid, $2, $3, $4, $5::uuid, $6, $7)`;
@@ -30,19 +30,10 @@ const CANDIDATES_PER_CLAIM = 4;
 
 /**
  * The candidates of a wildcard ($1 the queue) or discovery ($1 null; $2, $3 namespace and task filters) pop, in
- * walk order: by queue priority, then partition id after $5, wrapping around. A multi-shard read.
+ * walk order: by queue priority, then partition id after $5, wrapping around (sql/citus/functions/partition_candidates.sql).
  */
-const CANDIDATES = `SELECT p.id::text AS id, q.name AS queue, q.min_pop_wait_time AS "minPopWaitTime"
-  FROM queen.partitions p
-  JOIN queen.queues q ON q.id = p.queue_id
-  LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = $4
-  WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2) AND ($3::text IS NULL OR q.task = $3)
-    AND p.tail > coalesce(c.committed, 0)
-    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
-    AND (c.not_before IS NULL OR c.not_before <= now())
-  ORDER BY q.priority DESC, p.id <= $5::uuid, p.id
-  LIMIT $6`;
-const REACHABLE_CANDIDATES = 'SELECT * FROM queen.partition_candidates_reachable($1, $2, $3, $4, $5::uuid, $6)';
+const CANDIDATES = `SELECT c.id::text AS id, c.queue, c.min_pop_wait_time AS "minPopWaitTime"
+  FROM queen.partition_candidates($1, $2, $3, $4, $5::uuid, $6) c`;
 
 /** A partition the walk may claim, with its queue's minPopWaitTime (ms). */
 interface Candidate {
@@ -51,25 +42,13 @@ interface Candidate {
   minPopWaitTime: number;
 }
 
-/**
- * The walk's candidates: one multi-shard read; when a worker is down (that read fails as a whole), the reachable
- * shards' candidates, read shard by shard (`partition_candidates_reachable`), so only the down worker's wait.
- */
-async function candidatesOf(db: Db, p: ClaimParams, inTransaction: boolean): Promise<Candidate[]> {
+/** The walk's candidates (CANDIDATES). */
+async function candidatesOf(db: Db, p: ClaimParams): Promise<Candidate[]> {
   const claims = p.maxPartitions > 0 ? p.maxPartitions : p.batch;
-  const values = [p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
-    p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM];
-  // Inside a transaction (an autoAck pop that may open sealed payloads) the failed read must not abort it.
-  if (inTransaction) await db.query('SAVEPOINT queen_candidates');
-  try {
-    const rows = (await db.query<Candidate>(CANDIDATES, values)).rows;
-    if (inTransaction) await db.query('RELEASE SAVEPOINT queen_candidates');
-    return rows;
-  } catch (error) {
-    if (classifyDatabaseError(error) !== 'down') throw error;
-    if (inTransaction) await db.query('ROLLBACK TO SAVEPOINT queen_candidates');
-    return (await db.query<Candidate>(REACHABLE_CANDIDATES, values)).rows;
-  }
+  const result = await db.query<Candidate>(CANDIDATES, [
+    p.scope === 'queue' ? p.queue : null, p.scope === 'discovery' ? p.namespace : null, p.scope === 'discovery' ? p.task : null,
+    p.group, p.rotateAfter ?? '00000000-0000-0000-0000-000000000000', claims * CANDIDATES_PER_CLAIM]);
+  return result.rows;
 }
 
 async function claimOne(db: Db, p: ClaimParams, queue: string, id: string, batch: number): Promise<ClaimRow[]> {
@@ -110,7 +89,7 @@ async function subscribe(db: Db, p: ClaimParams, queue: string, partition: strin
 }
 
 /** `cursorClaim` on Citus (see the module note). */
-export async function cursorClaimByPartition(db: Db, p: ClaimParams, inTransaction: boolean): Promise<ClaimOutcome> {
+export async function cursorClaimByPartition(db: Db, p: ClaimParams): Promise<ClaimOutcome> {
   if (p.scope === 'partition') {
     const queue = p.queue!;
     const partition = p.partition!;
@@ -125,7 +104,7 @@ export async function cursorClaimByPartition(db: Db, p: ClaimParams, inTransacti
     if (p.firstAttempt) await db.query('SELECT 1 FROM queen.queue_ensure($1)', [p.queue!]);
     await subscribe(db, p, p.queue!, '');
   }
-  const candidates = await candidatesOf(db, p, inTransaction);
+  const candidates = await candidatesOf(db, p);
   const holdMs = await holdProbe(db, p, candidates);
   if (holdMs !== null) return { kind: 'hold', holdMs };
   const messages: ClaimedMessage[] = [];

@@ -152,7 +152,7 @@ export class Store {
   // ---- Cursors: pop, ack, leases (cursors.ts)
 
   cursorClaim(params: In<typeof cursors.cursorClaim>) {
-    return this.routing.citus ? cursorClaimByPartition(this.db, params, this.kind === 'transaction') : cursors.cursorClaim(this.db, params);
+    return this.routing.citus ? cursorClaimByPartition(this.db, params) : cursors.cursorClaim(this.db, params);
   }
   cursorsReady(params: In<typeof cursors.cursorsReady>) {
     return this.routing.citus ? citus.cursorsReadyAll(params) : cursors.cursorsReady(this.db, params);

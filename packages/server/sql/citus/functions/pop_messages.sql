@@ -3,10 +3,10 @@
 -- (store/citus-claims.ts); it serves the SQL API's consume and consume_one (api_claim).
 --   Runs on the coordinator in the caller's transaction (docs/scale-out.md section 6). Scope 'partition': the
 --   queue created and the subscription recorded as pop_messages does, then one partition_claim of the computed
---   id. Scopes 'queue' and 'discovery': the broker's two-step walk on Citus (store/citus-claims.ts): one
---   multi-shard read of candidate partitions (tail above the group's cursor, not leased, not in retry delay), by
---   queue priority then partition id after p_rotate_after, at most four per partition the pop may claim; then
---   partition_claim on each in order, sharing p_lease_id, until p_batch or p_max_partitions is filled.
+--   id. Scopes 'queue' and 'discovery': the broker's two-step walk on Citus (store/citus-claims.ts): the
+--   candidates from partition_candidates (which keeps serving the live workers' shards while one is down), at
+--   most four per partition the pop may claim; then partition_claim on each in order, sharing p_lease_id, until
+--   p_batch or p_max_partitions is filled.
 --   Not on Citus: the backlog index and the minPopWaitTime probe (p_hold_under is ignored: its only caller,
 --   api_claim, passes 0; the broker's walk probes with partition_deliverable).
 --   Locks: partition_claim's (the cursor row FOR UPDATE SKIP LOCKED: a busy partition is skipped).
@@ -71,17 +71,12 @@ BEGIN
   END IF;
 
   FOR v_candidate IN
-    SELECT p.id, q.id AS queue_id, q.name AS queue
-    FROM queen.partitions p
-    JOIN queen.queues q ON q.id = p.queue_id
-    LEFT JOIN queen.cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
-    WHERE (p_scope <> 'queue' OR q.name = p_queue)
-      AND (p_scope <> 'discovery' OR ((p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task)))
-      AND p.tail > coalesce(c.committed, 0)
-      AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
-      AND (c.not_before IS NULL OR c.not_before <= now())
-    ORDER BY q.priority DESC, p.id <= coalesce(p_rotate_after, '00000000-0000-0000-0000-000000000000'::uuid), p.id
-    LIMIT (CASE WHEN p_max_partitions > 0 THEN p_max_partitions ELSE p_batch END) * c_candidates_per_claim
+    SELECT c.id, c.queue_id, c.queue
+    FROM queen.partition_candidates(CASE WHEN p_scope = 'queue' THEN p_queue END,
+                                    CASE WHEN p_scope = 'discovery' THEN p_namespace END,
+                                    CASE WHEN p_scope = 'discovery' THEN p_task END, p_group,
+                                    coalesce(p_rotate_after, '00000000-0000-0000-0000-000000000000'::uuid),
+                                    (CASE WHEN p_max_partitions > 0 THEN p_max_partitions ELSE p_batch END) * c_candidates_per_claim) c
   LOOP
     IF p_scope = 'discovery' AND p_first_attempt AND p_subscribe_mode IS NOT NULL AND p_group <> c_queue_mode
        AND v_candidate.queue <> ALL (v_subscribed) THEN
