@@ -23,7 +23,10 @@ BEGIN
   DELETE FROM queen.backlog WHERE queue_id = v_queue_id;
   DELETE FROM queen_streams.state WHERE partition_id = ANY (v_partition_ids);
   DELETE FROM queen.partitions WHERE queue_id = v_queue_id;
-  DELETE FROM queen.queues WHERE id = v_queue_id;  -- cascades to subscriptions and backlog registrations
+  -- Explicit, not by the foreign keys' cascade: the Citus conversion drops those keys (sql/citus/distribute.sql).
+  DELETE FROM queen.subscriptions WHERE queue_id = v_queue_id;
+  DELETE FROM queen.backlog_groups WHERE queue_id = v_queue_id;
+  DELETE FROM queen.queues WHERE id = v_queue_id;
   RETURN true;
 END
 $$;

@@ -98,7 +98,8 @@ export function admittedPool(pool: pg.Pool, params: { gate: AdmissionGate; waitM
     const cancelUntilReleased = (): void => {
       if (released) return;
       const pid = (client as pg.PoolClient & { processID?: number }).processID;
-      if (typeof pid === 'number') void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+      // $1::integer: Citus adds pg_cancel_backend(global_pid bigint), and an untyped parameter matches both.
+      if (typeof pid === 'number') void pool.query('SELECT pg_cancel_backend($1::integer)', [pid]).catch(() => undefined);
       setTimeout(cancelUntilReleased, CANCEL_REPEAT_MS).unref();
     };
     const onAbort = (): void => {

@@ -38,8 +38,8 @@ export interface Database {
    * start-up failure (given up, TLS, credentials).
    */
   contact(withinMs: number): Promise<boolean>;
-  /** The database the broker was configured with (or the embedded one): where a database move starts from. */
-  configured: Pick<ConnectionSettings, 'hosts' | 'user' | 'password' | 'database' | 'tls'>;
+  /** The database the broker was configured with (or the embedded one): where a database move starts from; whether its sessions seal. */
+  configured: Pick<ConnectionSettings, 'hosts' | 'user' | 'password' | 'database' | 'tls' | 'sealing'>;
   /** Points every connection at another database (a database move, core/database-move.ts). */
   moveTo: (target: MovedDatabase) => void;
 }
@@ -143,7 +143,7 @@ export function embeddedConnections(config: Config): number {
  * per-partition routing on (docs/scale-out.md section 8).
  */
 export async function applyMigrations(
-  database: Pick<Database, 'pool' | 'store'>,
+  database: Pick<Database, 'pool' | 'store' | 'configured'>,
   log: Logger,
   wait: { where: string; waitMs: number; citus: CitusMode; signal?: AbortSignal | undefined },
 ): Promise<void> {
@@ -151,7 +151,7 @@ export async function applyMigrations(
   const changed = applied.migrations.length + applied.functions.length;
   if (changed > 0) log.info(schemaLine(applied));
   if (applied.citus) {
-    database.store.routeOnCitus();
+    database.store.routeOnCitus({ sealing: database.configured.sealing === true });
     log.info('the database is a Citus coordinator: tables distributed by partition, single-partition calls delegated to their workers');
   }
 }

@@ -29,7 +29,7 @@ interface Row {
 }
 
 const PUSH = `SELECT item, status, message_id AS "messageId", error, queue_namespace AS namespace, queue_task AS task
-  FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::bigint)`;
+  FROM queen.partition_push($1::uuid, $2, $3, $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::bigint, $11::boolean)`;
 
 /**
  * The capped queues of a batch (a read of the reference table, local to the coordinator), then for each the room
@@ -77,14 +77,14 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   return groups;
 }
 
-async function pushPartition(db: Db, id: string, items: AppendItem[], room: number | null): Promise<Row[]> {
+async function pushPartition(db: Db, id: string, items: AppendItem[], room: number | null, sealing: boolean): Promise<Row[]> {
   const { queue, partition } = items[0]!;
   const call = () => db.query<Row>({
     name: 'queen.partition_push',
     text: PUSH,
     values: [id, queue, partition, items.map((i) => i.messageId), items.map((i) => i.transactionId),
       items.map((i) => i.traceId), items.map((i) => i.payload), items.map((i) => i.producerSub),
-      items.some((i) => i.traceContext !== null) ? items.map((i) => i.traceContext) : null, room],
+      items.some((i) => i.traceContext !== null) ? items.map((i) => i.traceContext) : null, room, sealing],
   });
   let rows = (await call()).rows;
   if (rows[0]?.status === 'no-queue') {
@@ -103,8 +103,8 @@ async function pushPartition(db: Db, id: string, items: AppendItem[], room: numb
  * With `settle` (outside a transaction), items whose worker is down answer `unreachable` (a capped queue's all of
  * them when its backlog cannot be read) and the other partitions' are written.
  */
-export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[]; settle: boolean }): Promise<AppendResult[]> {
-  const { items, settle } = params;
+export async function segmentAppendByPartition(db: Db, params: { items: AppendItem[]; settle: boolean; sealing: boolean }): Promise<AppendResult[]> {
+  const { items, settle, sealing } = params;
   const results = new Array<AppendResult>(items.length);
   const unreached = (numbers: number[], id: string): void => {
     for (const n of numbers) results[n] = { status: 'unreachable', messageId: null, partitionId: id, error: null, namespace: '', task: '' };
@@ -119,7 +119,7 @@ export async function segmentAppendByPartition(db: Db, params: { items: AppendIt
     if (unreachable.has(queue)) return unreached(numbers, id);
     let rows: Row[];
     try {
-      rows = await pushPartition(db, id, mine, room);
+      rows = await pushPartition(db, id, mine, room, sealing);
     } catch (error) {
       if (!settle || classifyDatabaseError(error) !== 'down') throw error;
       return unreached(numbers, id);

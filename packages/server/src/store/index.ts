@@ -59,6 +59,8 @@ const CYCLE_ATTEMPTS = 3;
 interface Routing {
   /** The database is a Citus coordinator: single-partition calls go to citus-routing.ts (docs/scale-out.md). */
   citus: boolean;
+  /** The broker holds the encryption key: delegated pushes apply the encryption guard (partition_push's p_sealing). */
+  sealing: boolean;
 }
 
 /** The one way to the database (see the module note). */
@@ -69,7 +71,7 @@ export class Store {
   constructor(
     private readonly db: Db,
     private readonly kind: 'pool' | 'session' | 'transaction' = 'pool',
-    private readonly routing: Routing = { citus: false },
+    private readonly routing: Routing = { citus: false, sealing: false },
   ) {}
 
   /** A store over another pool (the administrative routes' admitted one) that routes as this one does. */
@@ -82,9 +84,13 @@ export class Store {
     return this.routing.citus;
   }
 
-  /** From now on this store and every store made from it route single-partition calls for Citus (set at migration time). */
-  routeOnCitus(): void {
+  /**
+   * From now on this store and every store made from it route single-partition calls for Citus (set at migration
+   * time); `sealing`: the sessions hold the encryption key (`queen.sealing`, which a delegated call does not carry).
+   */
+  routeOnCitus(params: { sealing: boolean }): void {
     this.routing.citus = true;
+    this.routing.sealing = params.sealing;
   }
 
   // ---- Transactions and sessions
@@ -135,7 +141,7 @@ export class Store {
 
   segmentAppend(params: In<typeof segments.segmentAppend>) {
     return this.routing.citus
-      ? citus.segmentAppendByPartition(this.db, { ...params, settle: this.kind === 'pool' })
+      ? citus.segmentAppendByPartition(this.db, { ...params, settle: this.kind === 'pool', sealing: this.routing.sealing })
       : segments.segmentAppend(this.db, params);
   }
   /** A replayed append: in a transaction of its own (or the caller's), with maxSize not enforced. */

@@ -16,6 +16,7 @@ BEGIN
   RETURN QUERY
   SELECT r.status, r.error
   FROM queen.partition_push(p_partition_id, p_queue, p_partition, ARRAY[p_message_id], ARRAY[p_transaction_id],
-                            ARRAY[p_trace_id], ARRAY[p_payload], ARRAY[p_producer_sub], ARRAY[p_trace_context], NULL) r;
+                            ARRAY[p_trace_id], ARRAY[p_payload], ARRAY[p_producer_sub], ARRAY[p_trace_context], NULL,
+                            coalesce(current_setting('queen.sealing', true) = 'on', false)) r;
 END
 $$;

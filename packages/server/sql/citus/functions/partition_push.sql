@@ -4,7 +4,10 @@
 -- queen.partitions; single PostgreSQL keeps push_messages and its one call per coalesced flush.
 --   Parameters: p_partition_id = queen.partition_uuid(p_queue, p_partition), computed by the broker (a parameter,
 --             so Citus delegates the call); the items' arrays as push_messages takes them, item i the i-th
---             element of each; p_room: how many fresh items a capped queue still admits (null: no cap applied).
+--             element of each; p_room: how many fresh items a capped queue still admits (null: no cap applied);
+--             p_sealing: the caller's session holds the encryption key (`queen.sealing`, src/store/connections.ts),
+--             so the encryption guard applies; a parameter because a delegated call does not carry the caller's
+--             settings to the worker.
 --   Result:   one row per item (item, status 'queued' | 'duplicate' | 'failed' | 'unsealed', message_id, error,
 --             queue_namespace, queue_task), or one row (0, 'no-queue') and nothing written when the queue does not
 --             exist: creating it is a reference-table write, which the broker makes on the coordinator
@@ -22,6 +25,8 @@
 --             on arrays in statements that read no distributed table; no volatile function in a distributed
 --             UPDATE; no helper function calls (they would have to exist on every worker).
 --   Notifies: nothing (the broker wakes pops after the commit, as for push_messages).
+-- The signature before p_sealing (databases converted before 2026-12-06): a call must not find two candidates.
+DROP FUNCTION IF EXISTS queen.partition_push(uuid, text, text, uuid[], text[], uuid[], text[], text[], text[], bigint);
 CREATE OR REPLACE FUNCTION queen.partition_push(
   p_partition_id uuid,
   p_queue text,
@@ -32,7 +37,8 @@ CREATE OR REPLACE FUNCTION queen.partition_push(
   p_payload text[],
   p_producer_sub text[],
   p_trace_context text[],
-  p_room bigint
+  p_room bigint,
+  p_sealing boolean
 ) RETURNS TABLE (item integer, status text, message_id uuid, error text, queue_namespace text, queue_task text)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_custom_plan
@@ -40,7 +46,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
   c_chunk constant integer := 200;
-  v_sealing constant boolean := coalesce(current_setting('queen.sealing', true) = 'on', false);
+  v_sealing constant boolean := coalesce(p_sealing, false);
   v_queue_id uuid;
   v_namespace text;
   v_task text;
@@ -162,5 +168,5 @@ END
 $$;
 
 -- Delegated: a call runs on the worker that holds p_partition_id's shard, in one round trip.
-SELECT create_distributed_function('queen.partition_push(uuid, text, text, uuid[], text[], uuid[], text[], text[], text[], bigint)',
+SELECT create_distributed_function('queen.partition_push(uuid, text, text, uuid[], text[], uuid[], text[], text[], text[], bigint, boolean)',
   'p_partition_id', colocate_with := 'queen.partitions');

@@ -68,7 +68,7 @@ BEGIN
         ARRAY(SELECT p_trace_id[i] FROM unnest(v_items) AS i), ARRAY(SELECT p_payload[i] FROM unnest(v_items) AS i),
         ARRAY(SELECT p_producer_sub[i] FROM unnest(v_items) AS i),
         CASE WHEN p_trace_context IS NOT NULL THEN ARRAY(SELECT p_trace_context[i] FROM unnest(v_items) AS i) END,
-        v_room) r
+        v_room, coalesce(current_setting('queen.sealing', true) = 'on', false)) r
     LOOP
       IF v_room IS NOT NULL AND v_row.status = 'queued' THEN
         v_room := v_room - 1;
