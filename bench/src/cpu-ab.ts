@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   const profileDir = profileAt === -1 ? undefined : path.resolve(process.argv[profileAt + 1] ?? 'cpu-ab-profile');
   const positional = profileAt === -1 ? process.argv.slice(3) : [...process.argv.slice(3, profileAt), ...process.argv.slice(profileAt + 2)];
   const blocks = Number(positional[0] ?? 8);
-  /** Work per block: CPU time is counted in 10 ms ticks, so a phase needs hundreds of ms to be resolved. */
+  /** Work per block: a longer phase averages more of the machine's moments into each block's figure. */
   const scale = Number(positional[1] ?? 3);
   if (other === undefined) {
     process.stderr.write('usage: node bench/dist/cpu-ab.js OTHER_REPO [BLOCKS] [SCALE] [--profile DIR]  (OTHER_REPO: a built checkout of the old build)\n');
@@ -119,6 +119,7 @@ async function main(): Promise<number> {
   const sides: Side[] = [];
   try {
     for (const [label, root] of [['old', path.resolve(other)], ['new', HERE]] as const) {
+      // Sampled every 250 µs (V8's default is 1 ms): an ack phase is about a hundred ms of CPU a block.
       const dir = profileDir === undefined ? undefined : path.join(profileDir, label);
       if (dir !== undefined) fs.mkdirSync(dir, { recursive: true });
       const broker = await startBroker(root, log, { label: `${label} broker`, ...(dir === undefined ? {} : { nodeArgs: ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', dir] }) });
