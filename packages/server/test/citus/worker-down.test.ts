@@ -2,9 +2,10 @@
  * A worker that is down (docs/scale-out.md section 7), on a coordinator with two workers: one worker stopped with
  * pg_ctl while a broker with QUEEN_CITUS=on serves. A push over partitions of both workers answers `queued` for
  * the live worker's partitions and `buffered` for the stopped one's; later pushes to the live worker's partitions
- * keep committing (they are not held behind the buffer) and its pops serve (wildcard and discovery pops too,
- * from its partitions only), while the stopped worker's pops answer 503 with Retry-After. Started again, the buffer replays: every message is stored exactly once, in push
- * order per partition, and pushes go straight to the database again.
+ * keep committing (they are not held behind the buffer) and its pops serve (wildcard and discovery pops and the
+ * SQL API's consume too, from its partitions only), while the stopped worker's pops answer 503 with Retry-After.
+ * Started again, the buffer replays: every message is stored exactly once, in push order per partition, and
+ * pushes go straight to the database again.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -104,6 +105,13 @@ describe('a worker that is down holds only its partitions', () => {
         assert.deepEqual([...servedFrom.keys()].sort(), [...ups].sort(), `${group}: every live partition served, no stopped one`);
         for (const p of ups) assert.deepEqual(servedFrom.get(p), pushed.get(p), `${group}: ${p} whole, in order`);
       }
+
+      // The SQL API's consume walks the same candidates (the pop_messages override): the live partitions, whole.
+      const viaSql = await cluster.pool.query<{ partition: string; transactionId: string }>(
+        `SELECT payload ->> 'partition' AS partition, transaction_id AS "transactionId"
+         FROM queen.consume_one($1, 'sqlapi', 1000, NULL, 0, true)`, [QUEUE]);
+      assert.deepEqual(viaSql.rows.map((r) => r.partition).filter((p) => !ups.includes(p)), [], 'sql: no stopped partition');
+      for (const p of ups) assert.deepEqual(viaSql.rows.filter((r) => r.partition === p).map((r) => r.transactionId), pushed.get(p), `sql: ${p} whole, in order`);
 
       const refused = await pop(downs[0]!, '&batch=100&consumerGroup=live');
       assert.equal(refused.status, 503, refused.text);
